@@ -32,8 +32,9 @@ LOADERS_BY_NAME = {
     "policy.py": "the trust rules of a committed policy, only when a policy source holds a widening key",
     "launch.py": "the command line, when the command runs in this process (not relayed to the hook server)",
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
-    "commands/verify.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged",
     "commands/bootstrap.py": "the feed-vouch rule, only when another writer's handoff is among a brief's recent ones",
+    "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
+                               "and the ref may be there",
 }
 """The loaders by module name (``__import__``), each with what it loads and when."""
 

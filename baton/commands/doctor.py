@@ -17,6 +17,7 @@ from baton import __version__
 from baton.background import running
 from baton.commands import deferred
 from baton.commands.context import Limits, Project, read_local
+from baton.commands.leftovers import leftover_temporaries
 from baton.commands.verify import verify_project
 from baton.commands.writer_claim import place_check
 from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
@@ -108,6 +109,21 @@ def _git_checks(root: Path) -> list[Check]:
     return found
 
 
+def _set_aside_checks(paths: ProjectPaths) -> list[Check]:
+    """The quarantine (kept on purpose), and the temporary files a process killed mid-write left."""
+    checks = []
+    quarantined = list(paths.quarantine_dir.glob("*")) if paths.quarantine_dir.is_dir() else []
+    if quarantined:
+        checks.append(Check("quarantine", "warn", f"{counted(len(quarantined), 'file')} kept in .baton/quarantine/ "
+                                                     "(torn tails and repairs; see docs/ledger.md)"))
+    leftovers = leftover_temporaries(paths)
+    if leftovers:
+        checks.append(Check("leftovers", "warn", f"{counted(len(leftovers), 'leftover temporary file')} of a process "
+                            f"killed mid-write (e.g. .baton/{leftovers[0]}; it may hold text a later forget erased): "
+                            "`baton rebuild` removes them"))
+    return checks
+
+
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
              on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None,
              verifying: Progress | None = None) -> DoctorResult:
@@ -164,10 +180,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
                                                   "then a dry run of `baton repair` to see what it sets aside"))
     except BatonError as exc:
         checks.append(Check("ledger", "fail", exc.message))
-    quarantined = list(paths.quarantine_dir.glob("*")) if paths.quarantine_dir.is_dir() else []
-    if quarantined:
-        checks.append(Check("quarantine", "warn", f"{counted(len(quarantined), 'file')} kept in .baton/quarantine/ "
-                                                     "(torn tails and repairs; see docs/ledger.md)"))
+    checks += _set_aside_checks(paths)
     try:
         runner = _index_check(opened, paths, checks)
         unwritten = runner.unwritten()

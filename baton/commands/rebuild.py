@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from baton.commands.leftovers import remove_leftover_temporaries
 from baton.domain.wording import counted
 from baton.model import frozen
 from baton.projections.runner import Progress
@@ -31,16 +32,23 @@ class RebuildResult:
     reason: str | None = "requested"
     """Why they were replayed; with ``rebuilt`` false, why nothing was folded (an index
     pinned in the past), else None."""
+    leftovers_removed: tuple[str, ...] = ()
+    """Temporary files a process killed mid-write had left (``baton.commands.leftovers``), removed
+    by a full rebuild: paths relative to ``.baton/``."""
     deferred: tuple = ()
     """The hooks kept while the index was too far behind or the ledger locked, run once it was up to
     date (``baton.commands.deferred.DeferredRun``)."""
 
     def to_json(self) -> dict:
         return {"events": self.events, "until": self.until, "documents": self.documents, "rebuilt": self.rebuilt,
-                "reason": self.reason, "deferred": [run.to_json() for run in self.deferred]}
+                "reason": self.reason, "deferred": [run.to_json() for run in self.deferred],
+                "leftovers_removed": list(self.leftovers_removed)}
 
     def render(self) -> str:
-        return "\n".join([self._replayed(), *(run.render() for run in self.deferred)])
+        removed = [f"Removed {counted(len(self.leftovers_removed), 'leftover temporary file')} of a process killed "
+                   f"mid-write: {', '.join('.baton/' + rel for rel in self.leftovers_removed)}"] \
+            if self.leftovers_removed else []
+        return "\n".join([self._replayed(), *removed, *(run.render() for run in self.deferred)])
 
     def _replayed(self) -> str:
         docs = ", ".join(f"{n} {name}" for name, n in sorted(self.documents.items()))
@@ -62,7 +70,12 @@ def rebuild_projections(
     progress: Progress | None = None,
 ) -> RebuildResult:
     """Raises: NotInitialized, NotFound (unknown --until id), InputError,
-    LedgerBusy (the lock held by another process past ``project.write_wait``).
+    LedgerBusy (the lock held by another process past ``project.write_wait``),
+    StorageError (a leftover temporary file could not be removed: the replay is done).
+
+    A full rebuild (not ``if_needed``) also removes the temporary files a
+    process killed mid-write left (``baton.commands.leftovers``): they may hold
+    text a later ``forget`` erased.
 
     ``if_needed``: a catch-up instead, replaying only when the index must be
     (new, damaged, other projections, a rewritten feed); an index pinned in
@@ -77,5 +90,6 @@ def rebuild_projections(
             done = opened.runner.catch_up(progress=progress, allow_pinned=True)
         else:
             done = opened.runner.rebuild(until=bound, progress=progress)
+        removed = () if if_needed else tuple(remove_leftover_temporaries(opened.paths))
     return RebuildResult(done.events, until, opened.runner.counts(), rebuilt=done.rebuilt,
-                         reason=done.reason)
+                         reason=done.reason, leftovers_removed=removed)

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Callable
 import attrs
 
 from baton.commands.context import foreign_feed_name, foreign_refusal
+from baton.commands.repair_plan import plan_lines
+from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import InputError, NotFound, StorageError
 from baton.ledger.repair import LINE_PROBLEMS, FeedRepair, plan_repair, set_aside
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
-from baton.sync.synced import synced_seq
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -69,15 +70,7 @@ class RepairResult:
         verb = "Set aside" if self.repaired else "Would set aside"
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
             if plan.cut is not None:
-                events = [i for i in plan.set_aside if "seq" in i]
-                lines.append(f"{verb} {counted(len(plan.set_aside), 'line')} ({counted(plan.length, 'byte')}) of feed {plan.feed} "
-                             f"from byte {plan.cut}, keeping seq 1-{plan.kept.seq}:")
-                for item in plan.set_aside[:20]:
-                    what = f"seq {item['seq']} {item.get('type', '?')} {item.get('id', '')}" if item in events \
-                        else "an unreadable line"
-                    lines.append(f"  byte {item['offset']} ({counted(item['bytes'], 'byte')}): {what}")
-                if len(plan.set_aside) > 20:
-                    lines.append(f"  … and {len(plan.set_aside) - 20} more")
+                lines.extend(plan_lines(plan, verb))
             for head in plan.lost:
                 lines.append(f"{'Acknowledged' if self.repaired else 'Would acknowledge'} as lost: {plan.feed} "
                              f"seq {head['seq']} (recorded by {head['source']})")
@@ -180,7 +173,7 @@ def synced_beyond(synced: tuple[str, int, int] | None) -> dict | None:
 
 def synced_beyond_cut(project: "Project", plans: list[FeedRepair]) -> tuple[str, int, int] | None:
     """(feed, synced seq, kept seq) when a plan cuts this clone's own feed before
-    the seq its ledger ref holds (``baton.sync.synced``), else None."""
+    the seq its ledger ref holds (``baton.commands.synced_feed``), else None."""
     own = next((plan for plan in plans if plan.feed == project.writer), None)
     if own is None:
         return None

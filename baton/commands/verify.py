@@ -10,6 +10,9 @@ import attrs
 
 from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
+from baton.commands.leftovers import leftover_temporaries
+from baton.commands.repair_plan import plan_lines
+from baton.commands.synced_feed import synced_seq
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
@@ -17,7 +20,7 @@ from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes, wall_us_ending_at
-from baton.ledger.repair import HEAD_PROBLEMS
+from baton.ledger.repair import HEAD_PROBLEMS, LINE_PROBLEMS, FeedRepair, plan_repair
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
 from baton.projections.batons import claim_conflicts
@@ -45,6 +48,11 @@ class VerifyResult:
     """This clone's own feed, damaged, when its ledger ref (what the last sync saw) holds it
     beyond the sound end: ``{"feed", "seq", "sound_seq"}``; the remote has those events, and a
     sync given ``restore_own_feed`` takes them back (a repair first would fork the feed)."""
+    repair: list[FeedRepair] = attrs.field(factory=list)
+    leftovers: list[str] = attrs.field(factory=list)
+    """Temporary files a process killed mid-write left (``baton.commands.leftovers``), relative to
+    ``.baton/``: named, not failures; ``baton rebuild`` removes them."""
+    """What ``baton repair`` would set aside and keep, per damaged feed: the same plan it carries out."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -88,7 +96,8 @@ class VerifyResult:
                             "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
                             "problem": self.project_problem()},
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
-                "synced_beyond": self.synced_beyond}
+                "synced_beyond": self.synced_beyond, "repair": [plan.to_json() for plan in self.repair],
+                "leftovers": self.leftovers}
 
     def render(self) -> str:
         r = self.report
@@ -120,6 +129,10 @@ class VerifyResult:
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         lines.extend(render_signers(self.signers, self.require_signatures))
         lines.extend(ahead_line(feed, seconds) for feed, seconds in self.ahead)
+        if self.leftovers:
+            lines.append(f"leftover temporary {'file' if len(self.leftovers) == 1 else 'files'} of a process killed "
+                         f"mid-write (it may hold text a later forget erased): "
+                         f"{', '.join('.baton/' + rel for rel in self.leftovers)}; `baton rebuild` removes them")
         problem = self.project_problem()
         if problem:
             lines.append(f"FAIL project id: {problem}")
@@ -135,6 +148,9 @@ class VerifyResult:
                          "events back from the remote; a repair now would fork the feed against the remote's copy "
                          "(docs/sync.md)")
         elif kinds - INDEX_PROBLEMS:
+            for plan in self.repair:
+                if plan.cut is not None:
+                    lines.extend(plan_lines(plan, "`baton repair --yes` would set aside"))
             lines.append("`baton repair --dry-run` shows what a repair would set aside (docs/ledger.md)")
         return "\n".join(lines)
 
@@ -162,8 +178,13 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     ahead = clocks_ahead(((feed, read_to[feed].hlc,
                            wall_us_ending_at(opened.paths.ledger_dir / f"{feed}.jsonl", read_to[feed].offset))
                           for feed, _ in candidates), now_us)
+    plans = []
+    if any(p.kind in LINE_PROBLEMS for p in report.all_problems()):  # a damaged feed: said as a repair would do it
+        plans = plan_repair(opened.paths.ledger_dir, report,
+                            not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel))))
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
-                        ahead, synced_beyond=synced_beyond(opened, report))
+                        ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
+                        leftovers=leftover_temporaries(opened.paths))
 
 
 def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | None:
@@ -172,10 +193,7 @@ def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | 
     if own not in {p.feed for p in report.all_problems() if p.kind not in INDEX_PROBLEMS}:
         return None
     sound = next((f.head.seq for f in report.feeds if f.feed == own), 0)
-    # The one deferred load here: reading the ledger ref needs dulwich, which a sound
-    # ledger's verify never loads (``__import__``: the C path ``-X importtime`` reports).
-    synced = __import__("baton.sync.synced", fromlist=["synced_seq"])
-    seq = synced.synced_seq(project, own)
+    seq = synced_seq(project, own)  # dulwich only when the ledger ref may be there (``commands.synced_feed``)
     return {"feed": own, "seq": seq, "sound_seq": sound} if seq > sound else None
 
 

@@ -1068,6 +1068,7 @@ def new_draft(payload: Mapping[str, Any], *, id: str, now: str, project: Mapping
     if draft is not None:
         problems.extend(blank_work_problems(draft))
         problems.extend(blank_item_problems(draft))
+        problems.extend(duplicate_id_problems(draft))
     if problems:
         raise HandoffInputError(problems, message="the capture payload is not a valid handoff")
     assert draft is not None
@@ -1095,6 +1096,36 @@ def blank_item_problems(h: Handoff) -> list[str]:
     return [f"{key}[{i}].{field}: must not be empty or only whitespace"
             for key, field in BLANK_ITEM_FIELDS
             for i, item in enumerate(getattr(h, key)) if not getattr(item, field).strip()]
+
+
+ID_FAMILIES = ("decisions", "evidence", "failed_attempts", "open_items")
+"""The lists whose items carry an ``id`` (``D-``, ``E-``, ``F-``, ``O-``): closing or dropping
+an item, and ``evidence_ids``, name it by that id."""
+
+
+def duplicate_id_problems(h: Handoff, *, already: Handoff | None = None) -> list[str]:
+    """An id two items of one list share, once per id, naming every item that
+    carries it: capture and revision refuse them (validate's schema check flags
+    them in a record already in the ledger, which is never rewritten).
+    ``already``: the record being revised; a duplicate it holds already is not
+    this revision's to refuse (its amendment would be locked out)."""
+    out = []
+    for key in ID_FAMILIES:
+        held = {ident for ident, _ in _repeated_ids(getattr(already, key))} if already is not None else set()
+        for ident, where in _repeated_ids(getattr(h, key)):
+            if ident not in held:
+                out.append(f"{key}: duplicate id {ident!r} (items {', '.join(f'{key}[{i}]' for i in where)}): "
+                           "an item is named by its id (to close or drop it, in evidence_ids); give each its own")
+    return out
+
+
+def _repeated_ids(items: Any) -> list[tuple[str, list[int]]]:
+    """Each id (not blank) that more than one of ``items`` carries, with their positions."""
+    where: dict[str, list[int]] = {}
+    for i, item in enumerate(items):
+        if item.id.strip():
+            where.setdefault(item.id, []).append(i)
+    return [(ident, at) for ident, at in where.items() if len(at) > 1]
 
 
 def _repository_of(record: Any) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from baton.domain.handoff import (
     Validation,
     blank_item_problems,
     blank_work_problems,
+    duplicate_id_problems,
     handoff_to_json,
     is_handoff_id,
     new_draft,
@@ -110,10 +111,11 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
 
     Raises:
         TransitionError: the record is not draft or validated.
-        HandoffInputError: the revised title, objective or an item's text is blank.
+        HandoffInputError: the revised title, objective or an item's text is blank, or two
+            items of one list share an id that ``h`` did not already repeat.
     """
     require(h, REVISE)
-    blank = blank_work_problems(body) + blank_item_problems(body)
+    blank = blank_work_problems(body) + blank_item_problems(body) + duplicate_id_problems(body, already=h)
     if blank:
         raise HandoffInputError(blank, message="the revised handoff is not valid")
     return evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=Timestamp(now),

@@ -170,12 +170,15 @@ def _check(feed: str, line: bytes, head: FeedHead) -> tuple[Event | None, str | 
     The event is returned whenever the line parsed, so a collecting scan can
     resynchronise on it.
     """
-    return _check_after(feed, line, head.seq, head.hash, head.hlc)
+    return check_line_after(feed, line, head.seq, head.hash, head.hlc)
 
 
-def _check_after(
+def check_line_after(
     feed: str, line: bytes, seq: int, prev: str | None, hlc: int
 ) -> tuple[Event | None, str | None, str | None]:
+    """``line`` (without its newline) checked as the next event of feed ``feed``
+    after the event ``seq``, hash ``prev``, ``hlc``: ``(event, kind, message)``
+    as ``_check`` returns them (``baton repair`` walks a damaged feed with it)."""
     try:
         raw = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -373,7 +376,7 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
         else:
             line = raw[pos:nl]
             end = nl + 1
-            event, kind, message = _check_after(feed, line, seq, last_hash, hlc)
+            event, kind, message = check_line_after(feed, line, seq, last_hash, hlc)
             if kind is None and event is not None and (pending is not None or event.extra):
                 pending, kind, message = _batch_step(scan, event, pending, pos, (offset, seq, last_hash, hlc),
                                                      base=base, resumed=resumed, collect=collect)

@@ -1,11 +1,16 @@
 """``baton repair``: the deliberate, recorded way past a damaged feed.
 
-Nothing here runs implicitly. A plan names, per damaged feed, the byte from
-which its lines are set aside: the first bad line (a line that fails its hash,
-digest, seq, ``prev`` or batch, or a payload erased without a recorded
-forget), moved back to the start of the batch it belongs to. Everything from
-there on — the bad line and every line after it, sound or not — is moved
-byte for byte into ``quarantine/`` with a manifest, and the feed is cut there.
+Nothing here runs implicitly. A plan names, per damaged feed, the lines it
+sets aside and the lines it keeps (``_sound_lines``): a line is kept when it
+is provably the next event of the lines kept before it — its hash and digest
+hold and its seq, ``prev`` and hlc follow them — and a batch is kept whole or
+not at all. So a line of garbage between two events is set aside alone, while
+garbage that replaced an event (or an event whose hash fails) sets aside every
+line after it too: none of them chains onto what is kept. From a payload
+erased without a recorded forget on, every line is set aside. The lines set
+aside are moved byte for byte into ``quarantine/`` with a manifest; the feed
+is cut at the first of them, or rewritten with only the kept lines when
+lines after it are kept.
 A feed found shorter than a recorded head, missing, or rewritten has nothing
 to cut: the plan records the heads that can no longer be found (``lost``).
 
@@ -19,17 +24,19 @@ reported as left.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+import attrs
 import orjson
 
 import baton.ledger.files as files
 from baton.errors import StorageError
-from baton.ledger.envelope import EventDraft
-from baton.ledger.feed import FeedHead, FeedProblem, scan_bytes
+from baton.ledger.envelope import Event, EventDraft
+from baton.ledger.feed import FeedHead, FeedProblem, check_line_after, scan_bytes
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, ledger_stream
 from baton.ledger.verify import VerifyReport
@@ -60,12 +67,22 @@ class FeedRepair:
     lost: list[dict[str, Any]]
     """Recorded heads ``{"seq", "hash", "source"}`` the kept feed does not hold."""
     reasons: list[str]
+    kept_after: list[list[int]] = attrs.field(factory=list)
+    """``[offset, bytes]`` of each line after ``cut`` that the repair keeps (they
+    chain on past the lines set aside): empty when the feed is simply cut. An
+    event cut out of a line with other bytes glued to it is kept without
+    them and given its newline (``kept_piece``)."""
+    size: int = 0
+    """The feed's size when planned."""
+    digest: str | None = attrs.field(default=None, repr=False)
+    """sha256 of the feed's bytes when planned: a feed that changed since is not touched."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "feed": self.feed, "cut_at": self.cut, "bytes": self.length,
             "kept": {"seq": self.kept.seq, "hash": self.kept.hash, "offset": self.kept.offset},
             "set_aside": self.set_aside, "lost": self.lost, "reasons": self.reasons,
+            "kept_after": self.kept_after,
         }
 
     def draft(self, writer: str, quarantined: str | None) -> EventDraft:
@@ -107,16 +124,23 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
         problems = sorted(line_problems.get(name, []), key=lambda p: p.offset)
         reasons = [f"{p.kind} at byte {p.offset}: {p.message}" for p in problems[:1]]
         reasons += [p.message for p in head_problems.get(name, [])]
-        cut, kept, aside = None, FeedHead(), []
+        cut: int | None = None
+        kept = FeedHead()
+        aside: list[dict[str, Any]] = []
+        after: list[list[int]] = []
+        kept_bytes = b""
         if raw is not None:
-            end = problems[0].offset if problems else len(raw)
-            # The sound lines before the first bad one; an open batch there is set aside whole.
-            before = scan_bytes(name, raw[:end], FeedHead())
-            kept = before.head
-            if problems or kept.offset < len(raw):
-                cut = kept.offset
-                aside = _lines(raw, cut)
-        hashes = _kept_hashes(raw[:kept.offset] if raw is not None else b"", name)
+            # ``erased_without_forget`` is the one line problem a chain walk does not
+            # see (the line chains): from it on, every line is set aside, as ever.
+            stop = min((p.offset for p in problems if p.kind == ERASED), default=len(raw))
+            kept_lines, aside = _sound_lines(name, raw, stop)
+            kept_bytes = b"".join(kept_piece(raw, o, n) for o, n in kept_lines)
+            kept = scan_bytes(name, kept_bytes, FeedHead()).head if kept_bytes else FeedHead()
+            if aside:
+                # from the first line set aside, or the first event cut out of its line
+                cut = min([aside[0]["offset"]] + [o for o, n in kept_lines if not raw[o:o + n].endswith(b"\n")])
+                after = [[o, n] for o, n in kept_lines if o >= cut]
+        hashes = _kept_hashes(kept_bytes, name)
         gone = {item.get("hash") for item in aside}
         lost = [{"seq": h.seq, "hash": h.hash, "source": h.source} for h in report.recorded
                 if h.feed == name and hashes.get(h.seq) != h.hash and h.hash not in gone]
@@ -124,43 +148,165 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
         lost.sort(key=lambda h: (h["seq"], h["source"]))
         if cut is None and not lost:
             continue
-        plans.append(FeedRepair(name, cut, len(raw) - cut if cut is not None and raw is not None else 0,
-                                kept, aside, lost, reasons))
+        plans.append(FeedRepair(name, cut, sum(item["bytes"] for item in aside), kept, aside, lost, reasons,
+                                kept_after=after, size=len(raw) if raw is not None else 0,
+                                digest=sha256(raw).hexdigest() if raw is not None else None))
     return plans
+
+
+ERASED = "erased_without_forget"
+
+
+def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]], list[dict[str, Any]]]:
+    """Which lines of ``raw`` a repair keeps — ``(offset, bytes)`` each — and
+    which it sets aside (``_lines``' items, each with its ``reason``).
+
+    A line is kept when it is *provably* the next event of the lines kept
+    before it: it parses, its hash and digest hold, it is this feed's, and its
+    seq, ``prev`` and hlc follow the last kept line (``check_line_after``). Any
+    other line is set aside and the walk goes on from the same kept line —
+    but for a line that holds the sound next event with other bytes glued
+    before or after it (``_glued_event``): the event is kept, the other bytes
+    set aside. So
+    a line of garbage inserted between two events (random bytes, a half-line
+    glued in by a bad merge, a repeated line) is set aside alone: the next
+    event names the hash of the event before the garbage and is kept, and so
+    is everything after it. Garbage that *replaced* an event breaks the chain
+    for good: the next event names a hash no kept line has (``gap``), and so
+    does every event after it — all set aside, none provable. A batch is
+    all-or-nothing: kept lines that leave a batch open or broken are set aside
+    from the batch's start on. Lines from ``stop`` on are set aside whatever
+    they hold, as are bytes after the last newline (a torn tail)."""
+    kept: list[tuple[int, int]] = []
+    aside: list[dict[str, Any]] = []
+    seq, hlc = 0, 0
+    prev: str | None = None
+    kind: str | None
+    message: str | None
+    pos = 0
+    while pos < len(raw):
+        nl = raw.find(b"\n", pos)
+        end = len(raw) if nl < 0 else nl + 1
+        if pos >= stop:
+            kind, message = ERASED if pos == stop else "after_cut", None
+        elif nl < 0:
+            kind, message = "torn", "bytes after the last newline"
+        else:
+            event, kind, message = check_line_after(feed, raw[pos:nl], seq, prev, hlc)
+            if kind is None and event is not None:
+                kept.append((pos, end - pos))
+                seq, prev, hlc = event.seq, event.hash, event.hlc
+                pos = end
+                continue
+            glued = _glued_event(feed, raw[pos:nl], seq, prev, hlc) if kind == "bad_json" else None
+            if glued is not None:  # a sound next event with other bytes on its line: those alone go
+                start, stop_at, event = glued
+                if start:
+                    aside.append({"offset": pos, "bytes": start, "reason": GLUED_BEFORE})
+                ends_line = pos + stop_at == nl  # then its own newline is kept with it
+                kept.append((pos + start, stop_at - start + (1 if ends_line else 0)))
+                if pos + stop_at < nl:
+                    aside.append({"offset": pos + stop_at, "bytes": end - pos - stop_at, "reason": GLUED_AFTER})
+                seq, prev, hlc = event.seq, event.hash, event.hlc
+                pos = end
+                continue
+        aside.append(dict(_line_item(raw, pos, end), reason=_reason(kind, message, pos >= stop)))
+        pos = end
+    # Batches: the kept lines, read as one feed, up to their first problem (an open batch
+    # at the end is dropped with it); every kept line past that is set aside.
+    joined = b"".join(kept_piece(raw, o, n) for o, n in kept)
+    scan = scan_bytes(feed, joined, FeedHead(), collect=True)
+    good = min([p.offset for p in scan.problems] + [scan.head.offset])
+    good = scan_bytes(feed, joined[:good], FeedHead()).head.offset if good < len(joined) else good
+    at = 0
+    for index, (offset, length) in enumerate(kept):
+        if at >= good:
+            aside.extend(dict(_line_item(raw, offset, offset + length),
+                              reason="its batch is not whole among the lines kept (a batch is all-or-nothing)")
+                         for offset, length in kept[index:])
+            kept = kept[:index]
+            break
+        at += len(kept_piece(raw, offset, length))
+    aside.sort(key=lambda item: item["offset"])
+    return kept, aside
+
+
+GLUED_BEFORE = "bytes glued before a sound event on its line (no writer writes that)"
+GLUED_AFTER = "bytes glued after a sound event where its newline should be (no writer writes that)"
+
+
+def kept_piece(raw: bytes, offset: int, length: int) -> bytes:
+    """The bytes a repair keeps of one kept line: the line itself, or a sound
+    event cut out of a line with other bytes glued to it, given its newline."""
+    piece = raw[offset:offset + length]
+    return piece if piece.endswith(b"\n") else piece + b"\n"
+
+
+def _glued_event(feed: str, line: bytes, seq: int, prev: str | None, hlc: int) -> tuple[int, int, Event] | None:
+    """A sound next event inside ``line`` with other bytes glued before or
+    after it (a half-line run into it by a bad merge, a lost newline): its
+    start and end in ``line`` and the event, else None. Each ``{"`` is tried
+    as a start (at most 64); the event's bytes are checked, hash and chain, as
+    any line (``check_line_after``), so only the next event itself can match."""
+    text = line.decode("utf-8", "surrogateescape")
+    decoder = json.JSONDecoder()
+    at = text.find('{"')
+    for _ in range(64):
+        if at < 0:
+            return None
+        try:
+            _, stop = decoder.raw_decode(text, at)
+        except ValueError:
+            stop = -1
+        if stop > 0 and (at or stop < len(text)):
+            start = len(text[:at].encode("utf-8", "surrogateescape"))
+            end = start + len(text[at:stop].encode("utf-8", "surrogateescape"))
+            event, kind, _ = check_line_after(feed, line[start:end], seq, prev, hlc)
+            if kind is None and event is not None:
+                return start, end, event
+        at = text.find('{"', at + 1)
+    return None
+
+
+def _reason(kind: str | None, message: str | None, after_stop: bool) -> str:
+    if kind == ERASED:
+        return "erased_without_forget: its payload was erased, and no recorded forget names it"
+    if after_stop:
+        return "it follows a line erased without a recorded forget"
+    if kind in ("gap", "broken_chain", "fork") and message:
+        return f"{kind}: {message} — it does not follow the lines kept, so it cannot be proven to belong after them"
+    return f"{kind}: {message or kind}"
 
 
 def _kept_hashes(raw: bytes, feed: str) -> dict[int, str]:
     return {e.seq: e.hash for e in scan_bytes(feed, raw, FeedHead()).events}
 
 
-def _lines(raw: bytes, cut: int) -> list[dict[str, Any]]:
-    out = []
-    pos = cut
-    while pos < len(raw):
-        nl = raw.find(b"\n", pos)
-        end = len(raw) if nl < 0 else nl + 1
-        item: dict[str, Any] = {"offset": pos, "bytes": end - pos}
-        try:
-            parsed = orjson.loads(raw[pos:end])
-        except orjson.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            for key in ("seq", "id", "hash", "type"):
-                if isinstance(parsed.get(key), (int, str)) and not isinstance(parsed.get(key), bool):
-                    item[key] = parsed[key]
-        out.append(item)
-        pos = end
-    return out
+def _line_item(raw: bytes, pos: int, end: int) -> dict[str, Any]:
+    """The line ``raw[pos:end]`` as a plan names it: ``offset`` and ``bytes``, and
+    ``seq``, ``id``, ``hash``, ``type`` when it still parses as an envelope."""
+    item: dict[str, Any] = {"offset": pos, "bytes": end - pos}
+    try:
+        parsed = orjson.loads(raw[pos:end])
+    except orjson.JSONDecodeError:
+        parsed = None
+    if isinstance(parsed, dict):
+        for key in ("seq", "id", "hash", "type"):
+            if isinstance(parsed.get(key), (int, str)) and not isinstance(parsed.get(key), bool):
+                item[key] = parsed[key]
+    return item
 
 
 def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str | None:
-    """Move ``repair``'s lines into ``quarantine/`` (with a manifest) and cut
-    the feed, under the project's write lock. Returns the quarantine file's
-    name (None when there was nothing to cut).
+    """Move ``repair``'s lines into ``quarantine/`` (with a manifest) and take
+    them out of the feed, under the project's write lock: the feed is cut at
+    ``repair.cut`` or, when lines after the cut are kept, rewritten whole
+    (a new file renamed over it) with only the kept lines. Returns the
+    quarantine file's name (None when there was nothing to set aside).
 
     Raises:
         StorageError: the feed changed since the plan, or a file operation failed
-            (the feed is cut only after its bytes are safely in quarantine).
+            (the feed is changed only after its bytes are safely in quarantine).
     """
     if repair.cut is None:
         return None
@@ -178,9 +324,12 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             raw = files.read_range(str(path), 0)
         except OSError as exc:
             raise StorageError(f"cannot read feed {path}: {exc}") from exc
-        if len(raw) != repair.cut + repair.length:
+        planned = repair.size or repair.cut + repair.length
+        if len(raw) != planned or (repair.digest is not None and sha256(raw).hexdigest() != repair.digest):
             raise StorageError(f"feed {repair.feed} changed since the repair was planned; run `baton repair` again")
-        tail = raw[repair.cut:]
+        tail = b"".join(raw[item["offset"]:item["offset"] + item["bytes"]] for item in repair.set_aside)
+        kept = raw[:repair.cut] + b"".join(kept_piece(raw, o, n) for o, n in repair.kept_after) \
+            if repair.kept_after else None
         name = f"{repair.feed}.{repair.cut}.{uuid7()}"
         manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair")
         written: list[Path] = []  # removed again unless the feed is cut: no empty or partial copy is kept
@@ -192,7 +341,10 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
                        written)
             if fsync:
                 files.fsync_dir(quarantine)
-            files.cut(path, repair.cut, fsync=fsync)
+            if kept is None:
+                files.cut(path, repair.cut, fsync=fsync)
+            else:
+                _rewrite(path, kept, fsync)
             written.clear()  # the feed is cut: the copies are the only ones, kept
         except files.CutNotDurable as exc:  # cut all the same: the copies are the only ones, kept
             raise StorageError(f"the damaged lines of {path} were set aside in {quarantine / name}.repair "
@@ -207,6 +359,35 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             fcntl.flock(lock, fcntl.LOCK_UN)
         finally:
             os.close(lock)
+
+
+def _rewrite(path: Path, kept: bytes, fsync: bool) -> None:
+    """The feed at ``path`` replaced by ``kept``: a new file (``.repair.*`` beside
+    it, the feed's mode kept) renamed over it, never a write into the live file.
+
+    Raises:
+        OSError: the new file could not be written or renamed (the feed is as it was,
+            the new file removed).
+    """
+    tmp = path.with_name(f"{REWRITE_PREFIX}{os.getpid()}.{os.urandom(4).hex()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, os.stat(path).st_mode & 0o777)
+        try:
+            files.write_all(fd, kept)
+            if fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        files.remove_if_there(tmp)
+        raise
+    if fsync:
+        files.fsync_dir(path.parent)
+
+
+REWRITE_PREFIX = ".repair."
+"""The name a repair's new feed has until it is renamed over the feed."""
 
 
 def _write_new(path: Path, data: bytes, fsync: bool, written: list[Path]) -> None:

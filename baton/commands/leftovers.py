@@ -1,0 +1,90 @@
+"""Temporary files that a process killed mid-write left under ``.baton/``.
+
+Every file Baton writes whole is written first under a temporary name in the
+same folder and then renamed over its target: a materialized file (``handoffs/``,
+``batons/``) as ``.tmp.<pid>.<8 hex>`` (``baton.config.write_bytes_atomic``),
+a feed rewritten by ``forget`` as ``.erase.<pid>.<8 hex>`` and by ``repair`` as
+``.repair.<pid>.<8 hex>`` (``ledger/``). A process killed between the write
+and the rename (``kill -9``, a crash, a power cut) leaves that file behind,
+holding the whole text it was writing — text a later ``baton forget`` may
+have erased from the ledger. ``baton rebuild`` removes them; ``verify`` and
+``doctor`` name them.
+
+Only a regular file whose name is exactly one of those patterns, in one of
+those folders, is ever a leftover: never a symbolic link (nor anything
+through one: a folder that is a link is not looked into), never another
+name. A file whose ``<pid>`` is a running process is not a leftover yet: that
+process may be about to rename it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from typing import TYPE_CHECKING
+
+from baton.errors import StorageError
+
+if TYPE_CHECKING:
+    from baton.project import ProjectPaths
+
+LEFTOVER_NAME = re.compile(r"^\.(tmp|erase|repair)\.([0-9]{1,10})\.[0-9a-f]{8}$")
+"""A temporary name Baton writes (``write_bytes_atomic``, ``erase.replace_feed``, ``repair._rewrite``)."""
+
+
+def leftover_temporaries(paths: "ProjectPaths") -> list[str]:
+    """The leftovers (module docstring), as paths relative to ``.baton/``, sorted."""
+    found = []
+    for folder, kinds in ((paths.handoffs_dir, {"tmp"}), (paths.batons_dir, {"tmp"}),
+                          (paths.ledger_dir, {"erase", "repair"})):
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                continue  # a link where the folder belongs is not looked into
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            match = LEFTOVER_NAME.match(entry.name)
+            if match is None or match[1] not in kinds or _running(int(match[2])):
+                continue
+            try:
+                if entry.is_file(follow_symlinks=False):
+                    found.append(f"{folder.name}/{entry.name}")
+            except OSError:
+                continue
+    return sorted(found)
+
+
+def remove_leftover_temporaries(paths: "ProjectPaths") -> list[str]:
+    """Remove the leftovers; returns what was removed (relative to ``.baton/``).
+
+    Raises:
+        StorageError: one could not be removed (those before it are).
+    """
+    removed = []
+    for rel in leftover_temporaries(paths):
+        path = paths.baton_dir / rel
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue  # replaced by something else since it was found
+            os.unlink(path)  # never follows a link
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StorageError(f"cannot remove the leftover temporary file .baton/{rel}: {exc}; remove it by hand "
+                               f"(`rm .baton/{rel}`)") from exc
+        removed.append(rel)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # no such process (a number above any pid)
+        return False
+    except OSError:  # PermissionError: running, as another user
+        return True
+    return True

@@ -1,0 +1,23 @@
+"""What a repair would set aside and keep, said the same by ``baton repair`` and ``baton verify``."""
+
+from __future__ import annotations
+
+from baton.domain.wording import counted
+from baton.ledger.repair import FeedRepair
+
+
+def plan_lines(plan: FeedRepair, verb: str) -> list[str]:
+    """What a repair sets aside of one feed, and keeps, line by line (``repair`` and ``verify`` say the same)."""
+    kept = f"seq 1-{plan.kept.seq}" if plan.kept.seq else "no event"
+    after = (f" ({counted(len(plan.kept_after), 'line')} of them after the cut: they chain on past what is set aside)"
+             if plan.kept_after else "")
+    lines = [f"{verb} {counted(len(plan.set_aside), 'line')} ({counted(plan.length, 'byte')}) of feed {plan.feed} "
+             f"from byte {plan.cut}, keeping {kept}{after}:"]
+    for item in plan.set_aside[:20]:
+        what = f"seq {item['seq']} {item.get('type', '?')} {item.get('id', '')}" if "seq" in item \
+            else "an unreadable line"
+        because = f" — {item['reason']}" if item.get("reason") else ""
+        lines.append(f"  byte {item['offset']} ({counted(item['bytes'], 'byte')}): {what}{because}")
+    if len(plan.set_aside) > 20:
+        lines.append(f"  … and {len(plan.set_aside) - 20} more")
+    return lines
