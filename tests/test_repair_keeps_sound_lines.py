@@ -149,24 +149,37 @@ _garbage = st.binary(min_size=0, max_size=40).map(lambda b: b.replace(b"\n", b""
 """Bytes that are no event (nor a run of NUL bytes, which at a feed's end is a torn tail: the next writer's)."""
 
 
+_glue = _garbage.filter(lambda b: b.strip(b" \t\r") != b"")
+"""Bytes glued to an event on its line: never only JSON whitespace (an event with a space after it is that event)."""
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(edits=st.lists(st.tuples(st.sampled_from(["insert", "overwrite"]), st.integers(0, 20), _garbage),
-                      min_size=1, max_size=3))
+@given(edits=st.lists(st.one_of(
+    st.tuples(st.sampled_from(["insert", "overwrite"]), st.integers(0, 20), _garbage),
+    st.tuples(st.sampled_from(["glue_before", "glue_after"]), st.integers(0, 20), _glue)), min_size=1, max_size=3))
 def test_random_garbage_anywhere_keeps_exactly_the_provable_events(tmp_path_factory, edits):
     root = tmp_path_factory.mktemp("garbage") / "proj"
     shutil.copytree(_template(tmp_path_factory.getbasetemp()), root, symlinks=True)
     feed = own_feed(root)
     original = feed.read_bytes().splitlines(keepends=True)
     ids = [orjson.loads(line)["id"] for line in original]
-    lines: list[tuple[bytes, int | None]] = [(line, i) for i, line in enumerate(original)]  # (bytes, original index)
+    # each line: [bytes glued before, original index (None: garbage), bytes glued after, garbage line]
+    lines: list[list] = [[b"", i, b"", None] for i in range(len(original))]
     for how, at, garbage in edits:
         at %= len(lines) + (how == "insert")
         if how == "insert":
-            lines.insert(at, (garbage + b"\n", None))
-        else:
-            lines[min(at, len(lines) - 1)] = (garbage + b"\n", None)
-    feed.write_bytes(b"".join(line for line, _ in lines))
-    left = {i for _, i in lines if i is not None}
+            lines.insert(at, [b"", None, b"", garbage + b"\n"])
+        elif how == "overwrite":
+            lines[min(at, len(lines) - 1)] = [b"", None, b"", garbage + b"\n"]
+        elif lines[min(at, len(lines) - 1)][1] is not None:
+            lines[min(at, len(lines) - 1)][0 if how == "glue_before" else 2] += garbage
+
+    def text(line: list) -> bytes:
+        before, i, after, junk = line
+        return junk if i is None else before + original[i][:-1] + after + b"\n"
+
+    feed.write_bytes(b"".join(text(line) for line in lines))
+    left = {line[1] for line in lines if line[1] is not None}
     provable = next((i for i in range(len(original)) if i not in left), len(original))  # the first event gone
     before = _outside_baton(root)
 
@@ -178,10 +191,12 @@ def test_random_garbage_anywhere_keeps_exactly_the_provable_events(tmp_path_fact
     assert result.after.ok
     replayed = _ids(root)
     assert replayed[:-1] == ids[:provable] and len(replayed) == provable + 1  # then ledger.repaired
+    assert feed.read_bytes().splitlines(keepends=True)[:provable] == original[:provable]
     assert _outside_baton(root) == before
     aside = b"".join((root / ".baton" / "quarantine" / name).read_bytes() for name in result.quarantined if name)
-    expected_aside = b"".join(line for line, i in lines if i is None or i >= provable)
-    assert aside == expected_aside
+    expected = b"".join(text(line) if line[1] is None or line[1] >= provable
+                        else line[0] + (line[2] + b"\n" if line[2] else b"") for line in lines)
+    assert aside == expected
     assert not [p for p in (root / ".baton" / "ledger").iterdir() if p.name.startswith(".repair.")]
 
 
