@@ -72,6 +72,23 @@ def test_the_next_start_is_told_that_a_session_never_ended_after_readying_a_hand
     assert f"`baton resume {short_id(handoff_id)}`" in told
 
 
+def test_the_baton_hook_command_tells_it_in_the_context_it_answers_with(repo):
+    """``baton hook claude-code SessionStart`` as Claude Code runs it: a process, the payload on stdin."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    _start(repo, "killed")
+    handoff_id = _ready(repo, "killed")
+    done = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"], cwd=repo,
+                          input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="next")),
+                          capture_output=True, text=True, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0, done.stderr
+    told = injected("claude-code", done.stdout)
+    assert f"has not reported its end, and it readied handoff `{handoff_id}`" in told
+
+
 def test_a_handoff_naming_no_session_is_told_of_when_the_session_that_never_ended_was_the_only_one_open(repo):
     _start(repo, "killed")
     handoff_id = _ready(repo)  # captured over MCP without the session id
