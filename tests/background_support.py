@@ -10,9 +10,16 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_baton
 from tests.harness_support import fixture, process_running
 
+WAITS_FOR_A_CATCH_UP = pytest.mark.slow(reason="a hook run in a child process that hands its work to a "
+                                                 "background catch-up process, waited for")
+"""Run by the README's slow command (CI runs it), with the other tests of real processes started
+and waited for: a test that waits for the background process a hook started (``wait_gone``).
+The hooks' in-process tests and the catch-up's own commands stay in the main suite."""
 
 def claude_hook(repo: Path, event: str, name: str, session: str, **env: str) -> subprocess.CompletedProcess:
     """``baton hook claude-code EVENT`` given the recorded payload ``name`` for ``session``."""

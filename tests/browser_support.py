@@ -18,6 +18,14 @@ import tempfile
 import time
 from typing import Any
 
+import pytest
+
+IN_A_BROWSER = pytest.mark.slow(reason="a real Chromium started per module and driven page by page: "
+                                        "end to end in nature and slow, run by the README's slow command")
+"""The page's browser tests run with the crash loops and races (``-m slow``): CI installs a Chromium
+before either suite (.ci/run), so each still runs there; the main suite keeps the page's
+in-process and HTTP tests (tests/test_status_page*.py without ``browser``)."""
+
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
 

@@ -74,6 +74,13 @@ def day(tmp_path):
     return main.resolve(), docs
 
 
+A_WHOLE_DAY = pytest.mark.slow(reason="a day's script end to end: over thirty CLI runs in child "
+                                        "processes, an MCP session, two worktrees")
+"""Run by the README's slow command (CI runs it): one long scenario of real processes, end to
+end in nature. The fresh repository's refusal below stays in the main suite."""
+
+
+@A_WHOLE_DAY
 async def test_a_day_of_use(day):
     main, docs = day
 

@@ -22,8 +22,8 @@ from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
 from baton.projections.sessions import session_doc
 from tests.app_support import promote_handoff, validate_handoff_command
+from tests.background_support import WAITS_FOR_A_CATCH_UP, catch_up_pid
 from tests.background_support import background_pid as _background_pid
-from tests.background_support import catch_up_pid
 from tests.background_support import claude_hook as _hook
 from tests.background_support import kept_hooks as _kept
 from tests.background_support import wait_gone as _wait_gone
@@ -77,6 +77,7 @@ def _session(repo: Path, session: str) -> dict:
         return session_doc(app.project.reading(), app.project.writer, session)
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_session_end_far_behind_hands_its_baton_on_after_the_background_catch_up(repo):
     ended = _end(repo)
     assert ended.returncode == 0 and ended.stdout == ""
@@ -89,6 +90,7 @@ def test_a_session_end_far_behind_hands_its_baton_on_after_the_background_catch_
     assert _session(repo, "s-next")["receivedBaton"] == _handoff_id(repo)
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_session_end_far_behind_says_it_will_be_recorded_not_that_it_was_lost(repo):
     ended = _end(repo)
     _wait_gone(_background_pid(ended.stderr))
@@ -100,6 +102,7 @@ def test_a_session_end_far_behind_says_it_will_be_recorded_not_that_it_was_lost(
     assert "the session's end is kept" not in brief  # no notice that it will still be
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_kept_session_end_runs_once_even_if_the_catch_up_runs_twice(repo):
     copy = repo / "kept-before-it-ran"
     with lock_held_elsewhere(repo):  # the catch-up waits for the ledger: the kept file can be copied first
@@ -126,6 +129,7 @@ def _damage_a_feed(repo: Path) -> tuple[Path, bytes]:
     return feed, whole
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_failed_catch_up_keeps_the_session_end_for_the_next_one(repo):
     feed, whole = _damage_a_feed(repo)
     ended = _end(repo)
@@ -140,6 +144,7 @@ def test_a_failed_catch_up_keeps_the_session_end_for_the_next_one(repo):
     assert len(_events(repo, "session.ended", "session/s-work")) == 1
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_doctor_reports_a_kept_session_end_still_waiting(repo):
     feed, _whole = _damage_a_feed(repo)
     _wait_gone(_background_pid(_end(repo).stderr))
@@ -195,6 +200,7 @@ def test_gc_leaves_kept_hooks_alone(repo):
     assert len(_kept(repo)) == 1
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_kept_hook_holds_what_it_acts_on_and_no_transcript_path(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)
@@ -205,6 +211,7 @@ def test_a_kept_hook_holds_what_it_acts_on_and_no_transcript_path(repo):
     assert "transcript" not in json.dumps(held)
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_kept_hook_holds_no_secret_its_reason_carried(repo):
     key = "AKIAQ7XJ3KZP5HWN4TLA"  # synthetic: the shape of an AWS access key id
     body = fixture("claude-code", "SessionEnd", repo, session_id="s-work", reason=f"exit {key}")
@@ -216,6 +223,7 @@ def test_a_kept_hook_holds_no_secret_its_reason_carried(repo):
     assert key not in held and json.loads(held)["reason"].startswith("exit ")
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_compaction_far_behind_gets_its_draft_after_the_background_catch_up(repo):
     done = _hook(repo, "PreCompact", "PreCompact.auto", "s-work", **TINY)
     assert "the draft before compaction is kept: it will be prepared once the index is up to date" in done.stderr
@@ -248,6 +256,7 @@ def test_a_kept_hook_that_cannot_run_yet_waits_for_the_next_catch_up(repo):
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+@WAITS_FOR_A_CATCH_UP
 @pytest.mark.parametrize(("harness", "event", "name"), [
     ("codex", "Stop", "Stop"), ("gemini-cli", "SessionEnd", "SessionEnd"), ("cursor", "sessionEnd", "sessionEnd"),
     ("gemini-cli", "PreCompress", "PreCompress.manual"),
@@ -312,6 +321,7 @@ def test_a_kept_compaction_run_twice_prepares_one_draft_and_one_recommendation(r
     assert len(_events_by_type(repo, "detector.recommended")) == 1
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_session_end_kept_in_a_linked_worktree_hands_on_that_worktrees_branch(repo):
     from dulwich import porcelain
 
@@ -342,6 +352,7 @@ def test_a_session_start_that_ran_a_kept_hook_says_what_it_could_not_do_in_front
     assert brief is not None and "it could not run" in brief.split("## ")[0]
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_session_start_says_why_the_last_catch_up_failed_while_a_kept_end_waits(repo):
     _damage_a_feed(repo)
     ended = _end(repo)
@@ -353,6 +364,7 @@ def test_a_session_start_says_why_the_last_catch_up_failed_while_a_kept_end_wait
     assert "the next session start has it" not in started.stderr
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_kept_end_whose_linked_worktree_was_removed_leaves_its_baton_on_the_sessions_branch(repo):
     import subprocess
 

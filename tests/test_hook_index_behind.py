@@ -24,8 +24,8 @@ from baton.errors import IndexBehind
 from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
 from tests.app_support import promote_handoff, validate_handoff_command
+from tests.background_support import WAITS_FOR_A_CATCH_UP, catch_up_pid
 from tests.background_support import background_pid as _background_pid
-from tests.background_support import catch_up_pid
 from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
@@ -69,6 +69,7 @@ def _documents(repo: Path) -> dict:
         return dict(db.execute("SELECT projection, COUNT(*) FROM docs GROUP BY projection").fetchall())
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_hook_hands_a_replay_larger_than_its_limit_to_a_background_catch_up(repo):
     _drop_index(repo)
     done = _start(repo, "s-first", **TINY)
@@ -80,6 +81,7 @@ def test_a_hook_hands_a_replay_larger_than_its_limit_to_a_background_catch_up(re
     assert _documents(repo).get("handoffs") == 1  # replayed by the background process, not by a hook
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_the_next_session_start_after_the_background_catch_up_has_the_brief_and_says_what_happened(repo):
     _drop_index(repo)
     _wait_gone(_background_pid(_start(repo, "s-first", **TINY).stderr))
@@ -90,6 +92,7 @@ def test_the_next_session_start_after_the_background_catch_up_has_the_brief_and_
     assert "SessionStart hook (session s-first) at " in notice  # put off, not "failed": the catch-up ran
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_the_hook_does_not_wait_for_the_background_catch_up(repo):
     _drop_index(repo)
     with lock_held_elsewhere(repo):  # the background catch-up waits for this lock; the hook never takes it
@@ -119,6 +122,7 @@ def _other_writer_appends(repo: Path, count: int) -> None:
         ledger.close()
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_hook_hands_a_large_catch_up_from_another_writer_to_the_background(repo):
     _start(repo, "s-warm", BATON_HOOK_SERVER="0")  # the index is current
     _other_writer_appends(repo, 50)
@@ -175,6 +179,7 @@ def test_rebuild_refuses_if_needed_with_until(repo):
     assert "pass one of them" in done.stderr
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_hooks_while_the_background_catch_up_runs_start_no_other(repo):
     _drop_index(repo)
     with lock_held_elsewhere(repo):  # the first catch-up waits for this lock: it is still running
@@ -193,6 +198,7 @@ def test_hooks_while_the_background_catch_up_runs_start_no_other(repo):
     assert notices.count("the index needs a full replay") == 1 and "(3 times" in notices  # one notice, not three
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_hook_after_the_background_catch_up_ended_starts_a_new_one(repo):
     _drop_index(repo)
     first = _background_pid(_start(repo, "s-first", **TINY).stderr)
@@ -205,6 +211,7 @@ def test_a_hook_after_the_background_catch_up_ended_starts_a_new_one(repo):
     assert _documents(repo).get("handoffs") == 1
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_hook_after_a_failed_background_catch_up_says_why_it_failed(repo):
     _other_writer_appends(repo, 20)
     feed = repo / ".baton" / "ledger" / "otherreplica0001.jsonl"
@@ -252,6 +259,7 @@ def test_a_reading_command_on_a_read_only_baton_dir_still_replays_in_memory(repo
         assert app.project.reading().counts().get("handoffs") == 1
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_ledger_past_a_limit_under_a_tenth_of_a_megabyte_is_said_in_kilobytes_not_0_0_mb(repo):
     _drop_index(repo)
     started = _start(repo, "s-small", **TINY)
@@ -260,6 +268,7 @@ def test_a_ledger_past_a_limit_under_a_tenth_of_a_megabyte_is_said_in_kilobytes_
     assert "0.0 MB" not in started.stderr
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_hook_in_a_moved_project_does_not_say_why_a_catch_up_for_its_old_place_failed(repo, tmp_path):
     _drop_index(repo)
     first = _start(repo, "s-first", **TINY)
@@ -277,6 +286,7 @@ def test_a_hook_in_a_moved_project_does_not_say_why_a_catch_up_for_its_old_place
     assert _documents(moved).get("handoffs") == 1
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_hook_still_says_why_the_last_catch_up_for_the_same_place_failed(repo):
     _drop_index(repo)
     first = _start(repo, "s-first", **TINY)

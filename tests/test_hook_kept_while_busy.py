@@ -38,6 +38,11 @@ from tests.handoff_support import git_init, payload
 from tests.harness_support import catch_up_running, fixture, hook, injected, lock_held_elsewhere
 
 BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
+KEPT_THEN_WAITED_FOR = pytest.mark.slow(reason="a hook run while a second process holds the lock, then "
+                                                 "the catch-up process it starts, waited for")
+"""Run by the README's slow command (CI runs it): three real processes at once (the hook, the
+lock's holder, the waiting catch-up) and a wait for the last. The refusals of ``--lock-wait``
+and the kept end with no process to wait for stay in the main suite."""
 
 
 @pytest.fixture
@@ -75,6 +80,7 @@ def _session(repo: Path, session: str) -> dict:
         return session_doc(app.project.reading(), app.project.writer, session)
 
 
+@KEPT_THEN_WAITED_FOR
 def test_a_session_end_that_meets_a_held_lock_is_kept_and_recorded_once_the_holder_lets_go(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)
@@ -87,6 +93,7 @@ def test_a_session_end_that_meets_a_held_lock_is_kept_and_recorded_once_the_hold
     assert created["data"]["handoff_id"] == _handoff_id(repo)
 
 
+@KEPT_THEN_WAITED_FOR
 def test_a_session_end_kept_while_the_ledger_is_busy_says_it_is_kept_not_lost(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)
@@ -99,6 +106,7 @@ def test_a_session_end_kept_while_the_ledger_is_busy_says_it_is_kept_not_lost(re
     assert notice["failed"] is False and "the session's end is kept" in notice["problem"]
 
 
+@KEPT_THEN_WAITED_FOR
 def test_the_baton_of_a_session_end_kept_while_busy_reaches_the_next_session_start(repo):
     with lock_held_elsewhere(repo):
         _wait_for = _background_pid(_end(repo).stderr)
@@ -109,6 +117,7 @@ def test_the_baton_of_a_session_end_kept_while_busy_reaches_the_next_session_sta
     assert _session(repo, "s-next")["receivedBaton"] == _handoff_id(repo)
 
 
+@KEPT_THEN_WAITED_FOR
 def test_a_session_start_runs_a_session_end_kept_while_busy_whose_process_gave_up(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)
@@ -121,6 +130,7 @@ def test_a_session_start_runs_a_session_end_kept_while_busy_whose_process_gave_u
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+@KEPT_THEN_WAITED_FOR
 def test_a_session_end_kept_while_busy_runs_once_even_if_two_catch_ups_run(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)
@@ -134,6 +144,7 @@ def test_a_session_end_kept_while_busy_runs_once_even_if_two_catch_ups_run(repo)
     assert len(_events(repo, "session.ended")) == 1 and len(_events(repo, "baton.created")) == 1
 
 
+@KEPT_THEN_WAITED_FOR
 def test_two_session_ends_kept_while_busy_share_one_waiting_process_and_are_both_recorded(repo):
     hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo, session_id="s-other"))
     with lock_held_elsewhere(repo):
@@ -164,6 +175,7 @@ def test_a_prompt_hook_on_a_busy_ledger_is_not_kept(repo):
         not (repo / ".baton" / "cache" / "catch-up.lock").read_text().strip()  # no process started for it
 
 
+@KEPT_THEN_WAITED_FOR
 def test_the_waiting_process_gives_up_on_the_lock_after_a_bound(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)
@@ -205,6 +217,7 @@ def test_a_rebuild_that_gives_up_on_the_lock_with_nothing_kept_names_no_kept_hoo
     assert "kept hook" not in said.stderr
 
 
+@KEPT_THEN_WAITED_FOR
 def test_doctor_answers_while_a_holder_keeps_the_ledger_locked_and_names_the_kept_hooks(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)
@@ -216,6 +229,7 @@ def test_doctor_answers_while_a_holder_keeps_the_ledger_locked_and_names_the_kep
     assert checks["deferred hooks"]["status"] == "warn"
 
 
+@KEPT_THEN_WAITED_FOR
 def test_doctor_does_not_say_a_catch_up_that_waits_for_another_holder_is_replaying(repo):
     """The kept end's catch-up waits for the lock another process holds: doctor once said it
     "replays the ledger", sending the user to wait for it rather than look for the holder."""
@@ -260,6 +274,7 @@ def test_a_session_end_kept_while_busy_with_no_process_to_wait_says_how_to_run_i
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+@KEPT_THEN_WAITED_FOR
 def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_names_the_process_that_tries_again(repo):
     log = repo / ".baton" / "cache" / "catch-up.log"
     log.parent.mkdir(exist_ok=True)
@@ -272,6 +287,7 @@ def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_names_the_proces
     assert "try again when it is done" not in ended.stderr
 
 
+@KEPT_THEN_WAITED_FOR
 def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_tries_again(repo):
     log = repo / ".baton" / "cache" / "catch-up.log"
     log.parent.mkdir(exist_ok=True)
@@ -286,6 +302,7 @@ def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_trie
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+@KEPT_THEN_WAITED_FOR
 def test_doctor_names_the_background_catch_up_that_holds_the_ledger_lock(repo):
     with catch_up_running(repo) as pid, lock_held_elsewhere(repo):
         done = run_baton("doctor", "--json", cwd=repo, timeout=60)

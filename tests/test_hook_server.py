@@ -35,6 +35,13 @@ OTHER_KEY = "0123456789abcdef"
 RELAY = ("import sys\nfrom baton import launch\nstatus = launch.relay(launch.socket_path(), sys.argv[1:])\n"
          f"sys.exit({NOT_RELAYED} if status is None else status)\n")
 
+REAL_SERVERS = pytest.mark.slow(reason="a hook server's lifecycle: real servers and clients, started, "
+                                         "timed out, killed and waited for")
+"""Run by the README's slow command (CI runs it), with the crash loops and races: each such test
+starts real processes and waits for them (a server's start, idle end, death). The relayed
+commands' list stays in the main suite; the relay's fallback is also held there by the
+hooks' tests, which run each hook in its own process (``BATON_HOOK_SERVER=0``)."""
+
 
 @pytest.fixture
 def runtime():
@@ -126,6 +133,7 @@ def _events(root: Path) -> list[str]:
     return [json.loads(line)["type"] for line in out.splitlines() if line.strip()]
 
 
+@REAL_SERVERS
 def test_the_first_hook_runs_in_its_own_process_and_starts_a_server_for_the_next(repo, runtime):
     done = _hook(repo, runtime, "SessionStart", "s1")
     assert done.returncode == 0, done.stderr
@@ -143,6 +151,7 @@ def _twin_projects(tmp_path: Path) -> tuple[Path, Path]:
     return twins
 
 
+@REAL_SERVERS
 def test_a_relayed_hook_answers_as_the_same_hook_in_its_own_process(tmp_path, runtime):
     mine, other = _twin_projects(tmp_path)
     _start_server(runtime, tmp_path)
@@ -153,6 +162,7 @@ def test_a_relayed_hook_answers_as_the_same_hook_in_its_own_process(tmp_path, ru
     assert _events(other) == _events(mine)
 
 
+@REAL_SERVERS
 def test_a_relayed_hook_runs_in_its_callers_folder_with_its_environment_and_umask(repo, runtime):
     _start_server(runtime, repo.parent)
     log = repo / ".baton" / "logs" / "baton.jsonl"
@@ -164,6 +174,7 @@ def test_a_relayed_hook_runs_in_its_callers_folder_with_its_environment_and_umas
     assert log.stat().st_mode & 0o777 == 0o600  # created under the caller's umask
 
 
+@REAL_SERVERS
 def test_a_relayed_hook_exits_with_its_own_status_and_its_own_error(repo, runtime):
     _start_server(runtime, repo.parent)
     own = subprocess.run([str(BATON), "hook"], cwd=repo, env=_env(runtime, BATON_HOOK_SERVER="0"),
@@ -173,6 +184,7 @@ def test_a_relayed_hook_exits_with_its_own_status_and_its_own_error(repo, runtim
     assert relayed.stderr == own.stderr and "HARNESS" in relayed.stderr
 
 
+@REAL_SERVERS
 def test_the_server_runs_only_the_commands_of_a_sessions_start_and_end(repo, runtime):
     _start_server(runtime, repo.parent)
     assert _relay(repo, runtime, ["status", "--json"]).returncode == NOT_RELAYED
@@ -186,6 +198,7 @@ def test_the_relayed_commands_are_the_hook_path_commands():
     assert RELAYED == HOOK_PATH_COMMANDS
 
 
+@REAL_SERVERS
 @pytest.mark.parametrize("words", [["resume", "latest"], ["bootstrap", "--peek"], ["session", "handoff", "--json"]],
                          ids=" ".join)
 def test_a_relayed_session_command_answers_as_in_its_own_process(tmp_path, runtime, words):
@@ -215,6 +228,7 @@ def _relayed_and_waiting(repo: Path, runtime: Path, words: list[str]) -> subproc
     raise AssertionError("the server never took the relayed command")
 
 
+@REAL_SERVERS
 def test_ctrl_c_on_a_relayed_command_interrupts_it(repo, runtime):
     _start_server(runtime, repo.parent)
     waiting = _relayed_and_waiting(repo, runtime, ["session", "end", "s1", "--handoff-input", "-"])
@@ -231,6 +245,7 @@ def test_ctrl_c_on_a_relayed_command_interrupts_it(repo, runtime):
     assert "session.ended" not in _events(repo)
 
 
+@REAL_SERVERS
 def test_doctor_says_whether_the_hook_server_runs(repo, runtime):
     def line(**env: str) -> str:
         done = subprocess.run([sys.executable, "-m", "baton", "doctor", "--json"], cwd=repo,
@@ -247,6 +262,7 @@ def test_doctor_says_whether_the_hook_server_runs(repo, runtime):
     assert line().startswith("not used:") and "0700" in line()
 
 
+@REAL_SERVERS
 def test_hooks_relayed_at_once_deliver_each_session_its_brief_once(repo, runtime):
     _start_server(runtime, repo.parent)
     sessions = [f"s{n}" for n in range(6)]
@@ -261,6 +277,7 @@ def test_hooks_relayed_at_once_deliver_each_session_its_brief_once(repo, runtime
     assert _events(repo).count("session.begun") == len(sessions)
 
 
+@REAL_SERVERS
 def test_a_server_whose_code_changed_declines_and_ends(repo, runtime):
     import baton.launch
 
@@ -281,6 +298,7 @@ def test_a_server_whose_code_changed_declines_and_ends(repo, runtime):
     assert done.returncode == 0 and "session `s1`" in done.stdout
 
 
+@REAL_SERVERS
 def test_a_socket_folder_others_may_enter_is_neither_used_nor_served(repo, runtime):
     _start_server(runtime, repo.parent)
     (runtime / "baton").chmod(0o755)
@@ -291,12 +309,14 @@ def test_a_socket_folder_others_may_enter_is_neither_used_nor_served(repo, runti
     assert {p.name: p.stat().st_mtime_ns for p in (runtime / "baton").glob("*.started")} == marks
 
 
+@REAL_SERVERS
 def test_BATON_HOOK_SERVER_0_runs_each_hook_in_its_own_process_and_starts_no_server(repo, runtime):
     done = _hook(repo, runtime, "SessionStart", "s1", BATON_HOOK_SERVER="0")
     assert done.returncode == 0 and "session `s1`" in done.stdout
     assert not (runtime / "baton").exists()
 
 
+@REAL_SERVERS
 def test_the_server_ends_when_idle_and_takes_its_socket_away(repo, runtime):
     done = _hook(repo, runtime, "SessionStart", "s1", BATON_HOOK_SERVER_IDLE="1")
     assert done.returncode == 0
@@ -308,6 +328,7 @@ def test_the_server_ends_when_idle_and_takes_its_socket_away(repo, runtime):
     assert _socket(runtime) is None
 
 
+@REAL_SERVERS
 def test_a_hook_after_the_server_was_killed_runs_in_its_own_process(repo, runtime):
     pid = _start_server(runtime, repo.parent)
     os.kill(pid, signal.SIGKILL)
@@ -326,6 +347,7 @@ def _no_new_privileges() -> None:
     assert ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
 
 
+@REAL_SERVERS
 def test_a_sandboxed_caller_is_not_served_and_starts_no_server(repo, runtime):
     _start_server(runtime, repo.parent)
     marks = {p.name: p.stat().st_mtime_ns for p in (runtime / "baton").glob("*.started")}
@@ -341,6 +363,7 @@ def test_a_sandboxed_caller_is_not_served_and_starts_no_server(repo, runtime):
     assert not list((runtime / "baton").glob("*.started"))
 
 
+@REAL_SERVERS
 def test_a_caller_in_another_mount_namespace_is_not_served(repo, runtime):
     unshare = shutil.which("unshare")
     probe = subprocess.run([unshare, "--mount", "true"], capture_output=True) if unshare else None
@@ -353,6 +376,7 @@ def test_a_caller_in_another_mount_namespace_is_not_served(repo, runtime):
     assert relayed.returncode == NOT_RELAYED
 
 
+@REAL_SERVERS
 def test_a_command_at_a_terminal_or_with_a_closed_stream_is_not_relayed():
     import pty
 
@@ -371,6 +395,7 @@ def test_a_command_at_a_terminal_or_with_a_closed_stream_is_not_relayed():
     assert (at_terminal.stderr, closed.stderr, piped.stderr) == (b"False", b"False", b"True")
 
 
+@REAL_SERVERS
 def test_a_hook_with_standard_input_closed_answers_at_once(repo, runtime):
     _start_server(runtime, repo.parent)
     done = subprocess.run(["sh", "-c", 'exec "$0" hook claude-code SessionStart <&-', str(BATON)], cwd=repo,
@@ -379,6 +404,7 @@ def test_a_hook_with_standard_input_closed_answers_at_once(repo, runtime):
     assert "gave up" not in done.stderr
 
 
+@REAL_SERVERS
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_a_relayed_command_ends_with_the_process_that_relayed_it(repo, runtime, signum):
     _start_server(runtime, repo.parent)
@@ -400,6 +426,7 @@ def test_a_relayed_command_ends_with_the_process_that_relayed_it(repo, runtime, 
     assert "session.ended" not in _events(repo)
 
 
+@REAL_SERVERS
 def test_a_relayed_command_failing_under_BATON_DEBUG_prints_its_traceback(repo, runtime):
     _start_server(runtime, repo.parent)
     with open("/dev/full", "w") as full:  # writing the brief fails: no space left
@@ -427,6 +454,7 @@ finally:
 """
 
 
+@REAL_SERVERS
 def test_a_child_takes_on_the_callers_limits_and_niceness_and_declines_what_it_cannot():
     done = subprocess.run([sys.executable, "-c", LIMITS_PROBE], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -460,6 +488,7 @@ print(json.dumps(sorted(m for m in set(sys.modules) - before
 """
 
 
+@REAL_SERVERS
 def test_the_server_preloads_every_module_a_hook_or_session_command_runs_and_never_the_mcp_sdk(repo):
     done = subprocess.run([sys.executable, "-c", PRELOADED], cwd=repo, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -481,6 +510,7 @@ print(json.dumps({"whole": whole, "cut": cut, "still": json.loads(json.dumps({"a
 """
 
 
+@REAL_SERVERS
 def test_a_spare_copies_its_pages_ahead_and_stops_when_a_request_arrives():
     done = subprocess.run([sys.executable, "-c", PREFAULT], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -513,6 +543,7 @@ def _another_installations_files(runtime: Path, started_ago: float) -> Path:
     return address
 
 
+@REAL_SERVERS
 def test_a_server_that_ends_cleanly_leaves_no_file_behind(repo, runtime):
     pid = _start_server(runtime, repo.parent)
     assert any(name.endswith(".sock.lock") for name in _files(runtime))
@@ -520,12 +551,14 @@ def test_a_server_that_ends_cleanly_leaves_no_file_behind(repo, runtime):
     assert _files(runtime) == []
 
 
+@REAL_SERVERS
 def test_a_starting_server_sweeps_the_files_of_another_installations_dead_server(repo, runtime):
     _another_installations_files(runtime, started_ago=3600)
     _start_server(runtime, repo.parent)
     assert not [name for name in _files(runtime) if OTHER_KEY in name]
 
 
+@REAL_SERVERS
 def test_a_starting_server_leaves_the_files_of_a_server_that_holds_its_lock(repo, runtime):
     import fcntl
 
@@ -537,12 +570,14 @@ def test_a_starting_server_leaves_the_files_of_a_server_that_holds_its_lock(repo
             f"hook-{OTHER_KEY}.sock", f"hook-{OTHER_KEY}.sock.lock", f"hook-{OTHER_KEY}.sock.started"]
 
 
+@REAL_SERVERS
 def test_a_starting_server_leaves_the_files_of_a_server_just_started(repo, runtime):
     _another_installations_files(runtime, started_ago=0)
     _start_server(runtime, repo.parent)
     assert len([name for name in _files(runtime) if OTHER_KEY in name]) == 3
 
 
+@REAL_SERVERS
 def test_a_server_that_waited_for_an_ending_one_holds_the_lock_file_now_at_its_path(tmp_path, monkeypatch):
     import fcntl
 
@@ -579,6 +614,7 @@ def _listening(address: Path, process: subprocess.Popen) -> None:
         time.sleep(0.01)
 
 
+@REAL_SERVERS
 def test_a_sweep_removes_nothing_of_a_server_that_starts_between_its_check_and_its_removals(runtime, monkeypatch):
     from baton import hook_server
 
@@ -619,6 +655,7 @@ def test_a_sweep_removes_nothing_of_a_server_that_starts_between_its_check_and_i
             server.wait(timeout=30)
 
 
+@REAL_SERVERS
 def test_a_server_that_ends_cleanly_leaves_the_socket_of_a_server_that_took_over(runtime):
     folder = runtime / "baton"
     folder.mkdir(mode=0o700)

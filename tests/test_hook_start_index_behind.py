@@ -31,7 +31,7 @@ from baton.commands.context import Limits
 from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
 from baton.projections.runner import INDEX_SCHEMA, ProjectionRunner
-from tests.background_support import background_pid, wait_gone
+from tests.background_support import WAITS_FOR_A_CATCH_UP, background_pid, wait_gone
 from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
@@ -64,6 +64,7 @@ def _start(repo: Path, session: str, env: dict[str, str], *args: str):
                      timeout=60)
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_after_an_upgrade_that_changed_no_projection_the_brief_reads_delivers_the_brief_as_it_stands(repo):
     [waiting] = _pending(repo)
     _upgrade(repo, NOT_BRIEF)
@@ -78,6 +79,7 @@ def test_a_start_after_an_upgrade_that_changed_no_projection_the_brief_reads_del
     wait_gone(background_pid(started.stderr))
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_from_the_index_as_it_stands_claims_nothing_and_appends_nothing(repo):
     _upgrade(repo, NOT_BRIEF)
     before = _feeds(repo)
@@ -89,6 +91,7 @@ def test_a_start_from_the_index_as_it_stands_claims_nothing_and_appends_nothing(
     assert len(_pending(repo)) == 1 and _claims(repo) == []
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_from_the_index_as_it_stands_says_so_in_one_line_on_stderr(repo):
     _upgrade(repo, NOT_BRIEF)
     started = _start(repo, "s-upgraded", TINY)
@@ -100,6 +103,7 @@ def test_a_start_from_the_index_as_it_stands_says_so_in_one_line_on_stderr(repo)
     wait_gone(background_pid(started.stderr))
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_from_the_index_as_it_stands_says_in_its_json_why_it_claimed_nothing(repo):
     _upgrade(repo, NOT_BRIEF)
     started = _start(repo, "s-upgraded", TINY, "--json")
@@ -110,6 +114,7 @@ def test_a_start_from_the_index_as_it_stands_says_in_its_json_why_it_claimed_not
     wait_gone(background_pid(started.stderr or result["indexBehind"]))
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_the_next_start_after_the_catch_up_claims_the_baton_exactly_once(repo):
     [waiting] = _pending(repo)
     _upgrade(repo, NOT_BRIEF)
@@ -123,6 +128,7 @@ def test_the_next_start_after_the_catch_up_claims_the_baton_exactly_once(repo):
     assert claim["session"] == "s-next" and claim["data"]["handoff_id"] == waiting.id
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_session_started_from_the_index_as_it_stands_gets_its_baton_when_it_starts_again(repo):
     """Its start was not recorded: a resume of the same session, after the catch-up, is its first recorded one."""
     _upgrade(repo, NOT_BRIEF)
@@ -134,6 +140,7 @@ def test_a_session_started_from_the_index_as_it_stands_gets_its_baton_when_it_st
     assert [claim["session"] for claim in _claims(repo)] == ["s-upgraded"]
 
 
+@WAITS_FOR_A_CATCH_UP
 @pytest.mark.parametrize("projection", BRIEF_PROJECTIONS)
 def test_a_start_after_an_upgrade_that_changed_a_projection_the_brief_reads_delivers_no_brief(repo, projection):
     _upgrade(repo, projection)
@@ -146,6 +153,7 @@ def test_a_start_after_an_upgrade_that_changed_a_projection_the_brief_reads_deli
     assert after is not None and STEP in after
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_on_an_index_of_another_schema_delivers_no_brief(repo):
     with sqlite3.connect(repo / ".baton" / "index.sqlite") as db:
         signature = orjson.loads(db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0])
@@ -156,6 +164,7 @@ def test_a_start_on_an_index_of_another_schema_delivers_no_brief(repo):
     wait_gone(background_pid(started.stderr))
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_far_behind_after_a_large_sync_delivers_the_brief_as_it_stands(repo):
     ledger = Ledger(repo / ".baton", "otherreplica0001", fsync="never")  # as a sync delivers another feed
     try:
@@ -172,6 +181,7 @@ def test_a_start_far_behind_after_a_large_sync_delivers_the_brief_as_it_stands(r
     wait_gone(background_pid(started.stderr))
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_from_the_index_as_it_stands_returns_its_reason_to_the_application(repo):
     _upgrade(repo, NOT_BRIEF)
     with Baton.open(repo, limits=Limits(write_wait=0, read_wait=0, fold_limit=1)) as app:
@@ -182,6 +192,7 @@ def test_a_start_from_the_index_as_it_stands_returns_its_reason_to_the_applicati
     wait_gone(background_pid(started.behind))
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_the_brief_reads_no_projection_but_those_it_names(repo, monkeypatch):
     """``BRIEF_PROJECTIONS`` is what makes a brief from a stale index safe: every document and
     query table a start reads belongs to one of them."""

@@ -20,7 +20,7 @@ import pytest
 
 from baton.app import Baton
 from tests.app_support import promote_handoff, validate_handoff_command
-from tests.background_support import background_pid, wait_gone
+from tests.background_support import WAITS_FOR_A_CATCH_UP, background_pid, wait_gone
 from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
@@ -185,6 +185,7 @@ def test_the_claim_command_a_held_up_brief_names_quotes_the_session_id_for_the_s
     assert "`baton session begin 0b7c4f2e-abc`" in held_up_notice("0b7c4f2e-abc", "h-1")
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_while_busy_after_an_end_kept_while_busy_gets_its_brief_and_the_next_start_that_end_s_baton(project):
     """The realistic case: a session ends during a long sync (its end kept), the next one starts
     while it still runs. That start's index has no baton yet; the one after it delivers it."""
@@ -206,6 +207,7 @@ def test_a_start_while_busy_after_an_end_kept_while_busy_gets_its_brief_and_the_
     assert claim["session"] == "s-next"
 
 
+@WAITS_FOR_A_CATCH_UP
 def test_a_start_that_runs_a_kept_end_on_a_locked_ledger_waits_for_the_lock_once_and_still_gives_its_brief(project):
     """The kept end, run first, waits for the lock; the start does not wait again. Two waits
     of 4 s would outlast a 7 s deadline, and the agent would get no brief at all."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -135,6 +136,12 @@ def _chain(depth: int, fork_at: int | None = None) -> Graph:
     return Graph(nodes)
 
 
+AT_SCALE = pytest.mark.slow(reason="a chain 100,000 deep, rendered in four formats")
+"""Run by the README's slow command (CI runs it). The main suite keeps the deep chain's
+candidates (20,000 deep) and the graph's answers on any DAG."""
+
+
+@AT_SCALE
 def test_a_chain_one_hundred_thousand_deep_renders_in_every_format_without_recursion():
     graph = _chain(100_000)
     view = to_json(graph, set(graph.nodes), conflict_candidates(graph))

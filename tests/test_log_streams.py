@@ -115,6 +115,11 @@ def test_iter_all_gives_read_alls_events_in_its_order(tmp_path):
         ledger.close()
 
 
+AT_SCALE = pytest.mark.slow(reason="a 32 MB ledger written, then read whole and streamed under tracemalloc")
+"""Run by the README's slow command (CI runs it): the memory bounds at a year's scale. The main
+suite keeps what the streamed output is (the Hypothesis tests above and below, on small ledgers)."""
+
+
 @pytest.fixture(scope="module")
 def wide(tmp_path_factory) -> Path:
     """The folder of a ledger of 8000 events of ~4 KB: 32 MB in two feeds, many chunks of each
@@ -128,6 +133,7 @@ def _reader(folder: Path) -> Ledger:
     return Ledger(folder, "reader0000000000", fsync="never")
 
 
+@AT_SCALE
 def test_log_with_a_limit_holds_that_many_events_not_the_ledger(wide):
     ledger = _reader(wide)
     try:
@@ -190,6 +196,7 @@ class _Sink(io.TextIOBase):
         return len(text)
 
 
+@AT_SCALE
 @pytest.mark.parametrize("json_output", [False, True], ids=["text", "json"])
 def test_log_printed_as_it_reads_holds_a_chunk_of_each_feed_not_the_ledger(wide, json_output):
     ledger = _reader(wide)  # 32 MB in two feeds

@@ -19,13 +19,13 @@ from dulwich import porcelain
 
 from baton.commands.context import Project
 from tests.app_support import listen_target
-from tests.browser_support import Browser, find_chromium
+from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
 from tests.conftest import run_baton
 from tests.handoff_support import git_commit, git_init
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
-                                                         "set BATON_CHROMIUM): the page's browser tests need one")
+pytestmark = [IN_A_BROWSER, pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
+                                                         "set BATON_CHROMIUM): the page's browser tests need one")]
 
 HOSTILE = 'Docs <img src=x onerror="document.title=\'pwned\'"> rewrite'
 

@@ -11,12 +11,12 @@ import pytest
 
 from baton.app import Baton
 from tests.app_support import status_server
-from tests.browser_support import Browser, find_chromium
+from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
 from tests.handoff_support import payload
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
-                                                         "set BATON_CHROMIUM): the page's browser tests need one")
+pytestmark = [IN_A_BROWSER, pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
+                                                         "set BATON_CHROMIUM): the page's browser tests need one")]
 
 
 def _count_shown(root) -> str:

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import Browser, find_chromium
+from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
 from tests.conftest import run_baton
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
-                                                         "set BATON_CHROMIUM): the page's browser tests need one")
+pytestmark = [IN_A_BROWSER, pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
+                                                         "set BATON_CHROMIUM): the page's browser tests need one")]
 
 OWNER, BRANCH = "alice@example.com", "main"
 REBOUND = "rebound.test"

@@ -13,13 +13,13 @@ import json
 import pytest
 
 from tests.app_support import status_server
-from tests.browser_support import Browser, find_chromium
+from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
 from tests.cli_support import run_json
 from tests.sync_support import BATON_OWNER, batons_left_apart, leave_baton_for, make_team, writer_of
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
-                                                         "set BATON_CHROMIUM): the page's browser tests need one")
+pytestmark = [IN_A_BROWSER, pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
+                                                         "set BATON_CHROMIUM): the page's browser tests need one")]
 
 
 @pytest.fixture(scope="module")
