@@ -189,6 +189,20 @@ async def test_the_mcp_handoff_list_tool_carries_the_same_mark(capsys, unsigned_
     assert row["id"] == ident and row["feed"]["writer"] == writer(a) and row["feed"]["verified"] is False
 
 
+@pytest.mark.anyio
+async def test_the_mcp_status_tool_says_the_latest_ready_handoff_is_not_verified(capsys, unsigned_team):
+    from mcp import Client
+
+    from baton.mcp_server import build_server
+
+    _remote, a, b = unsigned_team
+    ident = _handoff_from_a(capsys, a, b)
+    async with Client(build_server(b)) as client:
+        status = await client.call_tool("baton_status", {})
+    latest = status.structured_content["latest"]
+    assert latest["id"] == ident and latest["feed"]["writer"] == writer(a) and latest["feed"]["verified"] is False
+
+
 @pytest.fixture
 def anyio_backend():
     return "asyncio"

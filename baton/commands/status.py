@@ -16,6 +16,7 @@ from baton.commands import forget_notices
 from baton.commands.baton_cases import render_unseen
 from baton.commands.batons import pending_batons
 from baton.commands.detector_facts import detector_config
+from baton.commands.feed_vouch import handoff_vouch
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff
 from baton.domain.batons import SUPERSEDED_UNSEEN, clipped_text
@@ -42,11 +43,13 @@ class LatestHandoff:
     created_at: str
     validation: str
     freshness: dict[str, Any]
+    feed: dict[str, Any] | None = None
+    """It comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``); None otherwise."""
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "title": self.title,
                 "created_at": self.created_at, "validation": self.validation,
-                "freshness_state": self.freshness["state"], "freshness": self.freshness}
+                "freshness_state": self.freshness["state"], "freshness": self.freshness, "feed": self.feed}
 
 
 @frozen
@@ -87,8 +90,11 @@ class StatusResult:
         if self.latest is None:
             lines.append("  latest ready: none")
         else:
+            unverified = ""
+            if self.latest.feed is not None:
+                unverified = "; author not verified" + (" (withheld)" if self.latest.feed.get("withheld") else "")
             lines.append(f"  latest ready: {short_id(self.latest.id)} {self.latest.title!r} ({self.latest.status}),"
-                         f" freshness {self.latest.freshness['state']}")
+                         f" freshness {self.latest.freshness['state']}{unverified}")
         lines.append(f"  pending session batons: {self.pending_batons}")
         lines.extend(f"  {line}" for line in render_unseen(list(self.unseen)))
         lines.extend(f"  {line}" for line in self.forgotten)
@@ -130,8 +136,10 @@ def project_status(project: "Project") -> StatusResult:
         handoff = None
     if handoff is not None:
         freshness = live_freshness(opened.paths.worktree, handoff, policy)
+        unverified = handoff_vouch(opened, runner, handoff.id)
         latest = LatestHandoff(handoff.id, handoff.status, handoff.work.title, handoff.created_at,
-                               handoff.validation.status, freshness.to_json())
+                               handoff.validation.status, freshness.to_json(),
+                               unverified.to_json() if unverified is not None else None)
     summary = {"recheck_allowlist": len(policy.recheck_allowlist),
                "allowed_roots": [str(p) for p in policy.allowed_roots],
                "redaction_rules": len(policy.redaction.rules),
