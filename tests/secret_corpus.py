@@ -357,6 +357,7 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("openssl", "openssl-password", lambda g: _in("openssl pkcs12 -export -passout pass:{s} -out c.p12",
                                                   g.alnum(16))),
     ("RabbitMQ", "rabbitmqctl-password", lambda g: _in("rabbitmqctl add_user deploy {s}", g.alnum(16))),
+    ("WordPress", "php-define-secret", lambda g: _in("define( 'NONCE_SALT', '{s}' );", g.alnum(40))),
     ("session cookie", "cookie-header", lambda g: _in('curl -H "Cookie: theme=dark; sessionid={s}" https://app.example.org',
                                                       g.alnum(24))),
     ("session cookie", "curl-cookie", lambda g: _in('curl -b "connect.sid={s}" https://app.example.org', g.alnum(24))),

@@ -25,6 +25,10 @@ REQUESTS = [
     "running low on context – handoff", "let us continue this in a new chat", "finish it tomorrow",
     # a stop with nothing after it but a sentence that does not go on working
     "Stop here. We are almost out of context.", "Wrap up. I will continue tomorrow.",
+    # ... the same after ';' or a spaced dash, and the harnesses' other spellings (review15 F14, F5)
+    "Stop here — we are out of context", "Stop here - we are out of context", "Stop here; context is full",
+    "hand off to Codex CLI", "hand off to claude-code", "hand off to gemini-cli", "hand off to openai codex",
+    "context almost full -- hand off",
 ]
 
 NEAR_MISSES = [
@@ -45,7 +49,8 @@ NEAR_MISSES = [
     "stop here, then step into parse()", "ok, pause here and print the stack", "wrap up and commit the change",
     # ... in the next sentence (harness15 G9)
     "Stop here. Fix the bug on line 3.", "Pause here. Inspect x.", "Wrap up. Then run the tests.",
-    "Stop here – fix it", "hand off to the worker thread", "hand this off to bob",
+    "Stop here – fix it", "hand off to the worker thread", "hand this off to bob", "stop here; fix it",
+    "Stop here -- inspect x",
 ]
 
 

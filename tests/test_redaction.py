@@ -830,6 +830,10 @@ def test_a_login_flag_given_a_shell_variable_or_no_password_is_kept(line):
     ('openssl rsa -in k.pem -passin "pass:Xy7kQ9pLm2vRt8Zw"', "openssl-password"),
     ("rabbitmqctl add_user deploy Xy7kQ9pLm2vRt8Zw", "rabbitmqctl-password"),
     ("rabbitmqctl change_password deploy 'Xy7kQ9 pLm2vRt8Zw'", "rabbitmqctl-password"),
+    ("rabbitmqctl authenticate_user deploy Xy7kQ9pLm2vRt8Zw", "rabbitmqctl-password"),
+    ("openssl passwd -6 -salt s4lt Xy7kQ9pLm2vRt8Zw", "openssl-password"),
+    ("define('DB_PASSWORD', 'Xy7kQ9pLm2vRt8Zw');", "php-define-secret"),
+    ("define( \"AUTH_SALT\", 'Xy7kQ9<pL{m2$vRt8Zw' );", "php-define-secret"),
 ])
 def test_a_password_given_to_redis_cli_htpasswd_openssl_or_rabbitmqctl_is_redacted(line, rule):
     """The Redis, Apache, OpenSSL and RabbitMQ twins of ``mysql -pPASSWORD`` (tester team15 G2)."""
@@ -844,6 +848,10 @@ def test_a_password_given_to_redis_cli_htpasswd_openssl_or_rabbitmqctl_is_redact
     ("Set-Cookie: sid=q8Zr3LmX7pW2kT9vB4nY; Path=/; HttpOnly", "cookie-header"),
     ('curl -b "connect.sid=s%3Aq8Zr3LmX7pW2kT9vB4nY.abc" https://app', "curl-cookie"),
     ("curl --cookie sid=q8Zr3LmX7pW2kT9vB4nY https://app", "curl-cookie"),
+    ("curl -bsid=q8Zr3LmX7pW2kT9vB4nY https://app", "curl-cookie"),
+    ('headers = {"Cookie": "sessionid=q8Zr3LmX7pW2kT9vB4nY"}', "cookie-header"),
+    ('Cookie: sid="q8Zr3LmX7pW2kT9vB4nY"', "cookie-header"),
+    ('document.cookie = "sessionid=q8Zr3LmX7pW2kT9vB4nY; path=/"', "cookie-header"),
 ])
 def test_a_session_cookie_in_a_header_or_given_to_curl_is_redacted(line, rule):
     """A session cookie is a login: any service's, not only GitLab's (tester team15 G2)."""
@@ -856,6 +864,8 @@ def test_a_session_cookie_in_a_header_or_given_to_curl_is_redacted(line, rule):
                                   'curl -H "Cookie: sessionid=$SESSION_ID" https://x', "the cookie: it was stale",
                                   "redis-cli -a $REDIS_PASSWORD ping", "htpasswd -c .htpasswd alice",
                                   "openssl req -passout env:PASS", "openssl enc -kfile key.txt",
-                                  "rabbitmqctl add_user alice"])
+                                  "rabbitmqctl add_user alice", "openssl passwd -stdin",
+                                  "define('DB_PASSWORD', getenv('DB_PASSWORD'));", "define('WP_DEBUG', true);",
+                                  "define('DB_PASSWORD', '${DB_PASSWORD}');", "the cookie = stale"])
 def test_a_cookie_that_is_a_setting_or_a_password_the_command_asks_for_is_kept(line):
     assert redact_payload(line, POLICY).payload == line

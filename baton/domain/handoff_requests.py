@@ -17,9 +17,9 @@ A prompt is a request when
   "pause here", "wrap up") counts only when nothing but fillers or other
   phrases follows it in its sentence, and no later sentence starts with a
   verb of work ("stop here and fix the bug on line 3", "Stop here. Fix the
-  bug on line 3." ask to go on working). "hand off to codex" (to another
-  harness, or the next agent or session) is a request; an em or en dash cuts
-  a clause as " - " does.
+  bug on line 3." ask to go on working). A sentence ends at ".", "!", "?",
+  ";" and a spaced dash (" - ", " -- ", an em or en dash). "hand off to
+  codex" (to another harness, or the next agent or session) is a request.
 
 Pure and cheap: only ``re`` (patterns compiled on first use, ``baton.domain.regexes``) and
 ``unicodedata``; the prompt is read here and
@@ -49,7 +49,8 @@ _TRAIL = ("please", "pls", "now", "thanks", "thank you", "for now", "for today",
 _NOUN = r"(?:handoff|hand off|hand-off|baton|handover|hand over|handoff note|handoff summary)"
 _LATER = r"(?:later|tomorrow|next time|another time|in a (?:new|fresh) (?:session|chat|conversation)|" \
          r"in another (?:session|chat|conversation)|in the next session|after a break|on monday|next week|after lunch)"
-_TO_NEXT = (r"(?: to (?:claude(?: code)?|codex|gemini(?: cli)?|cursor|the next (?:agent|session|model|assistant|one)|"
+_TO_NEXT = (r"(?: to (?:claude(?:[ -]code)?|(?:openai )?codex(?:[ -]cli)?|gemini(?:[ -]cli)?|cursor|"
+            r"the next (?:agent|session|model|assistant|one)|"
             r"another (?:agent|session|model|harness)|a (?:new|fresh) (?:agent|session|chat|conversation)|"
             r"(?:the )?next session))?")
 """Where the work goes: another harness Baton wires, or the next agent or session
@@ -80,7 +81,9 @@ PHRASES: tuple[str, ...] = (
 )
 _WHOLE = lazy("^(?:" + "|".join(PHRASES) + ")$")
 _STOP = lazy("^" + _STOPPING + "$")
-_SENTENCE_CUT = lazy(r"\s*[.!?]+(?:\s+|$)")
+_SENTENCE_CUT = lazy(r"\s*(?:[.!?]+(?:\s+|$)|;+\s*|\s-+\s)")
+"""Sentences end at ``.``, ``!``, ``?``, and at ``;`` and a spaced dash (an em or en dash,
+``--``): "Stop here — we are out of context" is "Stop here. We are out of context"."""
 _CLAUSE_CUT = lazy(r"\s*(?:[,.;:!?]+|\s-\s|\band\b|\bthen\b|\bso\b)\s*")
 _NAME = lazy(r"[\w./:-]*\w[./:]\w(?:[\w./:-]*\w)?")
 """A file name, path or dotted name (``handoff.py``, ``src/handoff``, ``baton.handoff``): a word
@@ -90,7 +93,7 @@ _SPACES = lazy(r"\s+")
 
 
 _DASHES = str.maketrans({"—": " - ", "–": " - ", "―": " - "})
-"""An em or en dash (what an editor or a phone makes of ``--``) cuts a clause as `` - `` does."""
+"""An em or en dash (what an editor or a phone makes of ``--``) cuts as `` - `` and `` -- `` do."""
 
 
 def _fold(text: str) -> str:

@@ -282,10 +282,17 @@ PROVIDER_RULES: tuple[ProviderRow, ...] = (
      + r"""[ \t]+[^\s-]\S*|(?![^\n]*?[ \t]-[A-Za-z]*n)""" + _HTPASSWD_OPTIONS
      + r"""[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*)[ \t]+""" + _ARGUMENT, 0.0),
     ("openssl-password", "password or raw key given to openssl on its command line", ("openssl",),
-     r"""\bopenssl\b[^\n]*?\s(?:-[kK][ \t]+|-pass(?:in|out|word)?[ \t]+["']?pass:)""" + _ARGUMENT, 0.0),
-    ("rabbitmqctl-password", "password given to rabbitmqctl add_user or change_password", ("rabbitmqctl",),
-     r"""\brabbitmqctl\b[^\n]*?\s(?:add_user|change_password)(?:[ \t]+-{2}[a-z\-]+)*"""
+     r"""\bopenssl\b[^\n]*?\s(?:-[kK][ \t]+|-pass(?:in|out|word)?[ \t]+["']?pass:"""
+     r"""|passwd(?:[ \t]+-(?:salt[ \t]+\S+|[A-Za-z0-9]+))*[ \t]+)""" + _ARGUMENT, 0.0),
+    ("rabbitmqctl-password", "password given to rabbitmqctl add_user, change_password or authenticate_user",
+     ("rabbitmqctl",),
+     r"""\brabbitmqctl\b[^\n]*?\s(?:add_user|change_password|authenticate_user)(?:[ \t]+-{2}[a-z\-]+)*"""
      r"""[ \t]+(?:"[^\n"]+"|'[^\n']+'|[^\s"'-]\S*)[ \t]+""" + _ARGUMENT, 0.0),
+    # PHP's define('NAME', 'value'), as every wp-config.php holds WordPress's keys and salts and
+    # the database password: a name that ends in a secret's word, a value that looks like one.
+    ("php-define-secret", "secret defined with PHP's define()", ("define",),
+     r"""(?i:\bdefine[ \t]*\([ \t]*(["'])[A-Za-z0-9_]*(?:key|salt|password|passwd|pass|pwd|secret|token)\1"""
+     r"""[ \t]*,[ \t]*)(["'])(?P<secret>(?:(?!\2)[^\n\\]|\\.){8,})\2""", 3.0),
     _prefixed("grafana-token", "Grafana token", ("eyjrijoi", "glc_", "glsa_"),
               r"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8}",
               right=r"(?![A-Za-z0-9+/=])"),

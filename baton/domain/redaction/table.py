@@ -193,7 +193,7 @@ def _holds_a_secret_cookie(cookies: str) -> bool:
     looks like a session id: 16 characters or more, varied (3 bits a
     character), not a placeholder (``$SESSION``, a marker another rule left)."""
     for pair in cookies.split(";"):
-        value = pair.partition("=")[2].strip().strip('"')
+        value = pair.partition("=")[2].strip().strip('"').strip()
         if (len(value) >= _COOKIE_MIN_LENGTH and not is_placeholder(value)
                 and shannon_entropy(value) >= _COOKIE_MIN_ENTROPY):
             return True
@@ -361,9 +361,16 @@ _COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password", "ss
 """A password typed on a command line: a shell variable there (``-p$MYSQL_PWD``) is no secret,
 as it is none in an assignment (``is_placeholder``)."""
 
+_FREE_FORM_RULES = frozenset({"php-define-secret"})
+"""Rules whose secret is free-form (a WordPress salt holds ``<``, ``{``, ``$``): no template mark
+makes it an example (``PLACEHOLDER_MARKS`` apply to token shapes); a placeholder word
+(``put your unique phrase here`` is caught by its entropy only if varied) or value still does."""
+
 _PROVIDER_RULES: tuple[PatternRule, ...] = tuple(
     _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy,
-             confirm=(lambda t: not is_placeholder(t)) if name in _COMMAND_LINE_RULES else None)
+             confirm=(lambda t: not is_placeholder(t) and not names_an_example(t))
+             if name in _FREE_FORM_RULES else (lambda t: not is_placeholder(t)) if name in _COMMAND_LINE_RULES else None,
+             examples_allowed=name not in _FREE_FORM_RULES)
     for name, reason, keywords, regex, min_entropy in PROVIDER_RULES
 )
 
@@ -439,10 +446,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # whole list when one of its values looks like a secret; ``theme=dark`` and a cookie file
     # (``curl -b cookies.txt``) are kept.
     _pattern("cookie-header", "cookie values in a Cookie or Set-Cookie header",
-             r"""(?i:\b(?:set-)?cookie[ \t]*:[ \t]*)(?P<secret>[^\s;,="'][^\s;,="']*=[^\n"']*[^\s"'])""",
+             # ``Cookie: a=b; c="d"``, a header in a dict or JSON (``{"Cookie": "sid=…"}``),
+             # ``document.cookie = "sid=…"``: a list of pairs, a value quoted or not.
+             r"""(?i:\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?)"""
+             r"""(?P<secret>[^\s;,="'][^\s;,="']*=(?:"[^"\n]*"|[^\n"';]*)"""
+             r"""(?:;[ \t]*[^\s;,="'][^\s;,="']*=(?:"[^"\n]*"|[^\n"';]*))*)""",
              keywords=("cookie",), confirm=_holds_a_secret_cookie, examples_allowed=False),
     _pattern("curl-cookie", "cookie values given to curl on its command line",
-             r"""\bcurl\b[^\n]*?\s(?:-b|-{2}cookie)(?:[ \t]+|=)(?:(?P<q>["'])|(?!["']))"""
+             r"""\bcurl\b[^\n]*?\s(?:-b[ \t]*|-{2}cookie(?:[ \t]+|=))(?:(?P<q>["'])|(?!["']))"""
              r"""(?P<secret>(?(q)[^\n"']+|[^\s"']+))""",
              keywords=("curl",), confirm=_holds_a_secret_cookie, examples_allowed=False),
     _pattern("url-credentials", "password embedded in a URL",
