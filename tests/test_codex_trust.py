@@ -11,6 +11,7 @@ import pytest
 from baton.domain.codex_trust import CodexHook, event_label, hook_hash, hook_key
 from baton.harnesses.install import install_hooks
 from tests.cli_support import run
+from tests.handoff_support import git_init
 
 VENV_PYTHON = "/work/wt/codex15/.venv/bin/python3 -P -c 'from baton.launch import run; run()' hook codex "
 """The command lines the goldens below were taken with (``hooks/list``'s ``currentHash`` of the real
@@ -167,3 +168,21 @@ def test_doctor_has_no_codex_trust_check_where_codex_is_not_wired(project_dir, c
     install_hooks(project_dir, "claude-code")
     code, out, err = run(capsys, project_dir, "doctor", "--json")
     assert "harness codex (trust)" not in {c["name"] for c in json.loads(out)["checks"]}
+
+
+def test_doctor_takes_the_trust_codex_recorded_for_the_git_repository_holding_the_project(tmp_path, capsys,
+                                                                                          codex_home):
+    """Codex looks a folder inside a repository up by the repository's root (the key its trust
+    prompt writes: ``resolve_root_git_project_for_trust``): a project in a subfolder of a trusted
+    repository is trusted (review15 F8)."""
+    from tests.app_support import init_project
+
+    repo = tmp_path / "repo"
+    project = repo / "service"
+    project.mkdir(parents=True)
+    git_init(repo, {"README.md": "r\n"})
+    init_project(project)
+    install_hooks(project, "codex")
+    (codex_home / "config.toml").write_text(_codex_config(repo, hashes=_batons_hooks(project)))
+    check = _trust_check(capsys, project)
+    assert check["status"] == "ok", check["detail"]

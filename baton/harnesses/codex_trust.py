@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from baton.domain.codex_trust import CodexHook, codex_trust
+from baton.gitinfo import locate
 
 HOOKS_FILE = ".codex/hooks.json"
 
@@ -47,6 +48,19 @@ def _forms(path: Path) -> list[str]:
     return forms if resolved in forms else forms + [resolved]
 
 
+def _trust_roots(worktree: Path) -> list[str]:
+    """Where Codex looks a folder inside a git repository up after the folder itself: the
+    repository's root, a linked worktree's main checkout (codex ``resolve_root_git_project_for_trust``:
+    the key its trust prompt writes for a folder in a repository)."""
+    dirs = locate(worktree)
+    if dirs is None or dirs.worktree is None:
+        return []
+    roots = _forms(dirs.worktree)
+    if dirs.common_dir.name == ".git":
+        roots += [f for f in _forms(dirs.common_dir.parent) if f not in roots]
+    return roots
+
+
 def codex_trust_check(worktree: Path, root: Path, is_batons: Any) -> tuple[str, str, str] | None:
     """The ``harness codex (trust)`` check for Baton's hooks in ``worktree``'s hooks file
     (``is_batons``: whether a hook entry is one of Baton's), the project at ``root`` (a linked
@@ -65,6 +79,7 @@ def codex_trust_check(worktree: Path, root: Path, is_batons: Any) -> tuple[str, 
         return ("harness codex (trust)", "warn", f"cannot read {config} ({exc}): whether Codex runs Baton's hooks "
                                                  "here is unknown")
     folders = _forms(worktree) + [f for f in _forms(root) if f not in _forms(worktree)]
+    folders += [f for f in _trust_roots(worktree) if f not in folders]
     found = codex_trust(user_config, str(config), folders,
                         [f"{folder}/{HOOKS_FILE}" for folder in _forms(worktree)], hooks)
     once = " (`codex exec` alone: --dangerously-bypass-hook-trust)" if found.trust_step else ""
