@@ -634,6 +634,8 @@ def add_mcp_command(sub, common) -> None:
 
 HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")
 """The harnesses with an adapter (``baton.harnesses.ADAPTER_MODULES``, not imported here: ``--help`` stays fast)."""
+HOOK_FUNC = "baton.harnesses.hook:hook_command"
+"""The ``hook`` command's handler (``add_hook_command`` sets it; ``hook_run`` gives it)."""
 
 
 def add_hook_command(sub, common) -> None:
@@ -655,7 +657,7 @@ def add_hook_command(sub, common) -> None:
                         "(claude-code); SessionStart, PreCompact, Stop, UserPromptSubmit (codex); SessionStart, "
                         "PreCompress, SessionEnd, BeforeAgent (gemini-cli); sessionStart, preCompact, sessionEnd, "
                         "beforeSubmitPrompt (cursor)")
-    p.set_defaults(func="baton.harnesses.hook:hook_command")
+    p.set_defaults(func=HOOK_FUNC)
 
 
 def add_harness_commands(sub, common) -> None:
@@ -1054,11 +1056,30 @@ def _main(words: list[str]) -> int:
         load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested,
                                        one_line=_command_word(words) in JSON_LINES_COMMANDS)
         return 2
+    hooked = hook_run(words)
+    if hooked is not None:  # a harness's hook: its fixed words, parsed without building a parser
+        return _dispatch(lambda: build_parser(words), hooked)
     parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
         return _no_command(parser, args)
-    return _dispatch(parser, args)
+    return _dispatch(lambda: parser, args)
+
+
+def hook_run(words: Sequence[str]) -> argparse.Namespace | None:
+    """The arguments of ``words`` when they are exactly what a harness runs,
+    ``hook HARNESS EVENT`` (``HarnessAdapter.command_lines``) for a harness of
+    ``HARNESSES``, as the full parser would give them (a test holds them to
+    it), else None: the parser then owns everything else — ``--help``,
+    ``--project``, ``--json``, a missing or extra word, an option, an unknown
+    harness. A hook runs at every session start and end and on every prompt,
+    and building even the ``hook`` group's parser and parsing with it cost it
+    ~1–1.5 ms of CPU (argparse builds its actions and formatters and compiles
+    its patterns; docs/performance.md) for three words known in advance."""
+    if len(words) != 3 or words[0] != "hook" or words[1] not in HARNESSES or words[2][:1] in ("", "-"):
+        return None
+    return argparse.Namespace(json=False, project=None, command="hook", harness=words[1], event=words[2],
+                              func=HOOK_FUNC)
 
 
 def _help_asked(words: list[str]) -> list[str]:
@@ -1124,8 +1145,10 @@ def _end_progress_line() -> None:
         opened.end_progress_line()
 
 
-def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """Run the parsed command and print what it returns; every failure is one line, never a traceback."""
+def _dispatch(parser: Callable[[], argparse.ArgumentParser], args: argparse.Namespace) -> int:
+    """Run the parsed command and print what it returns; every failure is one line, never a traceback.
+    ``parser``: the command line's parser, built when a failure names its options (``hook_run``
+    parses without one)."""
     started = time.perf_counter()
     try:
         with InterruptsCount():  # a Ctrl-C landing in a library's finalizer interrupts too
@@ -1140,7 +1163,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         _log_command(args, started, exc.exit_code, exc.code)
         if isinstance(exc, PromotionRefused):  # the record's fields, as the flags that fill them
             load(RECORD_FIELDS).name_fields(exc)
-        exc.name_parameters(_option_names(parser))
+        exc.name_parameters(_option_names(parser()))
         _name_commands(exc)
         load(OUTPUT).print_failure(args, exc)
         return exc.exit_code

@@ -50,3 +50,45 @@ def test_a_hook_run_builds_the_hook_parser_alone():
     parser = cli.build_parser(["hook", "claude-code", "UserPromptSubmit"])
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == {"hook"}
+
+
+def _every_hook_words() -> list[list[str]]:
+    from baton.harnesses import adapter
+
+    return [["hook", name, hook.event] for name in cli.HARNESSES for hook in adapter(name).hooks]
+
+
+@pytest.mark.parametrize("words", _every_hook_words(), ids=" ".join)
+def test_a_hook_s_own_words_are_read_as_the_full_parser_reads_them(words):
+    """Every command line ``install-hooks`` writes is recognised without a parser, with the arguments it gives."""
+    assert cli.hook_run(words) == cli.build_parser(words).parse_args(words)
+
+
+@pytest.mark.parametrize("words", [
+    ["hook", "claude-code"], ["hook", "claude-code", "SessionStart", "extra"], ["hook", "--help"],
+    ["hook", "claude-code", "--help"], ["hook", "claude-code", "SessionStart", "--json"],
+    ["--project", "x", "hook", "claude-code", "SessionStart"], ["hook", "no-such-harness", "SessionStart"],
+    ["hook", "claude-code", "-x"], ["hook", "claude-code", ""], ["bootstrap", "--json", "x"],
+], ids=" ".join)
+def test_any_other_words_are_left_to_the_parser(words):
+    assert cli.hook_run(words) is None
+
+
+def test_a_hook_run_builds_no_parser(monkeypatch, capsys, tmp_path):
+    """An unknown event of a known harness: answered (exit 0, one line) without a parser built."""
+    monkeypatch.chdir(tmp_path)  # no project here: no notice is left anywhere
+    monkeypatch.delenv("BATON_PROJECT", raising=False)
+    def refused(words=None):
+        raise AssertionError("a parser was built")
+
+    monkeypatch.setattr(cli, "build_parser", refused)
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO(""))
+    assert cli.main(["hook", "claude-code", "NoSuchEvent"]) == 0
+    assert "NoSuchEvent" in capsys.readouterr().err
+
+
+def test_a_hook_s_words_with_help_still_get_the_parser_s_help(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["hook", "claude-code", "--help"])
+    assert exit_.value.code == 0
+    assert "usage: baton hook" in capsys.readouterr().out

@@ -381,6 +381,30 @@ def test_a_steady_session_start_hook_loads_no_module_and_defines_no_class_beyond
         (sorted(modules), sorted(classes))
 
 
+_NO_PARSER = """
+import runpy, sys
+import baton.cli as cli
+def refused(words=None):
+    sys.stderr.write("PARSER BUILT\\n")
+    raise SystemExit(3)
+cli.build_parser = refused
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_a_session_start_hook_delivers_its_brief_without_building_a_command_line_parser(steady):
+    """The hook's own words (``hook claude-code SessionStart``) are read by ``cli.hook_run``:
+    no argparse parser is built in the process that answers the harness."""
+    from tests.harness_support import fixture
+
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", steady, session_id="no-parser-1"))
+    r = subprocess.run([sys.executable, "-c", _NO_PARSER, "hook", "claude-code", "SessionStart"], input=payload,
+                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0 and "PARSER BUILT" not in r.stderr, r.stderr[-2000:]
+    assert "additionalContext" in r.stdout
+
+
 def _attrs_generated(method) -> bool:
     code = getattr(method, "__code__", None)
     return code is not None and code.co_filename.startswith("<attrs generated")
