@@ -281,12 +281,13 @@ class Baton:
 
         return trust_policy.show_policy(self.project)
 
-    def trust_policy(self, *, digest: str | None = None) -> PolicyTrustResult:
+    def trust_policy(self, *, digest: str | None = None, roll_back_signers: bool = False) -> PolicyTrustResult:
         """Trust the policy's widening settings as they are now, in this clone (only if their
-        digest is ``digest``, when given)."""
+        digest is ``digest``, when given; signer lines older than the trusted ones only with
+        ``roll_back_signers``)."""
         from baton.commands import trust_policy
 
-        return trust_policy.trust_policy(self.project, digest=digest)
+        return trust_policy.trust_policy(self.project, digest=digest, roll_back_signers=roll_back_signers)
 
     def untrust_policy(self) -> PolicyTrustResult:
         """Remove this clone's trust: the policy's widening settings stop applying."""

@@ -227,6 +227,10 @@ def add_policy_commands(sub, common) -> None:
     p.add_argument("--digest", metavar="SHA",
                    help="trust only if the settings' digest is SHA (as `baton policy show` printed it); "
                         "otherwise exit 4 (conflict) and trust nothing")
+    p.add_argument("--roll-back-signers", action="store_true",
+                   help="trust an allowed-signers file older than the one trusted in this clone (one that brings "
+                        "back a key a later version revoked, as on a branch cut before a key rotation), which is "
+                        "otherwise refused with exit 4: it re-trusts the revoked keys for this whole clone")
     p.set_defaults(func="policy:policy_trust", says_trust=True)
 
     p = psub.add_parser("untrust", parents=[common], help="stop applying the policy's widening settings here",
