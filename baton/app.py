@@ -402,11 +402,12 @@ class Baton:
         self._identifiers(owner=owner, branch=branch, session=session)
         return baton_cases.cancel_baton(self.project, owner=owner, branch=branch, session=session)
 
-    def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None) -> DismissResult:
+    def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None,
+                      not_mine: bool = False) -> DismissResult:
         from baton.commands import baton_cases
 
         self._identifiers(session=session)
-        return baton_cases.dismiss_baton(self.project, handoff_id, via=via, session=session)
+        return baton_cases.dismiss_baton(self.project, handoff_id, via=via, session=session, not_mine=not_mine)
 
     def hand_on(self, handoff_id: str, *, owner: str | None = None, branch: str | None = None,
                 shared: bool = False, session: str | None = None, harness: str | None = None) -> BatonCreateResult:
