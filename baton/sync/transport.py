@@ -32,7 +32,7 @@ from dulwich.repo import Repo
 from urllib3.exceptions import InsecureRequestWarning
 
 from baton.domain.wording import closest
-from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
+from baton.errors import GitLockHeld, GitUnsupported, InputError, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate, object_format_at
 from baton.sync.loose import write_loose_like_git
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
@@ -153,8 +153,21 @@ def remote_url(repo, remote: str) -> str:
     url = _remote_setting(repo, remote, b"url")
     if not url:
         names = remote_names(repo)
+        if looks_like_location(remote):
+            # Never echoed: a URL may carry credentials, and the name slot is the wrong place for it.
+            raise InputError("`remote` takes the name of a git remote, not a path or URL: add the repository as "
+                             "a remote with `git remote add team <its path or URL>`, then sync with that name "
+                             f"as `remote` (this repository's remotes: {', '.join(names) or 'none'}); "
+                             "nothing was synced", details={"remotes": names})
         raise NoSyncRemote(no_remote_message(remote, names), details={"remote": remote, "remotes": names})
     return url
+
+
+def looks_like_location(remote: str) -> bool:
+    """Whether ``remote``, named by no configured remote, is a path or URL rather than a name: it
+    has a scheme (``https://``, ``file://``), an scp-like ``host:path``, or starts as a path does."""
+    return ("://" in remote or remote.startswith(("/", "./", "../", "~", "\\")) or os.path.isabs(remote)
+            or bool(re.match(r"^[^/\s]+@?[^/\s]*:", remote)) or remote.endswith(".git"))
 
 
 def remote_names(repo) -> list[str]:
