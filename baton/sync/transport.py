@@ -365,6 +365,18 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
     return RemoteUnreachable(f"cannot {action} {url!r}: {_why(exc)}", details={"url": url})
 
 
+def no_smart_push(url: str) -> str:
+    """Why a push to an http(s) remote cannot be made: its server does not offer git's receive-pack
+    (a read-only mirror, ``git http-backend`` without ``http.receivepack``, or a server of git's
+    "dumb" http protocol only), so dulwich falls back to a client that cannot push."""
+    return (f"cannot push to {url!r}: the server does not accept pushes over http (it refused git's receive-pack "
+            "service, as a read-only mirror or `git http-backend` without http.receivepack does, or it serves "
+            "only git's \"dumb\" http protocol, which Baton cannot push to). What the remote holds was fetched "
+            "and imported; this clone's events stay here, unpublished. To publish them, sync with a remote "
+            "that accepts pushes: the server's smart http with receive-pack enabled (and credentials in the "
+            "URL when it asks for them), or ssh")
+
+
 def http_status(exc: BaseException) -> int | None:
     """The HTTP status of an answer dulwich did not expect (it raises those
     but 401, 404 and 407 as ``unexpected http resp <status> for <url>``), or None."""
@@ -474,6 +486,10 @@ def fetch(repo, client, path: str, ref: bytes, url: str, remote: str = "origin")
     try:
         if not _fetch_few_locally(repo, client, path, wants):
             client.fetch(path, repo, determine_wants=wants)
+    except NotImplementedError:  # dulwich's "dumb" http client: the server offers no upload-pack either
+        raise RemoteUnreachable(f"cannot fetch from {url!r}: the server serves only git's \"dumb\" http protocol "
+                                "(no upload-pack service), which Baton cannot sync with; use the server's smart "
+                                "http (`git http-backend`) or ssh", details={"url": url}) from None
     except _transport_errors() as exc:
         raise _failure(exc, f"fetch {ref.decode()} from", url) from None
     finally:
@@ -653,6 +669,8 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         moved = RemoteMoved(f"{lock} exists on the remote: another push holds it, or one died holding it")
         moved.lock = lock
         raise moved from None
+    except NotImplementedError:  # dulwich's "dumb" http client: the server refused git's receive-pack
+        raise RemoteUnreachable(no_smart_push(url), details={"url": url, "accepts_pushes": False}) from None
     except _transport_errors() as exc:
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
