@@ -16,7 +16,7 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
-from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes
+from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes, stray_files
 from baton.ledger.repair import HEAD_PROBLEMS
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
@@ -45,6 +45,9 @@ class VerifyResult:
     """This clone's own feed, damaged, when its ledger ref (what the last sync saw) holds it
     beyond the sound end: ``{"feed", "seq", "sound_seq"}``; the remote has those events, and a
     sync given ``restore_own_feed`` takes them back (a repair first would fork the feed)."""
+    stray: list[str] = attrs.field(factory=list)
+    """``*.jsonl`` files in the ledger folder whose name is no writer id (a cloud drive's
+    conflicted copy, a ``.bak``): not feeds, not read, never deleted (``feed.stray_files``)."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -88,7 +91,7 @@ class VerifyResult:
                             "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
                             "problem": self.project_problem()},
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
-                "synced_beyond": self.synced_beyond}
+                "synced_beyond": self.synced_beyond, "stray_files": list(self.stray)}
 
     def render(self) -> str:
         r = self.report
@@ -120,6 +123,7 @@ class VerifyResult:
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         lines.extend(render_signers(self.signers, self.require_signatures))
         lines.extend(ahead_line(feed, seconds) for feed, seconds in self.ahead)
+        lines.extend(f"  ignored {name}: {STRAY_NOTE}" for name in self.stray)
         problem = self.project_problem()
         if problem:
             lines.append(f"FAIL project id: {problem}")
@@ -158,7 +162,13 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
     ahead = feeds_ahead(((f.feed, f.head.hlc) for f in report.feeds), opened.clock() // 1000)
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
-                        ahead, synced_beyond=synced_beyond(opened, report))
+                        ahead, synced_beyond=synced_beyond(opened, report),
+                        stray=stray_files(opened.paths.ledger_dir))
+
+
+STRAY_NOTE = ("in the ledger folder but named no writer id, so no feed (a cloud drive's conflicted copy, a backup): "
+              "not read, and left where it is; move it out of .baton/ledger/ once you no longer need it")
+"""What ``verify`` and ``doctor`` say of a stray ``*.jsonl`` file (``feed.stray_files``)."""
 
 
 def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | None:
