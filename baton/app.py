@@ -281,12 +281,13 @@ class Baton:
 
         return trust_policy.show_policy(self.project)
 
-    def trust_policy(self, *, digest: str | None = None) -> PolicyTrustResult:
+    def trust_policy(self, *, digest: str | None = None, roll_back_signers: bool = False) -> PolicyTrustResult:
         """Trust the policy's widening settings as they are now, in this clone (only if their
-        digest is ``digest``, when given)."""
+        digest is ``digest``, when given; signer lines older than the trusted ones only with
+        ``roll_back_signers``)."""
         from baton.commands import trust_policy
 
-        return trust_policy.trust_policy(self.project, digest=digest)
+        return trust_policy.trust_policy(self.project, digest=digest, roll_back_signers=roll_back_signers)
 
     def untrust_policy(self) -> PolicyTrustResult:
         """Remove this clone's trust: the policy's widening settings stop applying."""
@@ -401,11 +402,12 @@ class Baton:
         self._identifiers(owner=owner, branch=branch, session=session)
         return baton_cases.cancel_baton(self.project, owner=owner, branch=branch, session=session)
 
-    def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None) -> DismissResult:
+    def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None,
+                      not_mine: bool = False) -> DismissResult:
         from baton.commands import baton_cases
 
         self._identifiers(session=session)
-        return baton_cases.dismiss_baton(self.project, handoff_id, via=via, session=session)
+        return baton_cases.dismiss_baton(self.project, handoff_id, via=via, session=session, not_mine=not_mine)
 
     def hand_on(self, handoff_id: str, *, owner: str | None = None, branch: str | None = None,
                 shared: bool = False, session: str | None = None, harness: str | None = None) -> BatonCreateResult:

@@ -227,6 +227,10 @@ def add_policy_commands(sub, common) -> None:
     p.add_argument("--digest", metavar="SHA",
                    help="trust only if the settings' digest is SHA (as `baton policy show` printed it); "
                         "otherwise exit 4 (conflict) and trust nothing")
+    p.add_argument("--roll-back-signers", action="store_true",
+                   help="trust an allowed-signers file older than the one trusted in this clone (one that brings "
+                        "back a key a later version revoked, as on a branch cut before a key rotation), which is "
+                        "otherwise refused with exit 4: it re-trusts the revoked keys for this whole clone")
     p.set_defaults(func="policy:policy_trust", says_trust=True)
 
     p = psub.add_parser("untrust", parents=[common], help="stop applying the policy's widening settings here",
@@ -293,9 +297,14 @@ def add_session_commands(sub, common) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--all", action="store_true", help="list every pending baton")
     what.add_argument("--cancel", action="store_true", help="cancel this owner's pending baton on this branch")
-    what.add_argument("--dismiss", metavar="ID", help="dismiss one pending baton by id")
+    what.add_argument("--dismiss", metavar="ID", help="dismiss one pending baton by id: one left for you, one you "
+                                                      "left, or a shared one (another owner's baton left by "
+                                                      "someone else only with --not-mine)")
     what.add_argument("--from", dest="from_id", metavar="ID", help="scope an existing handoff as a baton")
     p.add_argument("--shared", action="store_true", help="with --from: share it with every owner and branch")
+    p.add_argument("--not-mine", action="store_true",
+                   help="with --dismiss: dismiss a baton left for another owner by someone else (refused "
+                        "otherwise, exit 4); its owner is told at their next session start")
     _context_flags(p)
     p.set_defaults(func="sessions:session_handoff")
 

@@ -287,6 +287,13 @@ class BatonNotPending(Conflict):
     code = "baton_not_pending"
 
 
+class BatonNotYours(Conflict):
+    """A dismissal of a private baton left for another owner by someone else, without the
+    override that makes it deliberate (exit 4; docs/batons.md, "Dismissing a baton")."""
+
+    code = "baton_not_yours"
+
+
 class BatonKeyHeld(Conflict):
     """A private baton's key holds a pending baton of another exact owner or branch that encodes
     alike (``feature/x`` and ``feature_x``): leaving this one would supersede it (exit 4)."""

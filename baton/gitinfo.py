@@ -657,3 +657,29 @@ def origin_url(repo) -> str | None:
         return _text(repo.get_config().get((b"remote", b"origin"), b"url"))
     except (KeyError, OSError, ValueError):
         return None
+
+
+def file_versions(start: Path, path: str, *, limit: int = 500) -> list[bytes]:
+    """Every distinct content the file ``path`` (relative to the work tree) had in the commits
+    HEAD reaches (dulwich's walker, newest first, at most ``limit`` commits that touch it), the
+    content at HEAD included; none outside git, on an unborn branch or when history cannot be read."""
+    repo = open_repo(start)
+    if repo is None:
+        return []
+    found: dict[bytes, bytes] = {}
+    wanted = path.encode()
+    try:
+        head = repo.head()
+        for entry in repo.get_walker(include=[head], paths=[wanted], max_entries=limit):
+            tree = repo[entry.commit.tree]
+            try:
+                _, sha = tree.lookup_path(repo.object_store.__getitem__, wanted)
+            except KeyError:
+                continue
+            if sha not in found:
+                found[sha] = repo[sha].as_raw_string()
+    except (KeyError, OSError, ValueError, AttributeError):
+        pass
+    finally:
+        repo.close()
+    return list(found.values())

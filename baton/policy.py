@@ -48,7 +48,7 @@ from baton.domain.redaction import (
     rule_label,
 )
 from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, StorageError, UnsafePath
-from baton.gitinfo import locate
+from baton.gitinfo import file_versions, locate
 from baton.model import frozen
 from baton.project import ProjectPaths
 from baton.writer_id import host_name
@@ -594,3 +594,17 @@ def _resolve(root: Path, rel: str) -> tuple[Path, list[tuple[Path, str]]]:
         pending.extend(reversed([p for p in target.split("/") if p not in ("", ".")]))
     return current, followed
 
+
+
+def signer_history(paths: ProjectPaths, label: str) -> list[tuple[str, ...]]:
+    """The signer lines of every version the allowed-signers file ``label`` (relative to the project
+    root) had in the commits HEAD reaches (``baton.gitinfo.file_versions``); none outside git or when
+    the file lies outside the work tree."""
+    where = locate(paths.root)
+    if where is None or where.worktree is None:
+        return []
+    try:
+        rel = (paths.root / label).resolve().relative_to(Path(where.worktree).resolve())
+    except (OSError, ValueError):
+        return []
+    return [signer_lines(data) for data in file_versions(paths.root, rel.as_posix())]

@@ -37,7 +37,8 @@ def _handler(root: Path, user: str, password: str, answer: Callable[[str, str], 
         def _cgi(self) -> None:
             status = answer(self.command, self.path) if answer else None
             if status is not None:
-                body = f"<html>{status}</html>".encode()
+                # a 2xx stands for a static (dumb-http) server's file: empty, no refs
+                body = b"" if 200 <= status < 300 else f"<html>{status}</html>".encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Content-Length", str(len(body)))

@@ -257,9 +257,9 @@ def test_a_batch_builds_a_created_batons_record_once_for_the_index_and_the_scope
     built: list[str] = []
     real = batons._record_of_created
 
-    def counting(key, typed, at):
+    def counting(key, typed, at, actor):
         built.append(key)
-        return real(key, typed, at)
+        return real(key, typed, at, actor)
 
     monkeypatch.setattr(batons, "_record_of_created", counting)
     token = DECODED.set({})

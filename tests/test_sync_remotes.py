@@ -477,3 +477,23 @@ def test_an_https_remote_is_verified_with_the_ca_git_is_told_of_in_its_environme
     else:
         assert code == 0 and json.loads(out)["pushed"] is True, out + err
         assert _writer(a) in remote_feeds(remote)
+
+
+# -- a path or URL given as the remote (team15 G3) -------------------------------------------------
+
+@pytest.mark.parametrize("given", ["/srv/git/team.git", "file:///srv/git/team.git", "../team.git"])
+def test_a_path_or_url_given_as_the_remote_is_a_usage_error_that_says_to_add_it_as_a_named_remote(
+        capsys, team, given):
+    _remote, a, _b = team
+    code, out, err = run(capsys, a, "sync", "--remote", given, "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (2, "input_error"), out + err
+    assert "git remote add team" in error["message"] and "--remote" in error["message"]
+    assert f"git remote add {given}" not in error["message"]
+
+
+def test_a_credentialed_url_given_as_the_remote_is_never_echoed(capsys, team):
+    _remote, a, _b = team
+    code, out, err = run(capsys, a, "sync", "--remote", "https://u:s3cr3tTok@example.com/x.git")
+    assert code == 2
+    assert "s3cr3tTok" not in out + err and "example.com" not in out + err

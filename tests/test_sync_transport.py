@@ -612,3 +612,26 @@ def test_an_https_remote_whose_tls_handshake_fails_is_not_asked_whether_the_serv
     message = _connection_failure(SSLError("[SSL: WRONG_VERSION_NUMBER] wrong version number"))
     assert "cannot connect: [SSL: WRONG_VERSION_NUMBER]" in message and "is the server up?" not in message
     assert "`git ls-remote`" in message
+
+
+# -- a server that does not accept pushes (team15 G1) ------------------------------------------------
+
+def _no_smart_push(command: str, path: str) -> int | None:
+    """A server whose receive-pack advertisement is a plain page (a dumb-http or read-only mirror,
+    or a CGI wrapper that turns http-backend's 403 into a 200): dulwich falls back to its dumb client."""
+    return 200 if command == "GET" and "service=git-receive-pack" in path else None
+
+
+def test_a_server_that_offers_no_smart_push_is_a_clear_exit_4_after_importing_what_it_serves(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, a, "published by path")
+    run_json(capsys, a, "sync")  # a's feed is on the remote (a syncs by path)
+    with serve(remote.parent, "alice", "s3cret-pass", answer=_no_smart_push) as base:
+        set_remote(b, f"{base}/{remote.name}".replace("http://", "http://alice:s3cret-pass@"))
+        _checkpoint(capsys, b, "cannot be pushed")
+        code, out, err = run(capsys, b, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "does not accept pushes" in error["message"] and "internal" not in out + err
+    assert "s3cret-pass" not in out + err
+    assert (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").exists()  # fetched and imported all the same

@@ -7,7 +7,7 @@ import sys
 
 from baton.app import Baton
 from baton.cli_handlers.ledger import _asking_a_person
-from baton.errors import InputError
+from baton.errors import Conflict, InputError
 
 
 def policy_show(app: Baton, args: argparse.Namespace):
@@ -19,7 +19,7 @@ def policy_trust(app: Baton, args: argparse.Namespace):
     terminal, shown the settings and asked y/N (as ``baton forget`` asks); off a terminal
     (an agent, a script) it refuses and says a person must review and trust them."""
     if args.digest is not None:
-        return app.trust_policy(digest=args.digest)
+        return _trusting(app, args.digest, args.roll_back_signers)
     shown = app.show_policy()
     if shown.trust.digest is None:
         return app.trust_policy()  # nothing to trust: writes nothing
@@ -32,7 +32,18 @@ def policy_trust(app: Baton, args: argparse.Namespace):
     sys.stderr.flush()
     if sys.stdin.readline().strip().lower() not in ("y", "yes"):
         raise InputError("nothing was trusted (not confirmed)")
-    return app.trust_policy(digest=shown.trust.digest)
+    return _trusting(app, shown.trust.digest, args.roll_back_signers)
+
+
+def _trusting(app: Baton, digest: str, roll_back_signers: bool):
+    """``trust_policy``, its refusal of an older allowed-signers file naming the flag that overrides it."""
+    try:
+        return app.trust_policy(digest=digest, roll_back_signers=roll_back_signers)
+    except Conflict as exc:
+        if exc.details.get("behind") is not True:
+            raise
+        text = str(exc).replace("(`roll_back_signers`)", "(`baton policy trust --roll-back-signers`)")
+        raise Conflict(text, details=exc.details) from None
 
 
 def policy_untrust(app: Baton, args: argparse.Namespace):

@@ -26,13 +26,15 @@ def session_handoff(app: Baton, args: argparse.Namespace):
     if args.shared and args.from_id is None:
         raise InputError("--shared applies only with --from ID (scoping a handoff as a shared baton); "
                          "nothing was done")
+    if args.not_mine and args.dismiss is None:
+        raise InputError("--not-mine applies only with --dismiss ID; nothing was done")
     if args.all:
         return app.pending_batons()
     if args.cancel:
         return app.cancel_baton(owner=args.owner, branch=args.branch)
     if args.dismiss is not None:
         try:
-            return app.dismiss_baton(args.dismiss)
+            return app.dismiss_baton(args.dismiss, not_mine=args.not_mine)
         except NotInitialized:
             raise
         except NotFound as exc:  # an id mistyped or from elsewhere: where the ids are

@@ -242,25 +242,30 @@ class DismissResult:
 
 
 def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
-                  session: str | None = None) -> DismissResult:
-    """Dismiss one pending baton by id (or unique prefix), any owner, branch or shared.
+                  session: str | None = None, not_mine: bool = False) -> DismissResult:
+    """Dismiss one pending baton by id (or unique prefix): one left for this clone's owner, one
+    this owner left, or a shared one; another owner's only with ``not_mine``. The event records
+    this clone's git identity as its actor.
 
     Raises:
         NotFound: no baton has that id.
         BatonAlreadyClaimed / BatonNotPending: it is not pending any more.
+        BatonNotYours: it is for another owner and left by someone else (without ``not_mine``).
     """
     token = (handoff_id or "").strip()
     if not token:
         raise InputError("dismiss needs a baton id")
     opened = project
+    me = recorded_owner(opened)
     with opened.writing() as scope:
         found = find_by_id(scope.runner, token)
         if found is None:
             raise NotFound(f"no baton with id {token!r}", details={"handoff_id": token})
         key, raw = found
         state = key_state(scope, key)
-        decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(raw["id"], session=session, via=via))
-        record_events(scope, decided, version=state.version, session=session)
+        decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(raw["id"], session=session, via=via,
+                                                                             by=me, not_mine=not_mine))
+        record_events(scope, decided, version=state.version, actor=me, session=session)
         current = state.current
         assert current is not None  # decide dismisses only a baton the key holds
         return DismissResult(current)

@@ -78,9 +78,11 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
 
 
 def append_created(scope: WriteScope, record: BatonRecord, *, session: str | None,
-                   harness: str | None) -> tuple[str | None, dict[str, Any] | None]:
+                   harness: str | None, actor: str) -> tuple[str | None, dict[str, Any] | None]:
     """Append ``baton.created`` for ``record``; returns the pending baton it supersedes, and its
     ``unseen_summary`` when another session left it and none read it (``superseded_unread``).
+    ``actor``: who leaves it, this clone's git identity (``identity.recorded_owner``), never
+    ``record.owner``, whom it is for (``session end --owner bob`` run by Alice is Alice's).
 
     Superseding retires the old *baton* only: the handoff it pointed at keeps
     its status (a ready handoff handed on with ``--from`` stays ready).
@@ -90,7 +92,7 @@ def append_created(scope: WriteScope, record: BatonRecord, *, session: str | Non
     current = state.current
     unread = unseen_summary(current, unread=True) \
         if current is not None and superseded_unread(current, attrs.evolve(record, session_id=session)) else None
-    record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=record.owner,
+    record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=actor,
                   session=session)
     return cast("BatonCreated", created).supersedes, unread
 

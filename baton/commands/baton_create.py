@@ -58,6 +58,6 @@ def create_in_scope(
         open_questions=tuple(content["openQuestions"]),
         harness=harness, session_id=session,
     )
-    superseded, unread = append_created(scope, record, session=session, harness=harness)
+    superseded, unread = append_created(scope, record, session=session, harness=harness, actor=actor)
     return CreatedBaton(stored_baton(scope.runner, record), superseded,
                         list(getattr(captured, "redactions", []) or []), unread)

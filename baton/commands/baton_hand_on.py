@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from baton.commands.baton_claim import CreatedBaton, append_created
 from baton.commands.batons import current_batons, stored_baton
-from baton.commands.identity import SessionContext
+from baton.commands.identity import SessionContext, recorded_owner
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.domain.batons import STEPS_REQUIRED, BatonRecord, baton_content_of_handoff, baton_key
 from baton.errors import Conflict, InputError, NotFound
@@ -48,5 +48,6 @@ def hand_on_in_scope(scope: WriteScope, token: str, ctx: SessionContext, *, shar
         if peek.record.id == baton.id and peek.record.pending:
             raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
                            details={"handoff_id": baton.id, "key": peek.record.key})
-    superseded, unread = append_created(scope, baton, session=session, harness=harness)
+    superseded, unread = append_created(scope, baton, session=session, harness=harness,
+                                       actor=recorded_owner(scope.project))
     return CreatedBaton(stored_baton(scope.runner, baton), superseded, [], unread)

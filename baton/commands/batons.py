@@ -67,16 +67,27 @@ def peek_at_start(runner, ctx: SessionContext) -> tuple[Peek | None, BatonRecord
     current baton of this owner and branch's key, whatever its status (what a
     start that receives none is told of: ``domain.claimed_elsewhere``).
 
-    Only two keys can hold them — this owner and branch's, and the shared one —
-    so only their two documents are read, however many keys the project has.
+    Only a few keys can hold them — this owner and branch's (an e-mail owner's in any letter
+    case: ``same_owner``), and the shared one — so only their documents are read, however many
+    keys the project has.
     """
     own_key = baton_key(ctx.owner, ctx.branch, False)
-    keys = (own_key, baton_key(ctx.owner, ctx.branch, True))
+    keys = _own_keys(runner, ctx) + (baton_key(ctx.owner, ctx.branch, True),)
     peeks = [Peek(record, version) for record, version in
              baton_records((key, runner.get("batons", key)) for key in keys)]
     chosen = select_eligible((p.record for p in peeks), ctx.owner, ctx.branch)
     own = next((p.record for p in peeks if p.record.key == own_key and not p.record.shared), None)
     return next((p for p in peeks if p.record is chosen), None), own
+
+
+def _own_keys(runner, ctx: SessionContext) -> tuple[str, ...]:
+    """The private keys a baton for ``ctx``'s owner and branch may sit under: its own, and for an
+    e-mail owner those that differ from it only in letter case (a baton left for ``bob@ex.com``
+    reaches ``Bob@Ex.com``: ``same_owner``; ``select_eligible`` then checks owner and branch)."""
+    own = baton_key(ctx.owner, ctx.branch, False)
+    if "@" not in ctx.owner or not hasattr(runner, "keys_alike"):
+        return (own,)
+    return (own, *(key for key in runner.keys_alike("batons", own) if key != own))
 
 
 def claimer_ended(runner, record: BatonRecord | None) -> bool:
@@ -115,7 +126,7 @@ def received_at_start(runner, ctx: SessionContext, baton_id: str | None) -> Peek
     ``peek_at_start`` reads); None once a newer baton replaced it there."""
     if baton_id is None:
         return None
-    keys = (baton_key(ctx.owner, ctx.branch, False), baton_key(ctx.owner, ctx.branch, True))
+    keys = _own_keys(runner, ctx) + (baton_key(ctx.owner, ctx.branch, True),)
     return next((Peek(record, version) for record, version in
                  baton_records((key, runner.get("batons", key)) for key in keys) if record.id == baton_id), None)
 

@@ -49,6 +49,7 @@ from baton.domain.batons import (
     brief_may_use,
     collect_decisions,
     collect_traps,
+    dismissed_elsewhere,
     gone_branch_notice,
     held_up_notice,
     left_here_for_another_owner,
@@ -57,6 +58,7 @@ from baton.domain.batons import (
     passed_validation,
     render_baton_markdown,
     render_latest_markdown,
+    same_owner,
     too_big_notice,
     unseen_lines,
     visible_handoffs,
@@ -140,6 +142,19 @@ def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
     return notices
 
 
+def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
+    """Notices for the batons left for this owner, or left by them, that another writer (a
+    teammate's clone) dismissed (``dismissed_elsewhere``), each told once (unless peeking)."""
+    if "batons" not in runner.by_name:
+        return []
+    told = _read_told(project)
+    fresh = dismissed_elsewhere((r for r, _ in baton_records(runner.docs("batons"))), writer=project.writer,
+                                owner=ctx.owner, told=told)
+    if fresh and not peek:
+        write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
+    return [notice for _, notice in fresh]
+
+
 def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
                             wording: Mapping[str, str]) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another
@@ -151,7 +166,7 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
     docs = list(runner.docs("batons"))
     creators = baton_creators(docs)
     records = [r for r, _ in baton_records(docs)
-               if r.pending and r.owner != ctx.owner and creators.get(r.id) == project.writer]
+               if r.pending and not same_owner(r.owner, ctx.owner) and creators.get(r.id) == project.writer]
     owners: dict[str, str] = {}
     for session in {r.session_id for r in records if r.session_id}:  # who left them (a lookup each; usually none)
         doc = session_doc(runner, project.writer, session)
@@ -498,6 +513,8 @@ class Start:
                                lambda: _lost_claims(self.project, runner, peek=peek, wording=self.wording), []))
         notices.extend(_safely("handoffs a teammate erased", notices,
                                lambda: erased_by_teammates(self.project, peek=peek), []))
+        notices.extend(_safely("batons another writer dismissed", notices,
+                               lambda: _dismissed_by_another(self.project, runner, ctx, peek=peek), []))
         if self.before is not None and self.named is not None:  # a repeated start: the baton it received
             received = self.before.get("receivedBaton")
             waiting = _safely("the session handoff", notices,

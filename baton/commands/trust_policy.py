@@ -24,10 +24,12 @@ from baton.domain.policy_trust import (
     TRUST_COMMAND,
     UNTRUSTED,
     PolicyTrust,
+    revoked_keys,
     trust_record,
 )
 from baton.domain.regexes import lazy
 from baton.errors import Conflict, InputError, StorageError
+from baton.gitinfo import current_branch, head_commit
 from baton.model import frozen
 from baton.policy import (
     build_policy,
@@ -38,6 +40,7 @@ from baton.policy import (
     policy_widening,
     read_trust_record,
     remove_trust_record,
+    signer_history,
     signing_in_force,
     source_labels,
     trust_file,
@@ -73,7 +76,8 @@ class PolicyShowResult:
                      f"{p.get('rule_count')} redaction rules, entropy_threshold {p.get('entropy_threshold')}, "
                      f"min_secret_length {p.get('min_secret_length')}, allowed_roots "
                      f"{p.get('allowed_roots') or 'none'}, recheck_allowlist {p.get('recheck_allowlist') or 'none'}; "
-                     f"sync checks feeds against {_signers_shown(p.get('allowed_signers'))}, signatures "
+                     f"sync checks feeds against {_signers_shown(p.get('allowed_signers'), p.get('signers_from'))}, "
+                     "signatures "
                      f"{'required' if p.get('require_signatures') else 'not required'}")
         if p.get("signers_note"):
             lines.append(f"Signers: {p['signers_note']}.")
@@ -101,10 +105,15 @@ class PolicyTrustResult:
     signers_note: str = ""
     """``trust`` with nothing to trust: the signers and requirement trusted before that still apply
     (``KEPT_SIGNERS_NOTE``)."""
+    rolled_back: str = ""
+    """``trust --roll-back-signers`` of signer lines older than those trusted before: the warning
+    (which revoked keys came back, which trusted keys no longer apply)."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
         out = {"action": self.action, "changed": self.changed, "trust_file": self.trust_file, **self.trust.to_json()}
+        if self.rolled_back:
+            out["warning"] = self.rolled_back
         if self.removed is not None:
             out["removed_settings"] = self.removed
         if self.signers_note:
@@ -119,6 +128,8 @@ class PolicyTrustResult:
             lines = [f"Trusted in this clone ({self.trust_file}), digest {self.trust.digest}:"]
             lines += _settings_lines(self.trust)
             lines.append("These settings now apply; any change to them needs trusting again.")
+            if self.rolled_back:
+                lines.append(f"WARNING: {self.rolled_back}")
             return "\n".join(lines)
         if not self.changed:
             return "No trust was recorded in this clone: nothing changed."
@@ -134,8 +145,8 @@ class PolicyTrustResult:
         return "\n".join(lines)
 
 
-def _signers_shown(lines: Any) -> str:
-    if lines is None:
+def _signers_shown(lines: Any, source: Any) -> str:
+    if source == "file":
         return "the allowed-signers file as it is"
     return f"only the {len(lines)} signer lines trusted here before" if lines else "no signer (none trusted here)"
 
@@ -179,22 +190,29 @@ def show_policy(project: "Project") -> PolicyShowResult:
     rules = policy.redaction.rules
     in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
     signing = signing_in_force(project.paths, policy, project.config.section("sync").get("require_signatures") is True)
-    in_force.update(allowed_signers=None if signing.signers is None else list(signing.signers),
+    # The lines that apply, whichever way: the file's own once trusted (None only without any), or
+    # those trusted before; ``signers_from`` says which.
+    applied = signing.signers if signing.signers is not None else trust.widening.signers
+    in_force.update(allowed_signers=None if applied is None else list(applied),
+                    signers_from="file" if signing.signers is None else "trusted_before",
                     require_signatures=signing.required)
     if signing.kept:
         in_force["signers_note"] = KEPT_SIGNERS_NOTE
     return PolicyShowResult(tuple(labels), trust, in_force, str(trust_file(project.paths)))
 
 
-def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrustResult:
+def trust_policy(project: "Project", *, digest: str | None = None, roll_back_signers: bool = False) -> PolicyTrustResult:
     """Trust the policy's widening settings as they are now, in this clone.
 
     ``digest``: trust only if the settings' digest is this one (what ``policy show``
-    printed), so what is trusted is exactly what was reviewed.
+    printed), so what is trusted is exactly what was reviewed. ``roll_back_signers``: trust
+    signer lines older than those trusted here (they bring back a key a later version revoked),
+    which is otherwise refused; the answer then warns which keys came back.
 
     Raises:
         ConfigError (exit 4): a policy source is malformed (nothing is trusted).
-        Conflict (exit 4): ``digest`` is not the settings' digest now (nothing is trusted).
+        Conflict (exit 4): ``digest`` is not the settings' digest now, or the signer lines are
+            older than the trusted ones without ``roll_back_signers`` (nothing is trusted).
         StorageError (exit 1): the trust file cannot be written.
     """
     paths = project.paths
@@ -216,8 +234,30 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
     here = here_place(paths)
     if here is None:
         raise StorageError(f"cannot look at {paths.baton_dir}: nothing was trusted")
-    write_trust_record(paths, trust_record(widening, here, now_timestamp(project.clock())))
-    return PolicyTrustResult("trust", judge_policy_trust(paths, sources, project.config), True, str(trust_file(paths)))
+    before = judge_policy_trust(paths, sources, project.config)
+    warning = ""
+    if before.reason == "behind":
+        if not roll_back_signers:
+            raise Conflict(f"not trusted: {before.behind_note()}. Trusting this older file anyway is the user's "
+                           "decision: it re-trusts the revoked keys and stops trusting the newer ones in this "
+                           "whole clone (`roll_back_signers`)",
+                           details={"revoked_keys_brought_back": list(before.brought_back), "behind": True,
+                                    "trusted_on": before.trusted_on or None, "digest": widening.digest})
+        warning = (f"rolled the trusted signers back: key{'s' if len(before.brought_back) != 1 else ''} "
+                   f"{', '.join(before.brought_back)} revoked by a later allowed-signers file now vouch for "
+                   "feeds again, and keys that file added no longer do, in this whole clone (every branch); "
+                   f"trust the newer file again on {before.trusted_on or 'the branch that has it'} to undo this")
+    record = read_trust_record(paths)
+    history = [] if widening.signers is None else signer_history(paths, _signers_label(widening))
+    revoked = revoked_keys(widening.signers or (), record, history, roll_back=bool(warning))
+    write_trust_record(paths, trust_record(widening, here, now_timestamp(project.clock()), revoked=revoked,
+                                           commit=head_commit(paths.root), branch=current_branch(paths.root)))
+    return PolicyTrustResult("trust", judge_policy_trust(paths, sources, project.config), True, str(trust_file(paths)),
+                             rolled_back=warning)
+
+
+def _signers_label(widening: Any) -> str:
+    return next(label for label, found in widening.settings if SIGNERS_KEY in found)
 
 
 def untrust_policy(project: "Project") -> PolicyTrustResult:

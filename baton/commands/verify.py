@@ -19,7 +19,15 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
-from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes, wall_us_ending_at
+from baton.ledger.feed import (
+    FeedHead,
+    FeedProblem,
+    line_ending_at,
+    line_hashes_to,
+    scan_bytes,
+    stray_files,
+    wall_us_ending_at,
+)
 from baton.ledger.repair import HEAD_PROBLEMS, LINE_PROBLEMS, FeedRepair, plan_repair
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
@@ -49,10 +57,13 @@ class VerifyResult:
     beyond the sound end: ``{"feed", "seq", "sound_seq"}``; the remote has those events, and a
     sync given ``restore_own_feed`` takes them back (a repair first would fork the feed)."""
     repair: list[FeedRepair] = attrs.field(factory=list)
+    """What ``baton repair`` would set aside and keep, per damaged feed: the same plan it carries out."""
     leftovers: list[str] = attrs.field(factory=list)
     """Temporary files a process killed mid-write left (``baton.commands.leftovers``), relative to
     ``.baton/``: named, not failures; ``baton rebuild`` removes them."""
-    """What ``baton repair`` would set aside and keep, per damaged feed: the same plan it carries out."""
+    stray: list[str] = attrs.field(factory=list)
+    """``*.jsonl`` files in the ledger folder whose name is no writer id (a cloud drive's
+    conflicted copy, a ``.bak``): not feeds, not read, never deleted (``feed.stray_files``)."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -97,7 +108,7 @@ class VerifyResult:
                             "problem": self.project_problem()},
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "synced_beyond": self.synced_beyond, "repair": [plan.to_json() for plan in self.repair],
-                "leftovers": self.leftovers}
+                "leftovers": self.leftovers, "stray_files": list(self.stray)}
 
     def render(self) -> str:
         r = self.report
@@ -133,6 +144,7 @@ class VerifyResult:
             lines.append(f"leftover temporary {'file' if len(self.leftovers) == 1 else 'files'} of a process killed "
                          f"mid-write (it may hold text a later forget erased): "
                          f"{', '.join('.baton/' + rel for rel in self.leftovers)}; `baton rebuild` removes them")
+        lines.extend(f"  ignored {name}: {STRAY_NOTE}" for name in self.stray)
         problem = self.project_problem()
         if problem:
             lines.append(f"FAIL project id: {problem}")
@@ -184,7 +196,12 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
                             not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel))))
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
-                        leftovers=leftover_temporaries(opened.paths))
+                        leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir))
+
+
+STRAY_NOTE = ("in the ledger folder but named no writer id, so no feed (a cloud drive's conflicted copy, a backup): "
+              "not read, and left where it is; move it out of .baton/ledger/ once you no longer need it")
+"""What ``verify`` and ``doctor`` say of a stray ``*.jsonl`` file (``feed.stray_files``)."""
 
 
 def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | None:

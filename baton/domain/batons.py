@@ -177,6 +177,22 @@ def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+
+def owner_match_key(owner: str) -> str:
+    """The form two owners are compared in (``same_owner``): an e-mail address (``name@domain``)
+    case-folded whole — its domain is case-insensitive by RFC 5321, and as git's mailmap does
+    (and as every common mail provider treats the local part) its local part too, so
+    ``Bob@Ex.com`` and ``bob@ex.com`` are one person; any other owner as it is."""
+    text = owner.strip()
+    return text.casefold() if "@" in text else owner
+
+
+def same_owner(a: str, b: str) -> bool:
+    """Whether the owners ``a`` and ``b`` are one person (``owner_match_key``); the stored text
+    stays as given."""
+    return owner_match_key(a) == owner_match_key(b)
+
+
 @frozen
 class BatonRecord:
     """A baton as the index keeps it: the spec's HandoffRecord plus a status.
@@ -201,6 +217,12 @@ class BatonRecord:
     superseded_by: str | None = None
     ended_at: str | None = None
     """When it was cancelled or dismissed."""
+    left_by: str | None = None
+    """Who left it: the git identity (``actor``) of its ``baton.created`` event, when recorded."""
+    ended_by: str | None = None
+    """Who cancelled or dismissed it: that event's ``actor``, when recorded."""
+    ended_by_writer: str | None = None
+    """The writer (clone) whose feed holds the event that cancelled or dismissed it."""
     replaced_unseen: tuple[dict[str, Any], ...] = ()
     """The pending batons of this key this one superseded although whoever left it never saw them
     (left on another replica while this one was apart: ``baton sync``), or that another session
@@ -236,6 +258,9 @@ class BatonRecord:
             "claimedBySession": self.claimed_by_session,
             "supersededBy": self.superseded_by,
             "endedAt": self.ended_at,
+            **({"leftBy": self.left_by} if self.left_by else {}),
+            **({"endedBy": self.ended_by} if self.ended_by else {}),
+            **({"endedByWriter": self.ended_by_writer} if self.ended_by_writer else {}),
             **({"replacedUnseen": [dict(u) for u in self.replaced_unseen]} if self.replaced_unseen else {}),
         }
 
@@ -265,6 +290,9 @@ class BatonRecord:
             claimed_by_session=_opt_str(raw.get("claimedBySession")),
             superseded_by=_opt_str(raw.get("supersededBy")),
             ended_at=_opt_str(raw.get("endedAt")),
+            left_by=_opt_str(raw.get("leftBy")),
+            ended_by=_opt_str(raw.get("endedBy")),
+            ended_by_writer=_opt_str(raw.get("endedByWriter")),
             replaced_unseen=tuple(dict(u) for u in raw.get("replacedUnseen") or () if isinstance(u, Mapping)
                                   and isinstance(u.get("id"), str)) if isinstance(raw.get("replacedUnseen"), list)
             else (),
@@ -316,14 +344,15 @@ def _newest(records: Iterable[BatonRecord]) -> BatonRecord | None:
 def select_eligible(records: Iterable[BatonRecord], owner: str, branch: str) -> BatonRecord | None:
     """The baton a session of ``owner`` on ``branch`` receives, if any.
 
-    The newest unclaimed private baton of exactly this owner and branch; only
+    The newest unclaimed private baton of this owner (``same_owner``: an e-mail in any letter case)
+    and exactly this branch; only
     when there is none, the newest unclaimed shared baton (whatever branch or
     owner left it). Matching compares the real owner and branch, never the
     encoded key, so two names that encode alike still never see each other's
     baton.
     """
     pending = [r for r in records if r.pending]
-    own = _newest(r for r in pending if not r.shared and r.owner == owner and r.branch == branch)
+    own = _newest(r for r in pending if not r.shared and same_owner(r.owner, owner) and r.branch == branch)
     if own is not None:
         return own
     return _newest(r for r in pending if r.shared)
@@ -332,7 +361,7 @@ def select_eligible(records: Iterable[BatonRecord], owner: str, branch: str) -> 
 def active_for_context(records: Iterable[BatonRecord], owner: str, branch: str) -> BatonRecord | None:
     """The pending private baton of this owner and branch (what cancel removes)."""
     return _newest(
-        r for r in records if r.pending and not r.shared and r.owner == owner and r.branch == branch
+        r for r in records if r.pending and not r.shared and same_owner(r.owner, owner) and r.branch == branch
     )
 
 
@@ -426,6 +455,8 @@ def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
     by = f"session `{_shown(record.session_id)}`" if record.session_id else "a previous session"
     if record.harness and _shown(record.harness):
         by += f" ({_shown(record.harness)})"
+    if record.left_by and _shown(record.left_by):
+        by += f" of `{_shown(record.left_by)}`"
     when = _shown(record.created_at or "an unknown time")
     owner, branch = _shown(record.owner), _shown(record.branch)
     if record.shared:
@@ -640,7 +671,7 @@ def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mappin
     seen = set(told)
     out = []
     for r in sorted(records, key=lambda r: (r.created_at, r.id)):
-        if (not r.pending or r.shared or r.branch != branch or r.owner == owner or r.id in seen
+        if (not r.pending or r.shared or r.branch != branch or same_owner(r.owner, owner) or r.id in seen
                 or creators.get(r.id) != writer or r.session_id is None
                 or session_owners.get(r.session_id) != r.owner):
             continue
@@ -658,6 +689,31 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:] if text[:1].isalpha() else text) + "."
 
 
+def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: str,
+                        told: Iterable[str]) -> list[tuple[str, str]]:
+    """``(mark, notice)`` for each baton left for ``owner`` or left by them (``same_owner``)
+    that a writer other than ``writer`` (a teammate's clone, by ``baton sync``) dismissed, not
+    told yet (``told`` holds the marks shown: ``dismissed:ID``), oldest first."""
+    seen = set(told)
+    out = []
+    for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
+        mark = f"dismissed:{r.id}"
+        if r.status != DISMISSED or mark in seen or r.ended_by_writer in (None, writer):
+            continue
+        mine = not r.shared and same_owner(r.owner, owner)
+        left = r.left_by is not None and same_owner(r.left_by, owner)
+        if not (mine or left):
+            continue
+        seen.add(mark)
+        by = f"writer {r.ended_by_writer}" + (f" ({r.ended_by}, as claimed)" if r.ended_by else "")
+        whose = (f"the baton {'you left for yourself' if left else (r.left_by or 'a teammate') + ' left for you'}"
+                 if mine else f"the baton you left for {r.owner}")
+        out.append((mark, f"DISMISSED: {whose} on {r.branch} (baton {r.id}, at {r.created_at}) was dismissed by "
+                          f"{by} at {r.ended_at or 'an unknown time'}, so no session receives it; "
+                          f"`baton handoff show {r.id}` reads it."))
+    return out
+
+
 def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str, str], *, writer: str,
                           owner: str, branch: str, told: Iterable[str]) -> list[BatonRecord]:
     """The pending private batons this clone left for ``owner`` on a branch other
@@ -666,7 +722,7 @@ def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str,
     those whose branch no longer exists here (``gone_branch_notice``)."""
     seen = set(told)
     return [r for r in sorted(records, key=lambda r: (r.created_at, r.id))
-            if r.pending and not r.shared and r.owner == owner and r.branch != branch and r.id not in seen
+            if r.pending and not r.shared and same_owner(r.owner, owner) and r.branch != branch and r.id not in seen
             and creators.get(r.id) == writer]
 
 

@@ -39,6 +39,7 @@ Pure: the caller reads the files, stats the folder and writes the record.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 import attrs
@@ -309,6 +310,14 @@ class TrustRecord:
     trusted_at: str | None = None
     sync: dict[str, Any] | None = None
     """``config.json``'s ``sync`` section as trusted (recorded with signers only)."""
+    revoked: tuple[str, ...] = ()
+    """The keys (base64 blobs) a version of the allowed-signers file held before the one trusted
+    and that one dropped: rotated out or removed (``revoked_keys``). Signer lines that bring one
+    back are older than what was trusted (``PolicyTrust.behind``)."""
+    commit: str | None = None
+    """The commit checked out when the settings were trusted (HEAD), when in git."""
+    branch: str | None = None
+    """The branch checked out then, when on one."""
 
     @property
     def signers(self) -> tuple[str, ...]:
@@ -323,10 +332,17 @@ class TrustRecord:
         return isinstance(self.sync, dict) and self.sync.get("require_signatures") is True
 
     def to_json(self) -> dict[str, Any]:
-        out = {"digest": self.digest, "place": self.place.to_json() if self.place is not None else None,
-               "settings": self.settings, "trusted_at": self.trusted_at}
+        out: dict[str, Any] = {"digest": self.digest,
+                               "place": self.place.to_json() if self.place is not None else None,
+                               "settings": self.settings, "trusted_at": self.trusted_at}
         if self.sync is not None:
             out["sync"] = self.sync
+        if self.revoked:
+            out["revoked_keys"] = list(self.revoked)
+        if self.commit is not None:
+            out["commit"] = self.commit
+        if self.branch is not None:
+            out["branch"] = self.branch
         return out
 
     @classmethod
@@ -341,13 +357,50 @@ class TrustRecord:
         settings = member.get("settings")
         at = member.get("trusted_at")
         sync = member.get("sync")
+        revoked = member.get("revoked_keys")
+        commit, branch = member.get("commit"), member.get("branch")
         return cls(digest, Place.from_json(member.get("place")), settings if isinstance(settings, dict) else {},
-                   at if isinstance(at, str) else None, sync if isinstance(sync, dict) else None)
+                   at if isinstance(at, str) else None, sync if isinstance(sync, dict) else None,
+                   tuple(k for k in revoked if isinstance(k, str)) if isinstance(revoked, list) else (),
+                   commit if isinstance(commit, str) else None, branch if isinstance(branch, str) else None)
 
 
-def trust_record(widening: Widening, here: Place, now: str) -> TrustRecord:
-    """The record that trusts exactly ``widening`` in the folder ``here``."""
-    return TrustRecord(widening.digest, here, widening.to_json(), now, widening.sync)
+def trust_record(widening: Widening, here: Place, now: str, *, revoked: Sequence[str] = (),
+                 commit: str | None = None, branch: str | None = None) -> TrustRecord:
+    """The record that trusts exactly ``widening`` in the folder ``here`` (``revoked``: ``revoked_keys``;
+    ``commit``/``branch``: what was checked out)."""
+    return TrustRecord(widening.digest, here, widening.to_json(), now, widening.sync, tuple(revoked), commit, branch)
+
+
+_KEY_BLOB = re.compile(r"AAAA[A-Za-z0-9+/]{16,}={0,2}")
+
+
+def line_keys(lines: Sequence[str]) -> tuple[str, ...]:
+    """The public keys (their base64 blobs, which every ssh key's starts with ``AAAA``) that the
+    allowed-signers ``lines`` bind, in order, each once."""
+    found: dict[str, None] = {}
+    for line in lines:
+        for token in line.split():
+            if _KEY_BLOB.fullmatch(token):
+                found[token] = None
+                break
+    return tuple(found)
+
+
+def revoked_keys(now: Sequence[str], record: TrustRecord | None, earlier: Sequence[Sequence[str]] = (),
+                 *, roll_back: bool = False) -> tuple[str, ...]:
+    """The keys a new trust in the signer lines ``now`` records as revoked: those the previous
+    ``record`` had revoked or trusted, and those of ``earlier`` versions of the file (its git
+    history up to the commit checked out), less the keys ``now`` binds. ``roll_back``: the user
+    chose to trust lines that bring revoked keys back (``policy trust --roll-back-signers``): only
+    what was revoked before and stays out is kept, so the newer file is not taken for a rollback."""
+    current = set(line_keys(now))
+    before: dict[str, None] = dict.fromkeys(record.revoked if record is not None else ())
+    if not roll_back:
+        before.update(dict.fromkeys(line_keys(record.signers) if record is not None else ()))
+        for version in earlier:
+            before.update(dict.fromkeys(line_keys(version)))
+    return tuple(key for key in before if key not in current)
 
 
 @frozen
@@ -367,6 +420,10 @@ class PolicyTrust:
     """Untrusted but ``changed``: the settings that differ from those trusted (``Widening.changed_from``)."""
     unchanged: frozenset[tuple[str, str]] = frozenset()
     """Untrusted but ``changed``: the ``(label, key)`` of the settings trusted as they are now."""
+    brought_back: tuple[str, ...] = ()
+    """Reason ``behind``: the revoked keys these signer lines bring back (``TrustRecord.revoked``)."""
+    trusted_on: str = ""
+    """Reason ``behind``: where the trusted signers were trusted (``branch main at 1a2b3c4d``), when known."""
 
     @property
     def trusted(self) -> bool:
@@ -381,7 +438,8 @@ class PolicyTrust:
         """How ``policy show`` qualifies the state: ``, changed since trusted``, or nothing."""
         if self.state != UNTRUSTED:
             return ""
-        return {"changed": ", changed since trusted", "elsewhere": ", trusted in another folder"}.get(self.reason, "")
+        return {"changed": ", changed since trusted", "elsewhere": ", trusted in another folder",
+                "behind": ", older than the signers trusted here"}.get(self.reason, "")
 
     def withholds_root_reason(self) -> str:
         """Why a path that leaves the project root is refused when untrusted ``allowed_roots``
@@ -399,10 +457,23 @@ class PolicyTrust:
         return (f"allowed by {files}'s allowed_roots once the user trusts them: {SHOW_COMMAND}, "
                 f"then {TRUST_COMMAND}")
 
+    def behind_note(self) -> str:
+        """Reason ``behind``: why these signer lines are older than the trusted ones and what to do
+        instead of trusting them (never an invitation to trust them)."""
+        keys = ", ".join(f"…{key[-12:]}" for key in self.brought_back)
+        where = f" (trusted on {self.trusted_on})" if self.trusted_on else ""
+        return (f"this checkout's allowed-signers file is older than the one trusted in this clone{where}: it "
+                f"brings back key{'s' if len(self.brought_back) != 1 else ''} {keys} that a later version "
+                "dropped and drops a key trusted now, so this branch is behind the trusted signers. Merge or "
+                "rebase it onto the branch the signers were trusted on; the trusted signers keep applying "
+                "here meanwhile (do not trust these: that would revoke the newer keys for this whole clone)")
+
     def message(self) -> str:
         """What a command says, once, when the settings are not applied."""
         if self.state != UNTRUSTED:
             return ""
+        if self.reason == "behind":
+            return f"policy settings not applied: {self.behind_note()}"
         why = {"changed": "changed since they were trusted in this clone",
                "elsewhere": "trusted in another folder, not in this clone"}.get(self.reason,
                                                                              "not trusted on this machine")
@@ -423,6 +494,8 @@ class PolicyTrust:
         (never trusted, trusted elsewhere, or which settings changed) and the two commands."""
         if self.state != UNTRUSTED or self.widening.signers is None:
             return ""
+        if self.reason == "behind":
+            return f"the signers trusted in this clone apply: {self.behind_note()}"
         if self.reason == "changed":
             why = f"the signer settings changed since this clone trusted them ({', '.join(self.changed)})"
         elif self.reason == "elsewhere":
@@ -441,6 +514,8 @@ class PolicyTrust:
         keys = ", ".join(self.widening.keys)
         if self.state == TRUSTED:
             return f"trusted here: {keys} of {' and '.join(self.widening.files)} apply"
+        if self.reason == "behind":
+            return f"untrusted, not applied: {self.behind_note()}"
         changed = f" (changed: {', '.join(self.changed)})" if self.changed else ""
         return f"untrusted, not applied: {self.widening.describe()}{changed}; to apply them, {REVIEW_HINT}"
 
@@ -452,6 +527,8 @@ class PolicyTrust:
             out["related_rules"] = list(self.widening.related_rules)
         if self.state == UNTRUSTED:
             out.update(reason=self.reason, message=self.message(), review=SHOW_COMMAND)
+        if self.reason == "behind":
+            out.update(revoked_keys_brought_back=list(self.brought_back), trusted_on=self.trusted_on or None)
         return out
 
 
@@ -482,9 +559,27 @@ def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | No
         return PolicyTrust(UNTRUSTED, widening, "elsewhere")
     if record.digest != widening.digest and not only_requires_signatures(widening, record):
         changed, unchanged = widening.changed_from(record)
-        return PolicyTrust(UNTRUSTED, widening, "changed", record.signers, record.required_signatures,
-                           tuple(changed), unchanged)
+        back = rolled_back_keys(widening, record)
+        return PolicyTrust(UNTRUSTED, widening, "behind" if back else "changed", record.signers,
+                           record.required_signatures, tuple(changed), unchanged, back, _trusted_on(record))
     return PolicyTrust(TRUSTED, widening)
+
+
+def rolled_back_keys(widening: Widening, record: TrustRecord) -> tuple[str, ...]:
+    """The keys ``record`` holds as revoked that ``widening``'s signer lines bring back, when those
+    lines also drop a key ``record`` trusts: an older allowed-signers file than the trusted one (a
+    branch cut before a key rotation). Empty otherwise (a branch that only adds a key is not older)."""
+    if widening.signers is None or not record.revoked:
+        return ()
+    now = set(line_keys(widening.signers))
+    if not set(line_keys(record.signers)) - now:
+        return ()
+    return tuple(key for key in record.revoked if key in now)
+
+
+def _trusted_on(record: TrustRecord) -> str:
+    parts = [f"branch {record.branch}" if record.branch else "", f"at {record.commit[:12]}" if record.commit else ""]
+    return " ".join(part for part in parts if part)
 
 
 def only_requires_signatures(widening: Widening, record: TrustRecord) -> bool:

@@ -25,7 +25,7 @@ import orjson
 import baton.ledger.files as files
 from baton.errors import EnvelopeError, StorageError
 from baton.ledger.envelope import Event
-from baton.ledger.feed import encode_line, line_hashes_to
+from baton.ledger.feed import encode_line, is_feed_file_name, line_hashes_to
 from baton.model import frozen
 
 _ERASURE_NEEDLE = b'"handoff.forgotten"'
@@ -50,7 +50,8 @@ def erase_payloads(ledger_dir: Path, event_ids: Iterable[str]) -> dict[str, int]
     if not wanted:
         return erased
     try:
-        paths = sorted(p for p in Path(ledger_dir).glob("*.jsonl") if p.is_file() and not p.is_symlink())
+        paths = sorted(p for p in Path(ledger_dir).glob("*.jsonl") if is_feed_file_name(p.name) and p.is_file()
+                       and not p.is_symlink())
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
     for path in paths:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import re
 from contextlib import contextmanager
 from hashlib import sha256 as _sha256
 from pathlib import Path
@@ -100,6 +101,25 @@ def collector_paused() -> Iterator[None]:
 
 def feed_name(path: Path) -> str:
     return path.name[: -len(".jsonl")]
+
+
+FEED_STEM = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+"""What a feed file's name is before ``.jsonl``: a writer id (``baton.config.WRITER_ID``)."""
+
+
+def is_feed_file_name(name: str) -> bool:
+    """Whether ``name`` (a file name in the ledger folder) names a feed: a writer id and ``.jsonl``.
+    Anything else there — a cloud drive's ``<w> (conflicted copy …).jsonl``, a ``feed.bak.jsonl`` —
+    is no feed: never read as one, never deleted (``verify`` and ``doctor`` name it)."""
+    return name.endswith(".jsonl") and FEED_STEM.match(name[:-6]) is not None
+
+
+def stray_files(ledger_dir: Path) -> list[str]:
+    """The ``*.jsonl`` files in the ledger folder that name no feed (``is_feed_file_name``), sorted."""
+    try:
+        return sorted(p.name for p in ledger_dir.glob("*.jsonl") if not is_feed_file_name(p.name))
+    except OSError:
+        return []
 
 
 def merge_feeds(feeds: Iterable[Iterable[Event]]) -> Iterator[Event]:

@@ -24,6 +24,7 @@ import os
 import time
 
 from baton.errors import StorageError
+from baton.ledger.feed import is_feed_file_name
 
 SETTLED_NS = 5_000_000_000
 """How long the folder must have been unchanged, in wall time, before a
@@ -70,7 +71,8 @@ class FolderListing:
         # os.scandir and plain strings: pathlib's glob costs more than an append's write.
         try:
             with os.scandir(self.folder) as entries:
-                names = tuple(sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)))
+                names = tuple(sorted(e.name[:-6] for e in entries if is_feed_file_name(e.name)
+                                     and e.is_file(follow_symlinks=False)))
         except FileNotFoundError:
             self.kept = None
             return (), None, False

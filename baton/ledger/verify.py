@@ -33,7 +33,16 @@ import orjson
 
 from baton.errors import StorageError
 from baton.ledger.envelope import Event
-from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, merge_feeds, scan_chunks
+from baton.ledger.feed import (
+    FeedHead,
+    FeedProblem,
+    TornTail,
+    collector_paused,
+    feed_name,
+    is_feed_file_name,
+    merge_feeds,
+    scan_chunks,
+)
 from baton.ledger.integrity import HEADS_TYPE, REPAIRED_TYPE
 from baton.model import frozen, mutable
 
@@ -436,7 +445,8 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
     stream goes into dicts, or for a ledger over ``SPILL_BYTES`` into a
     temporary database on disk — never the events' payloads."""
     try:
-        paths = sorted(p for p in ledger_dir.glob("*.jsonl") if p.is_file() and not p.is_symlink())
+        paths = sorted(p for p in ledger_dir.glob("*.jsonl") if is_feed_file_name(p.name) and p.is_file()
+                       and not p.is_symlink())
         size = sum(p.stat().st_size for p in paths)
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc

@@ -504,6 +504,14 @@ class ProjectionRunner:
         return self.db.execute("SELECT 1 FROM docs WHERE projection = ? AND key = ?", [projection, key]).fetchone() \
             is not None
 
+    def keys_alike(self, projection: str, key: str) -> list[str]:
+        """The keys of ``projection`` equal to ``key`` but for the letter case of ASCII letters
+        (SQLite's ``LIKE``), ``key`` itself among them when it is there: one query."""
+        pattern = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [row[0] for row in self.db.execute(
+            "SELECT key FROM docs WHERE projection = ? AND key LIKE ? ESCAPE '\\'", [projection, pattern]
+        ).fetchall()]
+
     def docs(self, projection: str) -> Iterator[tuple[str, Doc]]:
         for key, doc in self.db.execute(
             "SELECT key, doc FROM docs WHERE projection = ? ORDER BY key", [projection]

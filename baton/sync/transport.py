@@ -32,7 +32,7 @@ from dulwich.repo import Repo
 from urllib3.exceptions import InsecureRequestWarning
 
 from baton.domain.wording import closest
-from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
+from baton.errors import GitLockHeld, GitUnsupported, InputError, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate, object_format_at
 from baton.sync.loose import write_loose_like_git
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
@@ -153,8 +153,21 @@ def remote_url(repo, remote: str) -> str:
     url = _remote_setting(repo, remote, b"url")
     if not url:
         names = remote_names(repo)
+        if looks_like_location(remote):
+            # Never echoed: a URL may carry credentials, and the name slot is the wrong place for it.
+            raise InputError("`remote` takes the name of a git remote, not a path or URL: add the repository as "
+                             "a remote with `git remote add team <its path or URL>`, then sync with that name "
+                             f"as `remote` (this repository's remotes: {', '.join(names) or 'none'}); "
+                             "nothing was synced", details={"remotes": names})
         raise NoSyncRemote(no_remote_message(remote, names), details={"remote": remote, "remotes": names})
     return url
+
+
+def looks_like_location(remote: str) -> bool:
+    """Whether ``remote``, named by no configured remote, is a path or URL rather than a name: it
+    has a scheme (``https://``, ``file://``), an scp-like ``host:path``, or starts as a path does."""
+    return ("://" in remote or remote.startswith(("/", "./", "../", "~", "\\")) or os.path.isabs(remote)
+            or bool(re.match(r"^[^/\s]+@?[^/\s]*:", remote)) or remote.endswith(".git"))
 
 
 def remote_names(repo) -> list[str]:
@@ -352,6 +365,18 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
     return RemoteUnreachable(f"cannot {action} {url!r}: {_why(exc)}", details={"url": url})
 
 
+def no_smart_push(url: str) -> str:
+    """Why a push to an http(s) remote cannot be made: its server does not offer git's receive-pack
+    (a read-only mirror, ``git http-backend`` without ``http.receivepack``, or a server of git's
+    "dumb" http protocol only), so dulwich falls back to a client that cannot push."""
+    return (f"cannot push to {url!r}: the server does not accept pushes over http (it refused git's receive-pack "
+            "service, as a read-only mirror or `git http-backend` without http.receivepack does, or it serves "
+            "only git's \"dumb\" http protocol, which Baton cannot push to). What the remote holds was fetched "
+            "and imported; this clone's events stay here, unpublished. To publish them, sync with a remote "
+            "that accepts pushes: the server's smart http with receive-pack enabled (and credentials in the "
+            "URL when it asks for them), or ssh")
+
+
 def http_status(exc: BaseException) -> int | None:
     """The HTTP status of an answer dulwich did not expect (it raises those
     but 401, 404 and 407 as ``unexpected http resp <status> for <url>``), or None."""
@@ -461,6 +486,10 @@ def fetch(repo, client, path: str, ref: bytes, url: str, remote: str = "origin")
     try:
         if not _fetch_few_locally(repo, client, path, wants):
             client.fetch(path, repo, determine_wants=wants)
+    except NotImplementedError:  # dulwich's "dumb" http client: the server offers no upload-pack either
+        raise RemoteUnreachable(f"cannot fetch from {url!r}: the server serves only git's \"dumb\" http protocol "
+                                "(no upload-pack service), which Baton cannot sync with; use the server's smart "
+                                "http (`git http-backend`) or ssh", details={"url": url}) from None
     except _transport_errors() as exc:
         raise _failure(exc, f"fetch {ref.decode()} from", url) from None
     finally:
@@ -640,6 +669,8 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         moved = RemoteMoved(f"{lock} exists on the remote: another push holds it, or one died holding it")
         moved.lock = lock
         raise moved from None
+    except NotImplementedError:  # dulwich's "dumb" http client: the server refused git's receive-pack
+        raise RemoteUnreachable(no_smart_push(url), details={"url": url, "accepts_pushes": False}) from None
     except _transport_errors() as exc:
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)

@@ -34,11 +34,19 @@ from baton.domain.batons import (
     SUPERSEDED,
     BatonRecord,
     encode_key_part,
+    same_owner,
     superseded_unread,
     superseded_unseen,
     unseen_summary,
 )
-from baton.errors import BatonAlreadyClaimed, BatonKeyHeld, BatonNotPending, BatonSuperseded, InputError
+from baton.errors import (
+    BatonAlreadyClaimed,
+    BatonKeyHeld,
+    BatonNotPending,
+    BatonNotYours,
+    BatonSuperseded,
+    InputError,
+)
 from baton.events.base import DomainEvent, decode, derived
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
@@ -109,6 +117,10 @@ class DismissBaton:
     handoff_id: str
     session: str | None = None
     via: str = "cli"
+    by: str | None = None
+    """Who dismisses it (this clone's git identity); None: not checked (a caller that already knows)."""
+    not_mine: bool = False
+    """Dismiss it even when it is neither ``by``'s nor left by ``by`` (the user's explicit choice)."""
 
 
 Command = CreateBaton | ClaimBaton | CancelBaton | DismissBaton
@@ -156,15 +168,30 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
             if current is None or not current.pending:
                 return []
             return [BatonCancelled(**_telemetry("handoff_cancelled", current, session))]
-        case DismissBaton(handoff_id=handoff_id, session=session, via=via):
+        case DismissBaton(handoff_id=handoff_id, session=session, via=via, by=by, not_mine=not_mine):
             if current is None or current.id != handoff_id:
                 earlier = next((p for p in state.previous if p.get("id") == handoff_id), {})
                 status = earlier.get("status") or SUPERSEDED
                 raise BatonNotPending(f"baton {handoff_id} is {status}, not pending; nothing to dismiss",
                                       details={"handoff_id": handoff_id, "status": status})
             _require_pending(current, "dismissed", claimed_note="; a claimed baton cannot be dismissed")
+            if by is not None and not not_mine and not may_dismiss(current, by):
+                left = f"left by {current.left_by}" if current.left_by else "left by someone else"
+                raise BatonNotYours(
+                    f"baton {handoff_id} is for {current.owner} on {current.branch}, {left}: not yours ({by}) "
+                    "to dismiss; its owner claims it at their next session start, or dismisses it, as can "
+                    "whoever left it (dismissing it anyway is a deliberate choice: `not_mine`)",
+                    details={"handoff_id": handoff_id, "owner": current.owner, "left_by": current.left_by,
+                             "you": by})
             return [BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via)]
     raise TypeError(f"not a baton command: {command!r}")
+
+
+def may_dismiss(record: BatonRecord, by: str) -> bool:
+    """Whether ``by`` may dismiss ``record`` without overriding: a shared baton (it is for every
+    owner), one left for ``by``, or one ``by`` left (``same_owner``)."""
+    return record.shared or same_owner(record.owner, by) or (record.left_by is not None
+                                                            and same_owner(record.left_by, by))
 
 
 def check_key_free(state: BatonKey, owner: str, branch: str, shared: bool) -> None:
@@ -245,20 +272,21 @@ class Folded:
     """The pending baton a ``baton.created`` replaced."""
 
 
-def record_of_created(key: str, event: BatonCreated, at: str) -> BatonRecord | None:
+def record_of_created(key: str, event: BatonCreated, at: str, actor: str | None = None) -> BatonRecord | None:
     """The pending baton a ``baton.created`` event describes (None when malformed):
     built once per event while a batch folds (the baton index and the baton
     scopes both ask for it; a ``BatonRecord`` is a frozen value)."""
-    return derived(event, "baton record", (key, at), lambda: _record_of_created(key, event, at))
+    return derived(event, "baton record", (key, at, actor), lambda: _record_of_created(key, event, at, actor))
 
 
-def _record_of_created(key: str, event: BatonCreated, at: str) -> BatonRecord | None:
+def _record_of_created(key: str, event: BatonCreated, at: str, actor: str | None) -> BatonRecord | None:
     payload = event.payload if isinstance(event.payload, dict) else {}
     return BatonRecord.from_json({
         "id": event.handoff_id, "key": key, "owner": event.owner, "branch": event.branch,
         "shared": event.shared is True, "nextSteps": payload.get("nextSteps"),
         "failedApproaches": payload.get("failedApproaches"), "openQuestions": payload.get("openQuestions"),
         "harness": event.harness, "sessionId": event.session, "createdAt": at, "status": PENDING,
+        "leftBy": actor,
     })
 
 
@@ -270,7 +298,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     current, previous = state.current, state.previous
     moved = replace_fields(state, version=max(state.version, recorded.stream_version))  # apart: docs/sync.md
     if isinstance(event, BatonCreated):
-        record = record_of_created(state.key, event, recorded.at)
+        record = record_of_created(state.key, event, recorded.at, recorded.actor)
         if record is None:
             return Folded(moved, False)
         superseded = None
@@ -306,7 +334,8 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         record = replace_fields(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
     else:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
-        record = replace_fields(current, status=status, ended_at=recorded.at)
+        record = replace_fields(current, status=status, ended_at=recorded.at, ended_by=recorded.actor,
+                                ended_by_writer=recorded.writer)
     return Folded(replace_fields(moved, current=record), True)
 
 

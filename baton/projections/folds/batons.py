@@ -87,7 +87,7 @@ class BatonScopes(BatonScopesBase):
         created = decode(event)
         if not isinstance(created, BatonCreated):
             return doc
-        record = record_of_created(created.key, created, event.at)
+        record = record_of_created(created.key, created, event.at, event.actor)
         if record is None or record.id != key:
             return doc
         scope = {"owner": record.owner, "branch": record.branch, "shared": record.shared}
