@@ -122,7 +122,42 @@ def _handoff_to_hand_on(runner: Any, writer: str, session_id: str,
             continue
         return doc, told
     during, withheld = _captured_during(runner, writer, session_id, owner)
+    if during is None and withheld is None:
+        during = _left_under_an_ended_session(runner, writer, session_id, owner)
     return during, told + ([withheld] if withheld else [])
+
+
+def _left_under_an_ended_session(runner: Any, writer: str, session_id: str, owner: str | None) -> dict | None:
+    """For a session Baton never saw begin (Codex's ``exec fork``: no SessionStart, the
+    fork's agent sees only its parent's brief and passes the parent's id), the newest
+    ready handoff of ``owner`` and this clone naming another session that had already
+    ended when it was captured: that session's end is over and will hand nothing on, so
+    the conversation ending now — one that continues it under an id of its own — does.
+    None when the newest such handoff is a baton already (the fork's earlier end, or the
+    parent's own later turn, handed it on), or there is none."""
+    if not owner or "sessions" not in runner.by_name or "handoffs" not in runner.by_name:
+        return None
+    session = session_doc(runner, writer, session_id)
+    if isinstance(session, dict) and session.get("beganAt"):
+        return None  # a session with a brief of its own names its own id
+    scoped = "baton_scopes" in runner.by_name
+    for summary in handoffs.newest(runner.db, status="ready", limit=SESSION_WINDOW):
+        if summary.owner != owner or summary.writer != writer:
+            continue
+        doc = runner.get("handoffs", summary.id)
+        named = origin_session(doc) if isinstance(doc, dict) else None
+        if named is None or named == session_id or doc.get("status") != "ready":
+            continue
+        parent = session_doc(runner, writer, named)
+        ended = parent.get("endedAt") if isinstance(parent, dict) else None
+        created = doc.get("created_at")
+        if not isinstance(ended, str) or not isinstance(created, str) \
+                or _captured_ms(doc["id"], created) <= _millis(ended):
+            continue
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None
+        return doc
+    return None
 
 
 def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner: str | None) -> EndNotice:
