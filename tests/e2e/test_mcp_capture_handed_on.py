@@ -231,3 +231,24 @@ def test_a_codex_forks_handoff_captured_under_its_parents_id_is_handed_on(tmp_pa
         first, *_ = codex.session("hello again", ["On it."])
         told = codex.told(first)
         assert HANDOFF_HEADING in told and f"(baton `{learnt['handoff']}`)" in told, told[-3000:]
+
+
+def test_codex_with_baton_project_set_hooks_and_mcp_tools_use_the_same_project(tmp_path):
+    """``$BATON_PROJECT`` naming another project: Codex starts its MCP servers with a filtered
+    environment, its hooks with the person's; ``install-hooks`` has it pass the variable on
+    (``env_vars``), so the capture over MCP lands where the session began and ends, and its
+    end leaves the baton there (tester harness15 G4: the capture landed in the folder's project)."""
+    with ExitStack() as stack:
+        trap = ProxyTrap()
+        stack.callback(trap.close)
+        codex = Codex(tmp_path, stack, trap)
+        other = git_project(tmp_path / "other")
+        assert run_baton(other, codex.env, "init").returncode == 0
+        codex.world.env = dict(codex.env, BATON_PROJECT=str(other))
+        script, learnt = capture_validate_ready(codex, pass_session_id=True)
+        codex.session("Record where the zebra-42 work stands.", script)
+        here = [e.get("type") for e in ledger_events(codex.project, codex.env)]
+        there = [e for e in ledger_events(other, codex.env)]
+        assert not {"handoff.captured", "session.begun", "baton.created"} & set(here), here
+        created = [(e["data"]["handoff_id"], e["data"]["session"]) for e in there if e.get("type") == "baton.created"]
+        assert created == [(learnt["handoff"], learnt["session"])]
