@@ -631,17 +631,36 @@ def _toml_without_baton(old: str, where: str) -> str | None:
     if not isinstance(servers, dict) or "baton" not in servers:
         return old
     lines = old.splitlines(keepends=True)
-    kept, skipping = [], False
+    kept: list[str] = []
+    skipping = False
+    pending: list[str] = []  # comments (and blank lines) after the last key of Baton's table
+
+    def comments_kept() -> None:
+        # A comment after Baton's last key heads what follows (a teammate's table, the file's end):
+        # it is not Baton's, so it stays (tester harness15 G5); the blank lines before it do not.
+        block = pending[next((i for i, line in enumerate(pending) if line.strip()), len(pending)):]
+        kept.extend(block)
+        pending.clear()
+
     for line in lines:
         header = toml_header(line)
+        was = skipping
         if header is not None:
             skipping = header[:2] == ["mcp_servers", "baton"]
         elif line.lstrip().startswith("[["):  # an array of tables ends the table before it
             skipping = False
+        if was and not skipping:
+            comments_kept()
         if not skipping:
             kept.append(line)
+        elif header is None and (not line.strip() or line.lstrip().startswith("#")):
+            pending.append(line)
+        else:
+            pending.clear()
+    trailing = skipping and any(line.strip() for line in pending)
+    comments_kept()
     text = "".join(kept)
-    if skipping and text.endswith("\n\n"):
+    if skipping and not trailing and text.endswith("\n\n"):
         text = text[:-1]  # the blank line install-hooks put before the table it appended
     expected = {k: v for k, v in parsed.items()}
     expected["mcp_servers"] = {k: v for k, v in servers.items() if k != "baton"}
@@ -756,7 +775,9 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             if restored is not None:
                 new, note = restored, "put back as it was before install-hooks"
             elif original is not None:
-                note = ("changed since install-hooks, so written back re-formatted" if new is not None
+                note = ("changed since install-hooks: only Baton's table was taken out, the rest kept as it is"
+                        if new is not None and spec.toml_table is not None
+                        else "changed since install-hooks, so written back re-formatted" if new is not None
                         else "changed since install-hooks, and nothing else is left in it")
         elif spec.text is None and spec.toml_table is None:  # no Baton's part left in it: moved out by hand
             new, note = _left_by_install(spec, harness, old, keep)
