@@ -918,7 +918,27 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
             checks.append((f"harness {harness}", *wiring_check(wiring)))
             if harness in STARTED_AT_ROOT:
                 checks += _started_below(base, project, harness)
-    if not checks:  # not a problem (the command line alone works): how to connect one
-        checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
-                                          f"connects one ({', '.join(HARNESSES)})"))
+    if not checks:
+        elsewhere = _wired_in_main_worktree(root, base)
+        if elsewhere:  # the person wired the project, but a harness started here runs none of it
+            commands = " and ".join(f"`baton install-hooks --harness {h}`" for h in elsewhere)
+            checks.append(("harnesses", "warn",
+                           f"none wired in this linked worktree, while the main worktree ({root.resolve()}) has "
+                           f"{', '.join(elsewhere)} wired: a harness started here runs none of Baton's hooks "
+                           f"and offers none of its tools (no brief, no baton left); run {commands} here, or "
+                           "commit the wiring files (`--command baton`) so that every worktree has them"))
+        else:  # not a problem (the command line alone works): how to connect one
+            checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
+                                              f"connects one ({', '.join(HARNESSES)})"))
     return checks
+
+
+def _wired_in_main_worktree(root: Path, base: Path) -> list[str]:
+    """The harnesses wired in the project's main worktree ``root``, when ``base`` is another
+    (a linked worktree: the wiring files are a worktree's own), else none (tester harness15 G10)."""
+    try:
+        if base.resolve() == root.resolve():
+            return []
+    except OSError:
+        return []
+    return [harness for harness in HARNESSES if inspect_wiring(root, harness).wired]
