@@ -389,3 +389,19 @@ def test_doctor_in_a_subfolder_says_nothing_of_where_codex_starts(project_dir):
     sub = _git_project_wired_for(project_dir, "codex")
     code, out, err = run_here("doctor", "--json", cwd=sub)
     assert "harness codex (here)" not in {c["name"] for c in json.loads(out)["checks"]}
+
+
+def test_doctor_in_a_linked_worktree_without_wiring_warns_when_the_main_worktree_is_wired(project_dir, capsys):
+    """Tester harness15 G10: the wiring files are the main worktree's (not committed, or per clone):
+    a harness started in the linked worktree runs no Baton at all, so doctor says so and how."""
+    git = ["git", "-C", str(project_dir), "-c", "user.name=A", "-c", "user.email=a@x"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    assert run(capsys, project_dir, "init")[0] == 0
+    linked = project_dir.parent / "linked"
+    subprocess.run([*git, "worktree", "add", "-q", "-b", "feat", str(linked)], check=True)
+    install_hooks(project_dir, "claude-code")
+    code, checks = _doctor(capsys, linked)
+    check = checks["harnesses"]
+    assert check["status"] == "warn" and "claude-code" in check["detail"]
+    assert "baton install-hooks --harness claude-code" in check["detail"]

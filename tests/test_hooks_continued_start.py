@@ -71,3 +71,13 @@ def test_a_plain_repeated_start_says_nothing(repo, capsys):
     run_json(capsys, repo, "session", "end", "prev", "--handoff-steps", "Parse the feed's local dates")
     _start(repo, "startup")
     assert _start(repo, "clear").answer == ""
+
+
+def test_a_conversation_resumed_after_it_handed_off_is_told_the_waiting_baton_is_its_own(repo, capsys):
+    """Tester harness15 G7: not "a newer baton … left by session <its own id> after this session started"."""
+    _start(repo, "startup")
+    own = run_json(capsys, repo, "session", "end", SID, "--handoff-steps", "Parser error recovery")
+    text = injected("claude-code", _start(repo, "resume").answer)
+    assert text is not None and "A newer baton" not in text and "after this session started" not in text
+    assert "This conversation left baton" in text and f"`{own['handoffId']}`" in text
+    assert "waiting for the next session" in text

@@ -51,9 +51,9 @@ def _start(repo, harness, session=None, source="startup"):
 COMPACTION = {"gemini-cli": "manual"}
 
 
-def _event(repo, harness, which, session=None):
+def _event(repo, harness, which, session=None, trigger=None):
     event = LIFECYCLES[harness][which]
-    name = event if harness == "cursor" or which == 2 else f"{event}.{COMPACTION.get(harness, 'auto')}"
+    name = event if harness == "cursor" or which == 2 else f"{event}.{trigger or COMPACTION.get(harness, 'auto')}"
     changes = _ids(harness, session)
     return hook(repo, harness, event, fixture(harness, name, repo, **changes))
 
@@ -170,12 +170,12 @@ def test_a_session_that_wrote_no_ready_handoff_ends_without_a_baton(repo):
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
 def test_a_session_that_ends_with_baton_s_draft_unfinished_tells_the_next_session(repo, harness):
-    """The draft saved before a compaction (or for a person's "continue later") is not
-    handed on while it is a draft; the next session start says so, once, naming it."""
+    """The draft saved before a compaction the person asked for (or for a person's "continue
+    later") is not handed on while it is a draft; the next session start says so, once, naming it."""
     from baton.domain.short_ids import short_id
 
     _start(repo, harness, session="s1")
-    _event(repo, harness, 1, session="s1")
+    _event(repo, harness, 1, session="s1", trigger="manual")
     with Baton.open(repo) as app:
         [draft] = [h["id"] for h in app.list_handoffs(status="draft").to_json()["handoffs"]]
     ended = _event(repo, harness, 2, session="s1")
@@ -193,7 +193,7 @@ def test_a_session_end_s_notice_of_an_unfinished_draft_names_the_draft_and_its_s
     from baton.commands.harness_finish import EndNotice
 
     _start(repo, "claude-code", session="s1")
-    _event(repo, "claude-code", 1, session="s1")
+    _event(repo, "claude-code", 1, session="s1", trigger="manual")
     with Baton.open(repo) as app:
         [draft] = [h["id"] for h in app.list_handoffs(status="draft").to_json()["handoffs"]]
     ended = _event(repo, "claude-code", 2, session="s1")
@@ -229,7 +229,7 @@ def test_a_codex_draft_readied_and_handed_on_at_a_later_stop_leaves_no_stale_not
     from baton.domain.short_ids import short_id
 
     _start(repo, "codex", session="t1")
-    _event(repo, "codex", 1, session="t1")
+    _event(repo, "codex", 1, session="t1", trigger="manual")
     first = _event(repo, "codex", 2, session="t1")
     [said] = first.result.notices
     draft = _ready_the_draft(repo, "t1")
@@ -244,7 +244,7 @@ def test_a_codex_draft_still_unfinished_at_the_next_start_is_still_said(repo):
     from baton.domain.short_ids import short_id
 
     _start(repo, "codex", session="t1")
-    _event(repo, "codex", 1, session="t1")
+    _event(repo, "codex", 1, session="t1", trigger="manual")
     _event(repo, "codex", 2, session="t1")
     with Baton.open(repo) as app:
         [draft] = [h["id"] for h in app.list_handoffs(status="draft").to_json()["handoffs"]]
@@ -466,3 +466,18 @@ def test_a_session_end_on_a_branch_whose_key_holds_another_branchs_baton_keeps_b
     with Baton.open(repo) as app:
         assert app.show(handoff_id).to_json()["handoff"]["status"] == "ready"  # still resumable
         assert [b["id"] for b in app.pending_batons().to_json()["items"]] == [waiting]
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_an_automatic_compactions_draft_is_not_told_to_the_next_session_as_unfinished(repo, harness):
+    """Tester harness15 G8: a draft Baton saved defensively before an automatic compaction, in a
+    session that carried on and ended normally, is no failed handoff: the end says nothing of it
+    and the next session is not told to complete it (it stays a draft: ``baton handoff list``)."""
+    _start(repo, harness, session="s1")
+    _event(repo, harness, 1, session="s1", trigger="auto")
+    ended = _event(repo, harness, 2, session="s1")
+    assert ended.result.ended and ended.result.baton is None and ended.result.notices == ()
+    brief = injected(harness, _start(repo, harness, session="s2").answer) or ""
+    assert "was not handed on" not in brief
+    with Baton.open(repo) as app:
+        assert len(app.list_handoffs(status="draft").to_json()["handoffs"]) == 1

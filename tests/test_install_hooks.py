@@ -93,7 +93,8 @@ def test_codex_config_toml_gains_the_mcp_table_and_keeps_the_rest(project_dir):
     parsed = tomllib.loads(config.read_text())
     assert parsed["model"] == "gpt-5-codex"
     assert parsed["mcp_servers"] == {"docs": {"command": "docs-mcp"},
-                                     "baton": {"command": "/venv/bin/baton", "args": ["mcp"]}}
+                                     "baton": {"command": "/venv/bin/baton", "args": ["mcp"],
+                                               "env_vars": ["BATON_PROJECT"]}}
     assert config.read_text().startswith('model = "gpt-5-codex"\n\n[mcp_servers.docs]\n')
 
 

@@ -21,6 +21,8 @@ HOOKS_FILE = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.jso
               "gemini-cli": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}
 MCP_FILE = {"claude-code": ".mcp.json", "codex": ".codex/config.toml",
             "gemini-cli": ".gemini/settings.json", "cursor": ".cursor/mcp.json"}
+FORWARDS = {"codex": {"env_vars": ["BATON_PROJECT"]}, "claude-code": {}, "gemini-cli": {}, "cursor": {}}
+"""What a harness's Baton server entry adds to its command: Codex is told to pass ``$BATON_PROJECT`` on."""
 
 START = adapter("claude-code").event_suffixes["SessionStart"]
 """What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
@@ -71,7 +73,7 @@ def test_a_new_command_replaces_batons_hooks_and_server_instead_of_adding_them(p
     assert _hook_commands(project_dir, harness) == {
         event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"
                 f"{adapter(harness).event_suffixes.get(event, '')}"] for event in events}
-    assert _baton_server(project_dir, harness) == {"command": "/venv/bin/baton", "args": ["mcp"]}
+    assert _baton_server(project_dir, harness) == {"command": "/venv/bin/baton", "args": ["mcp"], **FORWARDS[harness]}
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -133,9 +135,10 @@ def test_codex_baton_table_gets_the_new_command_and_the_rest_of_the_file_is_unto
     tail = 'env = { BATON_DEBUG = "1" }\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
     config.write_text(head + 'command = "baton"\nargs = [\n  "mcp",\n]\n' + tail)
     install_hooks(project_dir, "codex", command="/venv/bin/baton")
-    assert config.read_text() == head + 'command = "/venv/bin/baton"\nargs = ["mcp"]\n' + tail
+    assert config.read_text() == (head + 'command = "/venv/bin/baton"\nargs = ["mcp"]\n'
+                                  'env_vars = ["BATON_PROJECT"]\n' + tail)
     assert tomllib.loads(config.read_text())["mcp_servers"]["baton"] == {
-        "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}
+        "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}, "env_vars": ["BATON_PROJECT"]}
 
 
 def test_a_codex_baton_server_baton_cannot_edit_in_place_is_refused_and_left_untouched(project_dir, capsys):
@@ -154,7 +157,7 @@ def test_a_command_path_with_a_space_is_one_word_that_the_hook_shell_runs(projec
         (command,) = commands
         ran = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=True)
         assert ran.stdout == f"ran hook {harness} {event}\n"
-    assert _baton_server(project_dir, harness) == {"command": str(script), "args": ["mcp"]}
+    assert _baton_server(project_dir, harness) == {"command": str(script), "args": ["mcp"], **FORWARDS[harness]}
 
 
 def test_a_command_that_names_no_file_is_split_like_a_shell(project_dir):
@@ -227,10 +230,19 @@ def test_a_codex_baton_table_known_only_by_its_subtable_gains_its_header(project
     config.write_text('[mcp_servers.baton.env]\nBATON_DEBUG = "1"\n')
     install_hooks(project_dir, "codex", command="/venv/bin/baton")
     assert tomllib.loads(config.read_text())["mcp_servers"]["baton"] == {
-        "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}
+        "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}, "env_vars": ["BATON_PROJECT"]}
 
 
 def test_the_cursor_rule_says_how_to_complete_the_draft_baton_prepared(project_dir):
     install_hooks(project_dir, "cursor")
     rule = " ".join((project_dir / ".cursor" / "rules" / "baton.mdc").read_text().split())
     assert "`baton handoff amend ID --input FILE`" in rule
+
+
+def test_codex_passes_baton_project_on_to_batons_mcp_server(project_dir):
+    """Codex starts MCP servers with a filtered environment, hooks with the person's: the
+    server must be given ``$BATON_PROJECT`` too, or it works on another project than the
+    hooks (tester harness15 G4)."""
+    install_hooks(project_dir, "codex", command="baton")
+    server = tomllib.loads((project_dir / ".codex" / "config.toml").read_text())["mcp_servers"]["baton"]
+    assert server["env_vars"] == ["BATON_PROJECT"]

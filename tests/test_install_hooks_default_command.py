@@ -98,7 +98,8 @@ def test_without_command_the_hooks_and_server_run_the_running_batons_absolute_pa
     out = run_json(capsys, project_dir, "install-hooks", "--harness", harness)
     assert out["command"] == shlex.quote(started_as) and out["warnings"] == []
     assert _hook_commands(project_dir, harness) == _expected_hooks(harness, shlex.quote(started_as))
-    assert _baton_server(project_dir, harness) == {"command": started_as, "args": ["mcp"]}
+    forwards = {"env_vars": ["BATON_PROJECT"]} if harness == "codex" else {}  # harness15 G4
+    assert _baton_server(project_dir, harness) == {"command": started_as, "args": ["mcp"], **forwards}
 
 
 def test_the_answer_says_how_to_write_the_portable_form(project_dir, capsys, started_as):

@@ -116,6 +116,24 @@ def test_remove_takes_a_baton_table_out_of_the_middle_of_config_toml(project_dir
     assert (project_dir / ".codex" / "config.toml").read_text() == 'model = "o3"\n\n[profiles.fast]\nmodel = "mini"\n'
 
 
+def test_remove_keeps_a_comment_a_teammate_put_above_the_table_after_batons(project_dir):
+    """Tester harness15 G5: the comment heads the next table, though it sits where Baton's ends."""
+    text = '# team settings\nmodel = "o3"  # keep\n\n[mcp_servers.docs]\n# docs server\ncommand = "docs-mcp"\n'
+    _write(project_dir, ".codex/config.toml", text)
+    install_hooks(project_dir, "codex")
+    config = project_dir / ".codex" / "config.toml"
+    config.write_text(config.read_text() + '\n# added later by a teammate\n[mcp_servers.jira]\ncommand = "jira-mcp"\n')
+    remove_wiring(project_dir, "codex")
+    assert config.read_text() == text + '\n# added later by a teammate\n[mcp_servers.jira]\ncommand = "jira-mcp"\n'
+
+
+def test_remove_keeps_a_comment_left_at_the_end_of_the_file_after_batons_table(project_dir):
+    text = 'model = "o3"\n\n[mcp_servers.baton]\ncommand = "baton"\nargs = ["mcp"]\n\n# the end\n'
+    _write(project_dir, ".codex/config.toml", text)
+    remove_wiring(project_dir, "codex")
+    assert (project_dir / ".codex" / "config.toml").read_text() == 'model = "o3"\n\n# the end\n'
+
+
 def test_an_array_of_tables_after_the_baton_table_is_kept(project_dir):
     text = '[mcp_servers.baton]\ncommand = "baton"\n\n[[hooks.extra]]\nname = "mine"\n'
     _write(project_dir, ".codex/config.toml", text)

@@ -48,7 +48,7 @@ def _start(repo, session: str) -> str:
 def _session_ending_with_its_draft_unfinished(repo) -> str:
     """Session s1 starts, is compacted (Baton prepares its draft) and ends: the draft's id."""
     _start(repo, "s1")
-    _hook(repo, "PreCompact", "PreCompact.auto", "s1")
+    _hook(repo, "PreCompact", "PreCompact.manual", "s1")
     [draft] = [h["id"] for h in _by_hand_json(repo, "handoff", "list", "--status", "draft")["handoffs"]]
     _hook(repo, "SessionEnd", "SessionEnd", "s1")
     return draft

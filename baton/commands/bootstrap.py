@@ -65,7 +65,7 @@ from baton.domain.batons import (
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
-from baton.errors import BatonAlreadyClaimed, BatonError, InputError, LedgerBusy
+from baton.errors import BatonAlreadyClaimed, BatonError, InputError, LedgerBusy, ReadOnlyProject
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.model import evolve, frozen
@@ -219,11 +219,15 @@ class BootstrapResult:
     """The session started before (its start is recorded): nothing was claimed now, and
     ``record`` is the baton it received then, while the index still shows it (``domain.repeated_start``)."""
 
+    read_only: str | None = None
+    """A gated start on a read-only ``.baton/`` (``ReadOnlyProject``'s message): the brief was read
+    from a replay in memory, its baton shown and not claimed, nothing recorded (``Start.read_only``)."""
+
     @property
     def unrecorded(self) -> bool:
-        """A gated start that recorded nothing (``held_up`` or ``behind``): a later start of the session
-        delivers the brief again, with the baton."""
-        return self.held_up is not None or self.behind is not None
+        """A gated start that recorded nothing (``held_up``, ``behind`` or ``read_only``): a later start
+        of the session delivers the brief again, with the baton."""
+        return self.held_up is not None or self.behind is not None or self.read_only is not None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -630,6 +634,8 @@ class Start:
                         return self.again(scope, None)
             except LedgerBusy as exc:
                 return self.held_up(exc)
+            except ReadOnlyProject as exc:
+                return self.read_only(exc, None)
             except BatonError:
                 if self.flags["hooked"]:
                     raise
@@ -648,6 +654,26 @@ class Start:
         notice = held_up_notice(self.session_id or "SESSION_ID", waiting)
         result = self.result(self.standard([notice]), extra=[notice])
         return evolve(result, held_up=exc.reason)
+
+    def read_only(self, exc: ReadOnlyProject, offer: Offer | None) -> BootstrapResult:
+        """A gated start on a read-only ``.baton/`` (a read-only volume, a snapshot: tester
+        harness15 G6): the brief all the same — reading works, from a replay in memory —
+        with the baton waiting (``offer``) shown read-only and not claimed, and one line
+        saying that nothing of the session can be recorded. The baton stays pending for the
+        first start that can claim it."""
+        if offer is not None and self.waiting is not None:
+            notice = (".baton/ is read-only here, so this session's start is not recorded and the baton below "
+                      "is shown read-only, not claimed (it stays waiting for a session that can claim it); nothing "
+                      "this session does can be recorded — no handoff, no baton at its end.")
+            brief = assemble_brief(handoff_markdown=offer.markdown, objective=self.objective_text,
+                                   decisions=self.decisions, traps=self.traps_without((self.waiting.record.id,)),
+                                   max_bytes=self.max_bytes, notices=self.notices + [notice])
+            result = evolve(self.result(brief, self.waiting.record, offer.markdown, extra=[notice]), peek=True)
+        else:
+            notice = (".baton/ is read-only here: this brief was read from a replay in memory, and nothing this "
+                      "session does can be recorded — its start, a handoff, a baton at its end.")
+            result = self.result(self.standard([notice]), extra=[notice])
+        return evolve(result, read_only=exc.message)
 
     def as_it_stands(self, stale: Stale) -> BootstrapResult:
         """A start whose index is too far behind the ledger to bring up to date in
@@ -727,6 +753,8 @@ class Start:
         except BatonError as exc:
             if gate is not None and isinstance(exc, LedgerBusy):  # a harness's start: its brief all the same
                 return self.held_up(exc)
+            if gate is not None and isinstance(exc, ReadOnlyProject):  # read-only: the baton shown, not claimed
+                return self.read_only(exc, offer)
             if isinstance(exc, BatonAlreadyClaimed) and self.tell_claimed_elsewhere(_as_claimed(waiting.record, exc)):
                 return self.gated(self.result(self.standard([])))
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"

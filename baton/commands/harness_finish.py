@@ -122,7 +122,42 @@ def _handoff_to_hand_on(runner: Any, writer: str, session_id: str,
             continue
         return doc, told
     during, withheld = _captured_during(runner, writer, session_id, owner)
+    if during is None and withheld is None:
+        during = _left_under_an_ended_session(runner, writer, session_id, owner)
     return during, told + ([withheld] if withheld else [])
+
+
+def _left_under_an_ended_session(runner: Any, writer: str, session_id: str, owner: str | None) -> dict | None:
+    """For a session Baton never saw begin (Codex's ``exec fork``: no SessionStart, the
+    fork's agent sees only its parent's brief and passes the parent's id), the newest
+    ready handoff of ``owner`` and this clone naming another session that had already
+    ended when it was captured: that session's end is over and will hand nothing on, so
+    the conversation ending now — one that continues it under an id of its own — does.
+    None when the newest such handoff is a baton already (the fork's earlier end, or the
+    parent's own later turn, handed it on), or there is none."""
+    if not owner or "sessions" not in runner.by_name or "handoffs" not in runner.by_name:
+        return None
+    session = session_doc(runner, writer, session_id)
+    if isinstance(session, dict) and session.get("beganAt"):
+        return None  # a session with a brief of its own names its own id
+    scoped = "baton_scopes" in runner.by_name
+    for summary in handoffs.newest(runner.db, status="ready", limit=SESSION_WINDOW):
+        if summary.owner != owner or summary.writer != writer:
+            continue
+        doc = runner.get("handoffs", summary.id)
+        named = origin_session(doc) if isinstance(doc, dict) else None
+        if named is None or named == session_id or doc.get("status") != "ready":
+            continue
+        parent = session_doc(runner, writer, named)
+        ended = parent.get("endedAt") if isinstance(parent, dict) else None
+        created = doc.get("created_at")
+        if not isinstance(ended, str) or not isinstance(created, str) \
+                or _captured_ms(doc["id"], created) <= _millis(ended):
+            continue
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None
+        return doc
+    return None
 
 
 def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner: str | None) -> EndNotice:
@@ -215,12 +250,23 @@ def _unfinished_draft(runner: Any, writer: str, sid: str) -> list[EndNotice]:
     draft Baton prepared for it (the person asked for a handoff, or the context was
     compacted) still a draft: the handoff that was asked for is not lost without a word."""
     left = draft_to_complete(runner, writer, sid)
-    if left is None:
+    if left is None or _saved_before_automatic_compaction(runner.get("handoffs", left[0])):
         return []
     draft = short_id(left[0])
     return [EndNotice(f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for "
                       f"it unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff "
                       f"amend {draft}`), validate it and make it ready", left[0], "draft")]
+
+
+def _saved_before_automatic_compaction(doc: Any) -> bool:
+    """Whether ``doc`` is a draft Baton saved defensively before an *automatic* compaction
+    (the harness found the context full: ``harness_compaction.detector_inputs``), which
+    nobody asked for: a session that carried on and ended normally did not fail to hand it
+    on, so the next session is not told to complete it (tester harness15 G8). A manual
+    compaction or a person's request is one, and is still told."""
+    automation = doc.get("automation") if isinstance(doc, dict) else None
+    inputs = automation.get("inputs") if isinstance(automation, dict) else None
+    return isinstance(inputs, dict) and bool(inputs.get("context_pressure")) and not inputs.get("handoff_request")
 
 
 def _carried(runner: Any, writer: str, sid: str, handed: str) -> tuple[str, ...]:

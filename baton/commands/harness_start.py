@@ -232,7 +232,7 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         again = _after_compaction(runner, project.writer, sid, harness, source) if source == COMPACT \
             else SessionStartResult(sid, harness, source, repeated=True)
         if source in RECALLED_SOURCES:
-            again = attrs.evolve(again, recalled=_recalled(project, runner, before))
+            again = attrs.evolve(again, recalled=_recalled(project, runner, before, sid))
         return Starting(sid, harness, source, again)
     ctx = None
     if told is None and stale is None and not project.read_only:
@@ -340,7 +340,7 @@ RECALLED_SOURCES = frozenset({COMPACT, "resume", "fork"})
 conversation): told again, read-only, of the baton the session received and of a newer one waiting."""
 
 
-def _recalled(project: "Project", runner: Any, before: dict[str, Any]) -> str | None:
+def _recalled(project: "Project", runner: Any, before: dict[str, Any], sid: str) -> str | None:
     """``repeated_start.continued_notice`` for a started session (``before``: its document), from
     the two baton keys of its owner and branch; None when it cannot be read (a start never fails)."""
     try:
@@ -349,7 +349,8 @@ def _recalled(project: "Project", runner: Any, before: dict[str, Any]) -> str | 
         waiting = peek_at_start(runner, ctx)[0]
     except BatonError:
         return None
-    return continued_notice(before, received.record if received else None, waiting.record if waiting else None)
+    return continued_notice(before, received.record if received else None, waiting.record if waiting else None,
+                            session_id=sid)
 
 
 def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, source: str) -> SessionStartResult:

@@ -46,14 +46,15 @@ def repeated_start_notice(session_id: str, session: dict[str, Any]) -> str:
 
 
 def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
-                     newer: "BatonRecord | None") -> str | None:
+                     newer: "BatonRecord | None", *, session_id: str | None = None) -> str | None:
     """What a repeated start that continues the conversation (after a compaction, a resumed or forked
     conversation: its context may have lost the brief) is told, read-only, claiming nothing again:
     the baton the session received (``received``, when the index still holds it: its next steps
     and failed approaches; else its id and the command that reads it), and a baton waiting for its
     owner and branch left *after* the session started (``newer``: pending, newer than its
-    ``beganAt``) — it is the next session's, and this session's own baton would replace it. None
-    when there is nothing to say."""
+    ``beganAt``) — it is the next session's, and this session's own baton would replace it; when
+    this very session (``session_id``) left it (a conversation resumed after it handed off), it
+    is told as its own, waiting for the next session. None when there is nothing to say."""
     lines: list[str] = []
     ident = received_baton(session)
     if ident is not None:
@@ -72,6 +73,14 @@ def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
     began = session.get("beganAt")
     if (newer is not None and newer.pending and newer.id != ident and isinstance(began, str)
             and newer.created_at > began):
+        if session_id is not None and newer.session_id == session_id:
+            step = f" ({clipped_text(newer.next_steps[0])})" if newer.next_steps else ""
+            lines += [""] if lines else []
+            lines += [f"This conversation left baton `{newer.id}`{step} when it ended before; it is waiting for "
+                      f"the next session (nothing was claimed): `baton handoff show {newer.id}` reads it. Make "
+                      "another handoff ready only if the plan changed: the baton this session leaves then "
+                      "replaces it."]
+            return "\n".join(["## Baton", "", *lines]) + "\n"
         by = f"session `{newer.session_id}`" if newer.session_id else "another session"
         if newer.harness:
             by += f" ({newer.harness})"

@@ -51,4 +51,5 @@ def ended_session_hint(session_id: str, ended_at: str | None, live: Iterable[str
             f"{' or '.join(named)} — pass the id the newest brief line names") if named else \
         "; pass the id the newest brief line names (`This is … session …`)"
     return (f"session {session_id} already ended{when}: its end will not hand this handoff on (a forked or "
-            f"resumed conversation has an id of its own){also}")
+            f"resumed conversation has an id of its own; a session whose start Baton never saw, as Codex's "
+            f"`exec fork`, hands it on at its own end){also}")

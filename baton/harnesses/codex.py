@@ -65,12 +65,19 @@ stderr nor its ``systemMessage``, in ``codex exec`` (checked with the real binar
 records only ``hook exited with code N``) — but a start hook's plain stdout on status 0 reaches
 the model as context (openai/codex ``codex-rs/hooks/src/events/session_start.rs``)."""
 
+FORWARDED = ("BATON_PROJECT",)
+"""What Codex passes on to Baton's MCP server from the person's environment (``env_vars``):
+Codex starts MCP servers with a filtered environment of its own but hooks with the person's,
+so without it the hooks would use the project ``$BATON_PROJECT`` names and the MCP tools the
+folder's — a handoff readied in one ledger, the session ended in the other (tester harness15 G4)."""
+
 
 def _toml_body(command: str) -> str:
     server = mcp_server(command)
     # JSON strings and arrays of strings are valid TOML basic strings and arrays.
     return (f"command = {orjson.dumps(server['command']).decode()}\n"
-            f"args = {orjson.dumps(server['args']).decode().replace(',', ', ')}\n")
+            f"args = {orjson.dumps(server['args']).decode().replace(',', ', ')}\n"
+            f"env_vars = {orjson.dumps(list(FORWARDED)).decode().replace(',', ', ')}\n")
 
 
 def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...]) -> list[ConfigFile]:

@@ -629,17 +629,36 @@ def _toml_without_baton(old: str, where: str) -> str | None:
     if not isinstance(servers, dict) or "baton" not in servers:
         return old
     lines = old.splitlines(keepends=True)
-    kept, skipping = [], False
+    kept: list[str] = []
+    skipping = False
+    pending: list[str] = []  # comments (and blank lines) after the last key of Baton's table
+
+    def comments_kept() -> None:
+        # A comment after Baton's last key heads what follows (a teammate's table, the file's end):
+        # it is not Baton's, so it stays (tester harness15 G5); the blank lines before it do not.
+        block = pending[next((i for i, line in enumerate(pending) if line.strip()), len(pending)):]
+        kept.extend(block)
+        pending.clear()
+
     for line in lines:
         header = toml_header(line)
+        was = skipping
         if header is not None:
             skipping = header[:2] == ["mcp_servers", "baton"]
         elif line.lstrip().startswith("[["):  # an array of tables ends the table before it
             skipping = False
+        if was and not skipping:
+            comments_kept()
         if not skipping:
             kept.append(line)
+        elif header is None and (not line.strip() or line.lstrip().startswith("#")):
+            pending.append(line)
+        else:
+            pending.clear()
+    trailing = skipping and any(line.strip() for line in pending)
+    comments_kept()
     text = "".join(kept)
-    if skipping and text.endswith("\n\n"):
+    if skipping and not trailing and text.endswith("\n\n"):
         text = text[:-1]  # the blank line install-hooks put before the table it appended
     expected = {k: v for k, v in parsed.items()}
     expected["mcp_servers"] = {k: v for k, v in servers.items() if k != "baton"}
@@ -754,7 +773,9 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             if restored is not None:
                 new, note = restored, "put back as it was before install-hooks"
             elif original is not None:
-                note = ("changed since install-hooks, so written back re-formatted" if new is not None
+                note = ("changed since install-hooks: only Baton's table was taken out, the rest kept as it is"
+                        if new is not None and spec.toml_table is not None
+                        else "changed since install-hooks, so written back re-formatted" if new is not None
                         else "changed since install-hooks, and nothing else is left in it")
         elif spec.text is None and spec.toml_table is None:  # no Baton's part left in it: moved out by hand
             new, note = _left_by_install(spec, harness, old, keep)
@@ -888,7 +909,27 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
                 events = _events(harness)
                 trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
                 checks += [trust] if trust is not None else []
-    if not checks:  # not a problem (the command line alone works): how to connect one
-        checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
-                                          f"connects one ({', '.join(HARNESSES)})"))
+    if not checks:
+        elsewhere = _wired_in_main_worktree(root, base)
+        if elsewhere:  # the person wired the project, but a harness started here runs none of it
+            commands = " and ".join(f"`baton install-hooks --harness {h}`" for h in elsewhere)
+            checks.append(("harnesses", "warn",
+                           f"none wired in this linked worktree, while the main worktree ({root.resolve()}) has "
+                           f"{', '.join(elsewhere)} wired: a harness started here runs none of Baton's hooks "
+                           f"and offers none of its tools (no brief, no baton left); run {commands} here, or "
+                           "commit the wiring files (`--command baton`) so that every worktree has them"))
+        else:  # not a problem (the command line alone works): how to connect one
+            checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
+                                              f"connects one ({', '.join(HARNESSES)})"))
     return checks
+
+
+def _wired_in_main_worktree(root: Path, base: Path) -> list[str]:
+    """The harnesses wired in the project's main worktree ``root``, when ``base`` is another
+    (a linked worktree: the wiring files are a worktree's own), else none (tester harness15 G10)."""
+    try:
+        if base.resolve() == root.resolve():
+            return []
+    except OSError:
+        return []
+    return [harness for harness in HARNESSES if inspect_wiring(root, harness).wired]

@@ -204,3 +204,51 @@ def test_a_handoff_captured_over_mcp_with_the_briefs_session_id_is_handed_on(har
 def test_a_handoff_captured_over_mcp_without_a_session_id_is_handed_on(harness):
     session_id, handoff = hand_off_over_mcp(harness, pass_session_id=False)
     assert_handed_on(harness, session_id, handoff)
+
+
+def test_a_codex_forks_handoff_captured_under_its_parents_id_is_handed_on(tmp_path):
+    """``codex exec fork`` runs no SessionStart (Codex 0.171): the fork's agent sees only its
+    parent's brief and passes the parent's id, whose session already ended. The fork's own end
+    (a ``Stop`` of a session Baton never saw begin) hands the handoff on; the next session gets it."""
+    from tests.e2e.test_codex import SESSION_TIMEOUT, run_bounded
+
+    with ExitStack() as stack:
+        trap = ProxyTrap()
+        stack.callback(trap.close)
+        codex = Codex(tmp_path, stack, trap)
+        codex.session("hello", ["Hi."])
+        [parent] = [e["data"]["session"] for e in ledger_events(codex.project, codex.env)
+                    if e.get("type") == "session.begun"]
+        script, learnt = capture_validate_ready(codex, pass_session_id=True)
+        codex.model.script = script
+        forked = run_bounded([str(codex.world.program), "exec", "--dangerously-bypass-approvals-and-sandbox", "fork",
+                              parent, "Record where the zebra-42 work stands."],
+                             cwd=codex.project, env=codex.env, timeout=SESSION_TIMEOUT)
+        assert forked.returncode == 0, forked.stderr[-4000:]
+        assert learnt.get("session") == parent, learnt  # the only id the fork's context names
+        created = [e["data"] for e in ledger_events(codex.project, codex.env) if e.get("type") == "baton.created"]
+        assert [(c["handoff_id"], c["session"] != parent) for c in created] == [(learnt["handoff"], True)]
+        first, *_ = codex.session("hello again", ["On it."])
+        told = codex.told(first)
+        assert HANDOFF_HEADING in told and f"(baton `{learnt['handoff']}`)" in told, told[-3000:]
+
+
+def test_codex_with_baton_project_set_hooks_and_mcp_tools_use_the_same_project(tmp_path):
+    """``$BATON_PROJECT`` naming another project: Codex starts its MCP servers with a filtered
+    environment, its hooks with the person's; ``install-hooks`` has it pass the variable on
+    (``env_vars``), so the capture over MCP lands where the session began and ends, and its
+    end leaves the baton there (tester harness15 G4: the capture landed in the folder's project)."""
+    with ExitStack() as stack:
+        trap = ProxyTrap()
+        stack.callback(trap.close)
+        codex = Codex(tmp_path, stack, trap)
+        other = git_project(tmp_path / "other")
+        assert run_baton(other, codex.env, "init").returncode == 0
+        codex.world.env = dict(codex.env, BATON_PROJECT=str(other))
+        script, learnt = capture_validate_ready(codex, pass_session_id=True)
+        codex.session("Record where the zebra-42 work stands.", script)
+        here = [e.get("type") for e in ledger_events(codex.project, codex.env)]
+        there = [e for e in ledger_events(other, codex.env)]
+        assert not {"handoff.captured", "session.begun", "baton.created"} & set(here), here
+        created = [(e["data"]["handoff_id"], e["data"]["session"]) for e in there if e.get("type") == "baton.created"]
+        assert created == [(learnt["handoff"], learnt["session"])]
