@@ -87,6 +87,9 @@ class CaptureResult:
     """What ``handoff amend`` closed, dropped or replaced (``{op, target, section?}``)."""
     hints: tuple[str, ...] = ()
     """Keys of the input one typo away from a schema field (``domain.field_hints``)."""
+    unverified: tuple[str, ...] = ()
+    """Per parent copied from a feed no trusted key vouches for: the warning that the copy continues
+    an unverified handoff (``baton.domain.feed_vouch.copy_rule``)."""
     bounded: bool = False
     """The answer an agent reads into its context (MCP ``handoff_capture``, ``handoff_fork``,
     ``handoff_merge``): a record over ``AGENT_RECORD_BYTES`` as JSON is not echoed
@@ -119,6 +122,7 @@ class CaptureResult:
             "edits": list(self.edits),
             "hints": list(self.hints),
             **self.record_answer(),
+            **({"unverified": list(self.unverified)} if self.unverified else {}),
         }
 
     def render(self) -> str:
@@ -138,6 +142,7 @@ class CaptureResult:
             lines.append(f"  redacted {counted(len(self.redactions), 'field')}: "
                          + ", ".join(redacted_field(r) for r in self.redactions))
         lines += [f"  hint: {hint}" for hint in self.hints]
+        lines += [f"  {line}" for line in self.unverified]
         lines.append(f"Next: baton handoff validate {self.short_id}")
         return "\n".join(lines)
 
