@@ -79,3 +79,46 @@ def test_a_record_with_repeated_ids_already_in_the_ledger_fails_validate_and_can
     assert schema["status"] == "fail" and "duplicate id 'O-001'" in json.dumps(schema)
     amended = run_baton("handoff", "amend", handoff_id, "--objective", "still amendable", "--project", str(project))
     assert amended.returncode == 0, amended.stderr
+
+
+def _captured(project, open_items) -> str:
+    from tests.app_support import capture_checkpoint
+
+    return capture_checkpoint(project, stdin=_stdin(payload(open_items=open_items)), input_source="-").handoff_id
+
+
+@pytest.mark.parametrize("other", ["O-1", "o-001", " O-001", "O-01"])
+def test_ids_that_name_one_item_as_typed_are_refused_as_duplicates(project, other):
+    """review15 F2: ``--close-item O-1`` names ``O-001``, so the two cannot both be ids."""
+    from baton.errors import HandoffInputError
+
+    items = [dict(ACTIONABLE_ITEM, id="O-001"), dict(ACTIONABLE_ITEM, id=other, description="the other one")]
+    with pytest.raises(HandoffInputError, match="open_items: duplicate id 'O-001', also written"):
+        _captured(project, items)
+
+
+def test_decision_ids_that_name_one_item_are_refused(project):
+    from baton.errors import HandoffInputError
+    from tests.app_support import capture_checkpoint
+
+    decisions = [{"id": "D-1", "decision": "d", "rationale": "r"}, {"id": "D-001", "decision": "e", "rationale": "r"}]
+    with pytest.raises(HandoffInputError, match="decisions: duplicate id 'D-1'"):
+        capture_checkpoint(project, stdin=_stdin(payload(decisions=decisions)), input_source="-")
+
+
+def test_amend_replacing_the_open_items_refuses_ids_that_name_one_item(project, tmp_path):
+    handoff_id = _captured(project, [dict(ACTIONABLE_ITEM, id="O-001")])
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps([dict(ACTIONABLE_ITEM, id="O-001"), dict(ACTIONABLE_ITEM, id="O-01", description="o")]))
+    r = run_baton("handoff", "amend", handoff_id, "--replace-open-items", str(items), "--project", str(project))
+    assert r.returncode == 2 and "duplicate id 'O-001'" in r.stderr
+
+
+def test_amend_open_item_with_an_id_as_typed_replaces_the_item_it_names(project):
+    handoff_id = _captured(project, [dict(ACTIONABLE_ITEM, id="O-001")])
+    changed = dict(ACTIONABLE_ITEM, id="O-1", description="replaced")
+    r = run_baton("handoff", "amend", handoff_id, "--open-item", json.dumps(changed), "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    shown = json.loads(run_baton("handoff", "show", handoff_id, "--json", "--project", str(project)).stdout)
+    record = shown.get("handoff") or shown.get("record") or shown
+    assert [(i["id"], i["description"]) for i in record["open_items"]] == [("O-001", "replaced")]

@@ -126,9 +126,19 @@ def test_schema_passes_evidence_references_that_resolve():
     assert check(h, "schema").status == "pass"
 
 
+def _evidence_ids(first: str, second: str) -> Handoff:
+    """A record whose two evidence items carry ``first`` and ``second``: capture refuses a duplicate
+    now, but a ledger written before that rule may still hold one."""
+    h = with_payload(evidence=[{"id": "E-1", "type": "human", "claim": "a"}, {"id": "E-2", "type": "human", "claim": "b"}])
+    return attrs.evolve(h, evidence=(attrs.evolve(h.evidence[0], id=first), attrs.evolve(h.evidence[1], id=second)))
+
+
 def test_schema_fails_duplicate_item_ids():
-    h = with_payload(evidence=[{"id": "E-1", "type": "human", "claim": "a"}, {"id": "E-1", "type": "human", "claim": "b"}])
-    assert paths(check(h, "schema")) == {"evidence[0].id", "evidence[1].id"}
+    assert paths(check(_evidence_ids("E-1", "E-1"), "schema")) == {"evidence[0].id", "evidence[1].id"}
+
+
+def test_schema_fails_item_ids_that_name_one_item_as_typed():
+    assert paths(check(_evidence_ids("E-001", "e-1"), "schema")) == {"evidence[0].id", "evidence[1].id"}
 
 
 def blank_objective(objective: str) -> Handoff:

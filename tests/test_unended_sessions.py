@@ -190,3 +190,53 @@ def test_a_boot_read_a_little_after_the_sessions_start_does_not_take_it_for_ende
     """The boot time is the clock less the uptime: a session begun just after boot may read as before it."""
     assert taken_for_ended(began="2026-12-06T06:30:00Z", readied="2026-12-06T06:31:00Z",
                            now="2026-12-06T07:00:00Z", booted="2026-12-06T06:30:30Z") is None
+
+
+def _killed_long_ago(repo) -> tuple[str, int]:
+    """Session ``killed`` began and readied a handoff more than the horizon ago, and never ended."""
+    long_ago = time.time_ns() - (UNENDED_HOURS + 2) * 3600 * 10**9
+    with Baton.open(repo, clock=lambda: long_ago) as app:
+        app.start_harness_session("killed", harness="claude-code", source="startup")
+    return _ready(repo, "killed", clock=lambda: long_ago), long_ago
+
+
+def test_a_handoff_older_than_work_a_later_session_readied_since_is_not_taken_over(repo):
+    """review15 F12: B took the killed session's work up (`baton resume`, which records nothing),
+    readied its own and ended; C claimed B's; D, past the horizon, must not get the old one."""
+    old, long_ago = _killed_long_ago(repo)
+    hour = 3600 * 10**9
+    with Baton.open(repo, clock=lambda: long_ago + hour) as app:
+        app.start_harness_session("b", harness="claude-code", source="startup")
+        app.resume(old)
+    newer = _ready(repo, "b", clock=lambda: long_ago + 2 * hour)
+    _end(repo, "b")
+    assert _start(repo, "c").result.delivered.record.id == newer
+    later = _start(repo, "d")
+    told = injected("claude-code", later.answer) or ""
+    assert later.result.delivered.record is None or later.result.delivered.record.id != old
+    assert "never reported its end" not in told and old not in told
+    assert _session(repo, "killed")["status"] != "ended"
+
+
+def test_a_handoff_a_later_session_marked_resumed_is_not_taken_over(repo):
+    old, long_ago = _killed_long_ago(repo)
+    with Baton.open(repo, clock=lambda: long_ago + 3600 * 10**9) as app:
+        app.resume(old, mark_resumed=True)
+    later = _start(repo, "d")
+    assert later.result.delivered.record is None
+    assert "never reported its end" not in (injected("claude-code", later.answer) or "")
+
+
+def test_the_notice_tells_the_resume_that_records_the_pick_up(repo):
+    _start(repo, "killed")
+    handoff_id = _ready(repo, "killed")
+    told = injected("claude-code", _start(repo, "next").answer)
+    assert f"`baton resume {short_id(handoff_id)}` reads it (with `mark_resumed`, it records that this session took it up" in told
+
+
+def test_only_the_newest_handoff_while_still_ready_is_left_waiting():
+    from baton.domain.unended import left_waiting
+
+    assert left_waiting([("new", "ready"), ("old", "ready")]) == "new"
+    assert left_waiting([("new", "resumed"), ("old", "ready")]) is None
+    assert left_waiting([]) is None

@@ -39,6 +39,7 @@ from baton.commands.capture import (
     refuse_malformed_identifiers,
     refuse_transcripts,
 )
+from baton.commands.feed_vouch import check_copy
 from baton.commands.handoff_facts import now_timestamp, project_snapshot, with_snapshot_redactions
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, place_of
@@ -167,6 +168,7 @@ def amend_handoff(
         in_place = handoff.status in ("draft", "validated")
         if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
             raise lifecycle.transition_error(handoff, lifecycle.AMEND)
+        unverified = check_copy(project, scope.runner, [handoff.id])
         body, recorded_edits = _amended_body(project, handoff, checked)
         snapshot, snapshot_redactions = project_snapshot(project, checked.policy)
         body["redactions"] = with_snapshot_redactions(body.get("redactions"), snapshot_redactions)
@@ -181,7 +183,7 @@ def amend_handoff(
             events = record(scope, decided, version=version, session=session)
             stored = scope.runner.get("handoffs", handoff.id) or cast("HandoffRevised", decided[0]).handoff
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
-                                 edits=recorded_edits, hints=checked.hints)
+                                 edits=recorded_edits, hints=checked.hints, unverified=unverified)
         child_id = uuid7(project.clock())
         child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
         refuse_transcripts(child)
@@ -189,7 +191,7 @@ def amend_handoff(
         events = record(scope, decided, version=0, actor=actor, session=session)
         stored = scope.runner.get("handoffs", child_id) or cast("HandoffCaptured", decided[0]).handoff
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits,
-                             hints=checked.hints)
+                             hints=checked.hints, unverified=unverified)
 
 
 @frozen

@@ -47,7 +47,7 @@ from baton.commands.record import record
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.field_hints import unknown_field_hints
-from baton.domain.handoff import handoff_file_name, new_draft
+from baton.domain.handoff import handoff_file_name, id_key, new_draft
 from baton.domain.identifiers import handoff_identifier_problems, handoff_identifiers
 from baton.domain.limits import AGENT_RECORD_BYTES
 from baton.domain.paths import lexical_problem, normalize_project_path
@@ -87,6 +87,9 @@ class CaptureResult:
     """What ``handoff amend`` closed, dropped or replaced (``{op, target, section?}``)."""
     hints: tuple[str, ...] = ()
     """Keys of the input one typo away from a schema field (``domain.field_hints``)."""
+    unverified: tuple[str, ...] = ()
+    """Per parent copied from a feed no trusted key vouches for: the warning that the copy continues
+    an unverified handoff (``baton.domain.feed_vouch.copy_rule``)."""
     bounded: bool = False
     """The answer an agent reads into its context (MCP ``handoff_capture``, ``handoff_fork``,
     ``handoff_merge``): a record over ``AGENT_RECORD_BYTES`` as JSON is not echoed
@@ -119,6 +122,7 @@ class CaptureResult:
             "edits": list(self.edits),
             "hints": list(self.hints),
             **self.record_answer(),
+            **({"unverified": list(self.unverified)} if self.unverified else {}),
         }
 
     def render(self) -> str:
@@ -138,6 +142,7 @@ class CaptureResult:
             lines.append(f"  redacted {counted(len(self.redactions), 'field')}: "
                          + ", ".join(redacted_field(r) for r in self.redactions))
         lines += [f"  hint: {hint}" for hint in self.hints]
+        lines += [f"  {line}" for line in self.unverified]
         lines.append(f"Next: baton handoff validate {self.short_id}")
         return "\n".join(lines)
 
@@ -172,17 +177,25 @@ def merge_changes(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[s
             for item in value:
                 ident = item.get(field) if isinstance(item, dict) else None
                 at = next((i for i, old in enumerate(merged)
-                           if ident is not None and isinstance(old, dict) and old.get(field) == ident), None)
+                           if ident is not None and isinstance(old, dict) and _same_key(field, old.get(field), ident)),
+                          None)
                 if at is None:
                     merged.append(item)
-                else:
-                    merged[at] = item
+                else:  # the stored spelling of its id stays (``O-1`` replaces ``O-001``, still ``O-001``)
+                    merged[at] = {**item, field: merged[at][field]} if isinstance(item, dict) else item
             out[key] = merged
         elif key == "risks" and isinstance(value, list) and isinstance(out.get(key), list):
             out[key] = list(out[key]) + list(value)
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+def _same_key(field: str, stored: Any, given: Any) -> bool:
+    """An item id matches as ``handoff.id_key`` matches it (``O-1`` names ``O-001``); a path exactly."""
+    if field == "id" and isinstance(stored, str) and isinstance(given, str):
+        return id_key(stored) == id_key(given)
+    return stored == given
 
 
 def assign_item_ids(payload: dict[str, Any]) -> dict[str, Any]:

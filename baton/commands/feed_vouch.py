@@ -10,11 +10,11 @@ the sync settings) is asked only of a record no trusted key vouches for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from baton.config import read_json
-from baton.domain.feed_vouch import GOOD, FeedVouch, judge, vouch
-from baton.errors import BatonError
+from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, vouch
+from baton.errors import BatonError, Conflict
 from baton.policy import signing_in_force
 from baton.projections.batons import baton_creators
 from baton.projections.handoffs import authors_of
@@ -106,3 +106,19 @@ def handoff_vouch(project: "Project", runner: Any, handoff_id: str) -> FeedVouch
     """The rule for the handoff ``handoff_id`` (its row names the feed that captured it)."""
     writer, _owner = authors_of(runner.db, [handoff_id]).get(handoff_id, ("", ""))
     return record_vouch(project, writer or None)
+
+
+def check_copy(project: "Project", runner: Any, ids: Iterable[str]) -> tuple[str, ...]:
+    """The rule for copying the handoffs ``ids`` into this clone's own feed (``copy_rule``): the
+    lines to print for those from a feed no trusted key vouches for.
+
+    Raises:
+        Conflict (exit 4): one is withheld (signatures are required), in ``resume``'s words.
+    """
+    wanted = list(ids)
+    authors = authors_of(runner.db, wanted)
+    writers = {ident: (authors.get(ident, ("", ""))[0] or None) for ident in wanted}
+    verdict = copy_rule(judged(project, writers))
+    if verdict.refusal is not None and verdict.refused_feed is not None:
+        raise Conflict(verdict.refusal, details={"id": verdict.refused_id, "feed": verdict.refused_feed.to_json()})
+    return verdict.warnings

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import attrs
 
 from baton.commands.capture import CaptureResult, capture_in_scope
+from baton.commands.feed_vouch import check_copy
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff
 from baton.commands.lineage_conflicts import current_conflicts
@@ -55,8 +56,10 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
         if parent.status == "archived":
             raise TransitionError(handoff_id=parent.id, status=parent.status, flags=tuple(parent.flags),
                                   action="fork", allowed=(), reason="an archived handoff is not forked")
+        unverified = check_copy(project, scope.runner, [parent.id])
         body = lineage.fork_body(handoff_to_json(parent), label=label)
-        return capture_in_scope(scope, body, session=session, actor=actor)
+        captured = capture_in_scope(scope, body, session=session, actor=actor)
+        return attrs.evolve(captured, unverified=unverified) if unverified else captured
 
 
 # -- merge ----------------------------------------------------------------------------------
@@ -112,6 +115,7 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
         if len(parents) < 2:
             raise InputError("a merge needs at least two distinct handoffs")
         ids = [p.id for p in parents]
+        unverified = check_copy(project, scope.runner, ids)
         graph, candidates = current_conflicts(scope.runner, ids)
         refusal = lineage.merge_refusal(graph, ids)
         if refusal:
@@ -121,6 +125,7 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
         body = lineage.merge_body([handoff_to_json(p) for p in parents], resolution=dict(resolution or {}),
                                   conflicts=relevant, basis=basis, title=title)
         captured = capture_in_scope(scope, body, session=session, actor=actor)
+        captured = attrs.evolve(captured, unverified=unverified) if unverified else captured
         parent_evidence = sum(1 for p in parents for e in handoff_to_json(p).get("evidence") or ()
                               if isinstance(e, Mapping))
         given_as: dict[str, str] = {}

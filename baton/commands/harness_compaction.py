@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from baton.commands.capture import capture_in_scope
 from baton.commands.detect import assess, record_recommendation
 from baton.commands.draft_fields import PLACEHOLDER
+from baton.commands.feed_vouch import handoff_vouch
 from baton.commands.identity import recorded_owner
 from baton.commands.objectives import required_session_id
 from baton.commands.prepare import prepare_handoff
@@ -93,6 +94,10 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
     if kept is None:
         session = session_doc(runner, project.writer, sid)
         received = _received_handoff(runner, session)
+        if received is not None and handoff_vouch(project, runner, received) is not None:
+            # From a feed no trusted key vouches for: a continuation would copy its steps into this
+            # clone's own feed, where no mark follows them (``feed_vouch.copy_rule``); the draft starts empty.
+            received = None
         # reads git: outside the lock
         prepared = prepare_handoff(project, source=received, trigger=HOOK_TRIGGER, deferral=deferral)
         label = f"{harness or 'the'} session {sid}"
@@ -122,7 +127,7 @@ def _received_handoff(runner: Any, session: dict[str, Any] | None) -> str | None
     """The handoff the session received as its baton at its start, when its record is
     here and may be continued (not archived): the draft saved before a compaction
     continues it (``lineage.parents``), carrying its open items, as ``handoff prepare
-    --from`` would."""
+    --from`` would (not one from a feed no trusted key vouches for: ``compaction_draft``)."""
     received = (session or {}).get("receivedBaton")
     if not isinstance(received, str) or not received or "handoffs" not in runner.by_name:
         return None

@@ -43,6 +43,7 @@ from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.domain.repeated_start import continued_notice, received_baton
 from baton.domain.short_ids import short_id
+from baton.domain.unended import left_waiting
 from baton.errors import BatonError, IndexBehind
 from baton.model import frozen
 from baton.projections import handoffs
@@ -277,9 +278,11 @@ def unended_handoff(runner: Any, writer: str, owner: str, branch: str | None, si
     None otherwise: the steady case, one indexed query and a keyed read or two."""
     if not branch or "handoffs" not in runner.by_name or "sessions" not in runner.by_name:
         return None
-    row = next((r for r in handoffs.newest(runner.db, status="ready", branch=branch, kind="handoff",
-                                           limit=UNENDED_WINDOW)
-                if r.owner == owner and r.writer == writer), None)
+    mine = [r for r in handoffs.newest(runner.db, statuses=("ready", "resumed"), branch=branch, kind="handoff",
+                                       limit=UNENDED_WINDOW)
+            if r.owner == owner and r.writer == writer]
+    waiting = left_waiting([(r.id, r.status) for r in mine])
+    row = mine[0] if waiting is not None else None
     if row is None or ("baton_scopes" in runner.by_name and runner.get("baton_scopes", row.id) is not None):
         return None
     doc = runner.get("handoffs", row.id)

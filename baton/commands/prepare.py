@@ -36,6 +36,7 @@ import orjson
 
 from baton.canonical import pretty_bytes
 from baton.commands.draft_fields import TO_COMPLETE, field_missing
+from baton.commands.feed_vouch import check_copy
 from baton.commands.handoff_facts import repository_snapshot
 from baton.commands.identity import context_of
 from baton.commands.ids import load_handoff, place_of
@@ -77,6 +78,9 @@ class PrepareResult:
     """Untracked folders too full to list file by file: ``{path, files, at_least}``."""
     changed_files_more: int = 0
     """Changed files past ``PREPARE_CHANGED_FILES``, neither listed nor proposed."""
+    unverified: tuple[str, ...] = ()
+    """``--from`` a handoff no trusted key vouches for: the template continues an unverified
+    handoff (``baton.domain.feed_vouch.copy_rule``)."""
 
     @property
     def next_command(self) -> str:
@@ -97,7 +101,7 @@ class PrepareResult:
             "to_complete": list(self.to_complete),
             "next": self.next_command,
             "output": self.output,
-        }
+        } | ({"unverified": list(self.unverified)} if self.unverified else {})
 
     def render(self) -> str:
         lines = ["# Handoff template: Baton filled in what it observed; complete the rest, then run",
@@ -120,6 +124,7 @@ class PrepareResult:
             lines.append("# not proposed as artifacts: " + ", ".join(
                 f"{item['path']} ({item['reason']}{'; ' + item['note'] if item.get('note') else ''})"
                 for item in self.left_out))
+        lines += [f"# {line}" for line in self.unverified]
         if self.objective:
             lines.append(f"# session objective: {self.objective['objective']}")
         lines.append("# to complete:")
@@ -144,7 +149,7 @@ def prepare_handoff(
     exist yet unless ``force``. ``deferral``: a hook's (``Project.behind``).
 
     Raises: InputError (unknown trigger; ``output`` exists and no ``force``),
-    NotFound / AmbiguousId for --from (exit 4).
+    NotFound / AmbiguousId for --from (exit 4); Conflict (exit 4): --from a withheld handoff.
     """
     if trigger not in TRIGGERS:
         raise InputError(f"`trigger` must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
@@ -158,9 +163,11 @@ def prepare_handoff(
     objective = found.to_json() if found is not None else None
 
     source_id = None
+    unverified: tuple[str, ...] = ()
     if source is not None:
         parent = load_handoff(runner, source, here=place_of(project))
         source_id = parent.id
+        unverified = check_copy(project, runner, [parent.id])
         template = _continuing_template(parent, trigger)
     else:
         template = _empty_template(objective, trigger)
@@ -182,6 +189,7 @@ def prepare_handoff(
         untracked_folders=tuple({"path": c.path, "files": c.files, "at_least": c.at_least}
                                 for c in (groups.crowded if groups is not None else ())),
         changed_files_more=more,
+        unverified=unverified,
     )
 
 

@@ -157,7 +157,8 @@ class StatusOverview:
                 flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
                 mark = " !! conflict candidate" if h.get("conflicts") else ""
                 rows.append((h["shortId"], h["status"] + flags, h["createdAt"], _clip(h.get("branch") or "-", 24),
-                             _by(h.get("owner"), h.get("writer"), h.get("mine")), _clip(h["title"], 50) + mark))
+                             _by(h.get("owner"), h.get("writer"), h.get("mine")) + _feed_mark(h.get("feed")),
+                             _clip(h["title"], 50) + mark))
             lines.extend(_table(rows))
         conflicts = (p.get("lineage") or {}).get("conflicts") or []
         if conflicts:
@@ -187,6 +188,19 @@ def _by(owner: str | None, writer: str | None, mine: bool | None) -> str:
     own (the table stays narrow: a baton's FOR column already names an owner),
     else its owner (or writer id), clipped like the owners of FOR."""
     return "you" if mine else _clip(author_label(owner, writer), 24)
+
+
+def _feed(listed: Any, ident: str) -> dict[str, Any] | None:
+    """The row's ``feed`` (``handoff list --json``'s): None when a trusted key vouches for it or it is this clone's own."""
+    found = listed.feeds.get(ident) if listed is not None else None
+    return found.to_json() if found is not None else None
+
+
+def _feed_mark(feed: dict[str, Any] | None) -> str:
+    """The BY column's mark, as ``handoff list`` shows it (``baton.domain.feed_vouch``)."""
+    if not feed:
+        return ""
+    return " (not verified; withheld)" if feed.get("withheld") else " (not verified)"
 
 
 def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
@@ -316,7 +330,7 @@ def status_overview(
         "lastSeenRoot": str(root),
         "handoffTotal": handoffs.count(opened.runner.db, kind="handoff"),
         "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": [],
-                            "mine": cast(Any, listed_rows).mine(r)} for r in rows],
+                            "mine": cast(Any, listed_rows).mine(r), "feed": _feed(listed_rows, r.id)} for r in rows],
         "latestBatons": [{**{_CAMEL.get(k, k): v for k, v in r.to_json().items()}, "batonStatus": states.get(r.id),
                           "mine": cast(Any, listed_batons).mine(r)} for r in baton_rows],
         "lineage": _camel_keys(lineage_of(opened.runner, [r.id for r in rows])),

@@ -24,10 +24,9 @@ so is an id named twice in one amend (``named_once``).
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any, Iterable, Mapping, Sequence
 
-from baton.domain.handoff import json_type
+from baton.domain.handoff import id_key, json_type
 from baton.errors import InputError
 from baton.model import frozen
 
@@ -36,9 +35,6 @@ ID_SECTIONS = ("open_items", "decisions", "evidence", "failed_attempts")
 
 REPLACEABLE = ("open_items", "decisions", "evidence", "failed_attempts", "risks", "artifacts")
 """The list sections ``replace`` may set whole."""
-
-_ID = re.compile(r"^\s*([A-Za-z]+)-0*(\d+)\s*$")
-
 
 @frozen
 class Edit:
@@ -55,13 +51,8 @@ class Edit:
 
 
 def same_id(given: str, stored: Any) -> bool:
-    """``O-1`` and ``o-001`` name ``O-001``; anything else must match exactly."""
-    if not isinstance(stored, str):
-        return False
-    if given.strip().lower() == stored.lower():
-        return True
-    a, b = _ID.match(given), _ID.match(stored)
-    return bool(a and b and a.group(1).lower() == b.group(1).lower() and int(a.group(2)) == int(b.group(2)))
+    """``O-1`` and ``o-001`` name ``O-001`` (``handoff.id_key``, the duplicate check's too)."""
+    return isinstance(stored, str) and id_key(given) == id_key(stored)
 
 
 def _ids_in(body: Mapping[str, Any], sections: Iterable[str]) -> list[str]:
@@ -145,12 +136,6 @@ def replace_lists(body: Mapping[str, Any], lists: Mapping[str, Any]) -> tuple[di
     return out, edits
 
 
-def _id_key(given: str) -> tuple[str, int] | str:
-    """What ``same_id`` compares a typed id by: ``O-1`` and ``o-001`` give one key."""
-    m = _ID.match(given)
-    return (m.group(1).lower(), int(m.group(2))) if m else given.strip().lower()
-
-
 def named_once(close: Sequence[str], drop: Sequence[str]) -> None:
     """Each item is closed or dropped once: an id given twice (``O-001`` and
     ``O-1`` are one id), in one list or both, would find it gone the second
@@ -159,11 +144,11 @@ def named_once(close: Sequence[str], drop: Sequence[str]) -> None:
     Raises:
         InputError: an id named twice.
     """
-    seen: dict[tuple[str, int] | str, str] = {}
+    seen: dict[str, str] = {}
     for given in (*drop, *close):
         if not isinstance(given, str):
             continue
-        key = _id_key(given)
+        key = id_key(given)
         if key in seen:
             also = "" if seen[key].strip() == given.strip() else f" (as {seen[key]!r} too)"
             raise InputError(f"{given!r} is named twice{also}: name each item once, to close or to drop it",

@@ -111,3 +111,37 @@ def left_out_notice(ids: Iterable[str]) -> str:
             "this brief (decisions, traps, the latest ready handoff): this project requires signatures. Run "
             "`baton verify` to see the feeds' signatures; once their writers sign with a listed key, "
             "`baton sync` takes them.")
+
+
+COPY_MARK = "continues an unverified handoff"
+"""What a command that copies an unverified handoff's content into this clone's own feed says."""
+
+
+@frozen
+class CopyVerdict:
+    """What a command that copies handoffs' content into this clone's own feed (``fork``,
+    ``handoff amend``, ``merge``, ``handoff prepare --from``, the pre-compaction draft) may do
+    with them (``copy_rule``)."""
+
+    refusal: str | None
+    """A parent is withheld: the command refuses with the words ``resume`` gives (None: it may copy)."""
+    refused_id: str | None
+    refused_feed: FeedVouch | None
+    warnings: tuple[str, ...]
+    """Per parent from a feed no trusted key vouches for (not withheld): the line the command prints."""
+
+
+def copy_rule(found: Mapping[str, FeedVouch]) -> CopyVerdict:
+    """The rule for copying the handoffs ``found`` names (id → why its feed is not vouched for;
+    the vouched-for and this clone's own are absent): a withheld one is never copied — the copy
+    would land in this clone's own feed, where no mark follows it — so the command refuses as
+    ``resume`` does; an unverified one (signatures not required) is copied, and the command
+    says the copy continues an unverified handoff."""
+    for ident in sorted(found):
+        if found[ident].withheld:
+            return CopyVerdict(found[ident].withheld_notice("handoff", ident), ident, found[ident], ())
+    warnings = tuple(
+        f"⚠️ {ident[:13]} comes from {found[ident].feed} ({found[ident].writer_shown}): this copy {COPY_MARK}, "
+        "whose author is not verified. Check its steps before following them."
+        for ident in sorted(found))
+    return CopyVerdict(None, None, None, warnings)

@@ -1103,6 +1103,21 @@ ID_FAMILIES = ("decisions", "evidence", "failed_attempts", "open_items")
 an item, and ``evidence_ids``, name it by that id."""
 
 
+_ITEM_ID_FORM = re.compile(r"^\s*([A-Za-z]+)-0*(\d+)\s*$")
+
+
+def id_key(ident: str) -> str:
+    """An item id as it is matched, one normalisation for every use: ``O-1``, ``o-001`` and
+    `` O-001 `` are all ``O-1`` (a letter prefix, a dash, a number: case, leading zeros and
+    surrounding blanks do not count); any other id compares with its blanks stripped, case folded.
+    ``handoff amend``'s close/drop (``edits.same_id``), its keyed merge (``merge_changes``) and the
+    duplicate check (``duplicate_id_problems``) all use it, so two ids it makes one are refused."""
+    found = _ITEM_ID_FORM.match(ident)
+    if found:
+        return f"{found.group(1).upper()}-{int(found.group(2))}"
+    return ident.strip().casefold()
+
+
 def duplicate_id_problems(h: Handoff, *, already: Handoff | None = None) -> list[str]:
     """An id two items of one list share, once per id, naming every item that
     carries it: capture and revision refuse them (validate's schema check flags
@@ -1111,21 +1126,29 @@ def duplicate_id_problems(h: Handoff, *, already: Handoff | None = None) -> list
     this revision's to refuse (its amendment would be locked out)."""
     out = []
     for key in ID_FAMILIES:
-        held = {ident for ident, _ in _repeated_ids(getattr(already, key))} if already is not None else set()
+        held = {id_key(ident) for ident, _ in _repeated_ids(getattr(already, key))} if already is not None else set()
         for ident, where in _repeated_ids(getattr(h, key)):
-            if ident not in held:
-                out.append(f"{key}: duplicate id {ident!r} (items {', '.join(f'{key}[{i}]' for i in where)}): "
-                           "an item is named by its id (to close or drop it, in evidence_ids); give each its own")
+            if id_key(ident) not in held:
+                items = getattr(h, key)
+                spelled = sorted({items[i].id for i in where} - {ident})
+                also = f", also written {', '.join(repr(x) for x in spelled)}" if spelled else ""
+                out.append(f"{key}: duplicate id {ident!r}{also} (items {', '.join(f'{key}[{i}]' for i in where)}): "
+                           "an item is named by its id (to close or drop it, in evidence_ids; `O-1` names `O-001`); "
+                           "give each its own")
     return out
 
 
 def _repeated_ids(items: Any) -> list[tuple[str, list[int]]]:
-    """Each id (not blank) that more than one of ``items`` carries, with their positions."""
+    """Each id (not blank) that more than one of ``items`` carries as ``id_key`` matches it (its
+    first spelling), with their positions."""
     where: dict[str, list[int]] = {}
+    first: dict[str, str] = {}
     for i, item in enumerate(items):
         if item.id.strip():
-            where.setdefault(item.id, []).append(i)
-    return [(ident, at) for ident, at in where.items() if len(at) > 1]
+            key = id_key(item.id)
+            first.setdefault(key, item.id)
+            where.setdefault(key, []).append(i)
+    return [(first[key], at) for key, at in where.items() if len(at) > 1]
 
 
 def _repository_of(record: Any) -> dict[str, Any]:

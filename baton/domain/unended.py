@@ -64,6 +64,18 @@ def taken_for_ended(*, began: str | None, readied: str | None, now: str, booted:
     return None
 
 
+def left_waiting(newest_first: list[tuple[str, str]]) -> str | None:
+    """Of the owner's handoffs on the branch in this clone, newest first (``(id, status)``, ready
+    or resumed), the one a session that never ended may have left waiting: the newest, and only
+    while it is still ``ready``. One readied or resumed since — a later session took the work up
+    (resumed with ``mark_resumed``, or readied its own after reading it) — or its own resumption
+    means it waits for nobody: it is never taken over, however long its session stays silent."""
+    if not newest_first:
+        return None
+    ident, status = newest_first[0]
+    return ident if status == "ready" else None
+
+
 def _who(session: str, harness: str | None, began: str | None) -> str:
     said = ", ".join(part for part in (harness, f"begun {began[:19]}Z" if began else None) if part)
     return f"Session `{session}`" + (f" ({said})" if said else "")
@@ -83,5 +95,5 @@ def unended_notice(session: str, harness: str | None, began: str | None, handoff
     return (f"{_who(session, harness, began)} has not reported its end, and it readied handoff `{handoff}` "
             "for the next session, which no baton carries yet. If that session is no longer running (its "
             f"harness was killed, or the machine stopped), this session continues its work: `baton resume {short}` "
-            "reads it. If it still runs (another terminal on this branch), leave it: its end hands it on. "
+            "reads it (with `mark_resumed`, it records that this session took it up: never handed on again). If it still runs (another terminal on this branch), leave it: its end hands it on. "
             "Nothing was claimed.")

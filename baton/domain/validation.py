@@ -36,6 +36,7 @@ from baton.domain.handoff import (
     Validation,
     handoff_from_json,
     handoff_to_json,
+    id_key,
     is_handoff_id,
 )
 from baton.domain.quality import score_quality
@@ -224,11 +225,11 @@ def check_schema(h: Handoff, facts: ValidationFacts) -> list[Finding]:
         path, _, message = problem.partition(": ")
         out.append(_f("fail", path, message))
     for name in ("decisions", "evidence", "failed_attempts", "open_items"):
-        counts = Counter(item.id for item in getattr(h, name))
+        counts = Counter(id_key(item.id) for item in getattr(h, name))
         for i, item in enumerate(getattr(h, name)):
             if blank(item.id):
                 out.append(_f("fail", f"{name}[{i}].id", "required"))
-            elif counts[item.id] > 1:
+            elif counts[id_key(item.id)] > 1:
                 out.append(_f("fail", f"{name}[{i}].id", f"duplicate id {item.id!r}"))
     evidence_ids = {e.id for e in h.evidence}
     for name in ("decisions", "failed_attempts"):
