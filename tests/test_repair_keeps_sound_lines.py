@@ -244,7 +244,7 @@ def test_two_swapped_lines_are_both_kept_and_written_back_in_chain_order(project
     assert code == 0 and out["verified"] is True
     [plan] = out["feeds"]
     assert plan["set_aside"] == [] and plan["kept"]["seq"] == len(lines)
-    assert f"keeping seq 1-{len(lines)}" in dry
+    assert f"setting nothing aside and keeping seq 1-{len(lines)}" in dry and "Would set aside" not in dry
     assert feed.read_bytes().splitlines(keepends=True)[:-1] == lines
 
 

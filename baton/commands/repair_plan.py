@@ -16,6 +16,10 @@ def plan_lines(plan: FeedRepair, verb: str) -> list[str]:
     kept = seq_range(plan.kept.seq)
     after = (f" ({counted(len(plan.kept_after), 'line')} of them after the cut: they chain on past what is set aside)"
              if plan.kept_after else "")
+    if not plan.set_aside:  # events run together or out of order: only put back, one a line, in chain order
+        rewrite = "Rewrote" if verb == "Set aside" else "Would rewrite"
+        return [f"{rewrite} feed {plan.feed} from byte {plan.cut}, setting nothing aside and keeping {kept}: "
+                f"{counted(len(plan.kept_after), 'event')} put back one a line, in chain order"]
     lines = [f"{verb} {counted(len(plan.set_aside), 'line')} ({counted(plan.length, 'byte')}) of feed {plan.feed} "
              f"from byte {plan.cut}, keeping {kept}{after}:"]
     for item in plan.set_aside[:20]:
