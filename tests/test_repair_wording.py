@@ -45,3 +45,17 @@ def test_repair_of_one_feed_names_the_other_damaged_feed_in_the_singular(project
     assert r.returncode == 2
     assert f"feed {second.stem} is damaged too" in r.stderr + r.stdout and "feeds " not in r.stderr + r.stdout
 
+
+
+def test_an_event_moved_down_by_a_pasted_line_is_not_called_another_event(project, tmp_path):
+    write(project, 7)
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy, symlinks=True)
+    first = own_feed(copy)
+    write(copy, 1, start=20)  # the copy writes as another writer: a second feed
+    second = next(p for p in (copy / ".baton" / "ledger").glob("*.jsonl") if p != first)
+    lines = first.read_bytes().splitlines(keepends=True)
+    # a teammate's event line pasted into the first feed: the events after it only move down
+    first.write_bytes(b"".join(lines[:3] + [second.read_bytes().splitlines(keepends=True)[0]] + lines[3:]))
+    out = run_baton("repair", "--dry-run", "--project", str(copy)).stdout
+    assert "keeping seq 1-8" in out and "holds another event" not in out
