@@ -215,3 +215,74 @@ def test_bytes_glued_to_an_event_where_its_newline_was_are_set_aside_and_the_eve
     assert all(i["reason"].startswith("bytes glued") for i in plan["set_aside"])
     assert feed.read_bytes().splitlines(keepends=True)[:-1] == lines  # every event, byte for byte
     assert (project / ".baton" / "quarantine" / plan["quarantine"]).read_bytes() == half + b"\n" + half
+
+
+def test_two_events_run_together_by_a_lost_newline_are_both_kept(project):
+    write(project, 5)
+    feed = own_feed(project)
+    lines = feed.read_bytes().splitlines(keepends=True)
+    feed.write_bytes(b"".join(lines[:2] + [lines[2][:-1] + lines[3]] + lines[4:]))  # seq 3 lost its newline
+    assert run_baton("verify", "--project", str(project)).returncode == 3
+
+    code, out = _repair(project, "--yes")
+    assert code == 0 and out["verified"] is True
+    [plan] = out["feeds"]
+    assert plan["set_aside"] == [] and plan["kept"]["seq"] == len(lines)
+    assert feed.read_bytes().splitlines(keepends=True)[:-1] == lines  # every event, byte for byte
+    assert _ids(project)[:-1] == [orjson.loads(line)["id"] for line in lines]
+
+
+def test_two_swapped_lines_are_both_kept_and_written_back_in_chain_order(project):
+    write(project, 5)
+    feed = own_feed(project)
+    lines = feed.read_bytes().splitlines(keepends=True)
+    feed.write_bytes(b"".join(lines[:2] + [lines[3], lines[2]] + lines[4:]))
+    assert run_baton("verify", "--project", str(project)).returncode == 3
+
+    dry = run_baton("repair", "--dry-run", "--project", str(project)).stdout
+    code, out = _repair(project, "--yes")
+    assert code == 0 and out["verified"] is True
+    [plan] = out["feeds"]
+    assert plan["set_aside"] == [] and plan["kept"]["seq"] == len(lines)
+    assert f"setting nothing aside and keeping seq 1-{len(lines)}" in dry and "Would set aside" not in dry
+    assert feed.read_bytes().splitlines(keepends=True)[:-1] == lines
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.one_of(
+    st.tuples(st.just("insert"), st.integers(0, 20), _glue),
+    st.tuples(st.sampled_from(["lose_newline", "swap"]), st.integers(0, 20), st.just(b""))), min_size=1, max_size=4))
+def test_lost_newlines_swapped_lines_and_garbage_keep_every_event(tmp_path_factory, edits):
+    root = tmp_path_factory.mktemp("moved") / "proj"
+    shutil.copytree(_template(tmp_path_factory.getbasetemp()), root, symlinks=True)
+    feed = own_feed(root)
+    original = feed.read_bytes().splitlines(keepends=True)
+    ids = [orjson.loads(line)["id"] for line in original]
+    # lines as [text without newline, is garbage]; then which newlines are lost (never the last)
+    lines: list[list] = [[line[:-1], False] for line in original]
+    lost: set[int] = set()
+    for how, at, garbage in edits:
+        if how == "insert":
+            lines.insert(at % (len(lines) + 1), [garbage, True])
+        elif how == "swap":
+            j = at % (len(lines) - 1)
+            lines[j], lines[j + 1] = lines[j + 1], lines[j]
+    for how, at, _ in edits:
+        if how == "lose_newline":
+            lost.add(at % (len(lines) - 1))
+    damaged = b"".join(text + (b"" if j in lost else b"\n") for j, (text, _) in enumerate(lines))
+    feed.write_bytes(damaged)
+
+    opened = Project.open(root)
+    try:
+        result = repair_project(opened, yes=True)
+    finally:
+        opened.close()
+    assert result.after.ok
+    replayed = _ids(root)  # every event, in chain order, then ledger.repaired (two swaps may undo each other)
+    assert replayed[:len(ids)] == ids and len(replayed) == len(ids) + (damaged != b"".join(original))
+    assert feed.read_bytes() == b"".join(original)  # ledger.repaired goes to this copy's own feed
+    aside = b"".join((root / ".baton" / "quarantine" / name).read_bytes() for name in result.quarantined if name)
+    # every byte of garbage is set aside, with its newline unless that was lost; no event byte is
+    assert len(aside) == sum(len(text) + (j not in lost) for j, (text, junk) in enumerate(lines) if junk)
+    assert not [p for p in (root / ".baton" / "ledger").iterdir() if p.name.startswith(".repair.")]

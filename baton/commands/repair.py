@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 import attrs
 
 from baton.commands.context import foreign_feed_name, foreign_refusal
-from baton.commands.repair_plan import plan_lines
+from baton.commands.repair_plan import plan_lines, seq_range
 from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
@@ -65,7 +65,8 @@ class RepairResult:
             if self.after.ok:
                 return "The ledger verifies: nothing to repair."
             return "\n".join(["Nothing here that a repair can set aside; these problems remain:"]
-                             + [f"  {p.feed} seq {p.seq}: {p.kind}: {p.message}" for p in self.after.all_problems()])
+                             + [f"  {p.feed}{'' if p.seq is None else f' seq {p.seq}'}: {p.kind}: {p.message}"
+                                for p in self.after.all_problems()])
         lines = list(shown)
         verb = "Set aside" if self.repaired else "Would set aside"
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
@@ -140,12 +141,13 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     if feed is not None:
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
-            raise InputError(f"feeds {', '.join(others)} are damaged too, and the repair of {feed} could not be "
+            which = f"feeds {', '.join(others)} are" if len(others) > 1 else f"feed {others[0]} is"
+            raise InputError(f"{which} damaged too, and the repair of {feed} could not be "
                              "recorded past them: repair them all at once (leave out `feed`)")
     if synced is not None and not despite_synced:
         own, seq, kept = synced
         raise InputError(f"this clone's own feed {own} was synced up to seq {seq} (its ledger ref holds it), "
-                         f"and a repair would keep seq 1-{kept} and record ledger.repaired as seq {kept + 1}, "
+                         f"and a repair would keep {seq_range(kept)} and record ledger.repaired as seq {kept + 1}, "
                          "forking the feed against the remote's copy: run `baton sync` given `restore_own_feed` "
                          "first, which takes the events back from the remote; `despite_synced` repairs anyway "
                          "(docs/sync.md)", details={"feed": own, "synced_seq": seq, "kept_seq": kept})

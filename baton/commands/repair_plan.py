@@ -6,11 +6,20 @@ from baton.domain.wording import counted
 from baton.ledger.repair import FeedRepair
 
 
+def seq_range(last: int) -> str:
+    """The events ``1..last`` kept, as said: "seq 1-5", "seq 1", "no event"."""
+    return "no event" if not last else "seq 1" if last == 1 else f"seq 1-{last}"
+
+
 def plan_lines(plan: FeedRepair, verb: str) -> list[str]:
     """What a repair sets aside of one feed, and keeps, line by line (``repair`` and ``verify`` say the same)."""
-    kept = f"seq 1-{plan.kept.seq}" if plan.kept.seq else "no event"
+    kept = seq_range(plan.kept.seq)
     after = (f" ({counted(len(plan.kept_after), 'line')} of them after the cut: they chain on past what is set aside)"
              if plan.kept_after else "")
+    if not plan.set_aside:  # events run together or out of order: only put back, one a line, in chain order
+        rewrite = "Rewrote" if verb == "Set aside" else "Would rewrite"
+        return [f"{rewrite} feed {plan.feed} from byte {plan.cut}, setting nothing aside and keeping {kept}: "
+                f"{counted(len(plan.kept_after), 'event')} put back one a line, in chain order"]
     lines = [f"{verb} {counted(len(plan.set_aside), 'line')} ({counted(plan.length, 'byte')}) of feed {plan.feed} "
              f"from byte {plan.cut}, keeping {kept}{after}:"]
     for item in plan.set_aside[:20]:

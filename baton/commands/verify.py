@@ -128,7 +128,8 @@ class VerifyResult:
             lines.append(f"{mark} {f.feed}: {counted(f.events, 'event')}, last seq {f.head.seq}{note}")
         for p in r.all_problems():
             where = f"byte {p.offset}" if p.offset >= 0 else "not read" if p.kind == SYMLINK_ESCAPE else "merged order"
-            lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
+            seq = f" seq {p.seq} ({where})" if p.seq is not None else f" ({where}, no seq: the line does not parse)"
+            lines.append(f"  problem in {p.feed}{seq}: {p.kind}: {p.message}")
         if r.erased_by_forget:
             n = r.erased_by_forget
             lines.append(f"{n} payload{'' if n == 1 else 's'} erased by forget")

@@ -1,16 +1,18 @@
 """``baton repair``: the deliberate, recorded way past a damaged feed.
 
 Nothing here runs implicitly. A plan names, per damaged feed, the lines it
-sets aside and the lines it keeps (``_sound_lines``): a line is kept when it
-is provably the next event of the lines kept before it — its hash and digest
-hold and its seq, ``prev`` and hlc follow them — and a batch is kept whole or
-not at all. So a line of garbage between two events is set aside alone, while
-garbage that replaced an event (or an event whose hash fails) sets aside every
-line after it too: none of them chains onto what is kept. From a payload
-erased without a recorded forget on, every line is set aside. The lines set
-aside are moved byte for byte into ``quarantine/`` with a manifest; the feed
-is cut at the first of them, or rewritten with only the kept lines when
-lines after it are kept.
+sets aside and the events it keeps (``_sound_lines``): an event is kept when
+it is provably the next event of the events kept before it — its hash and
+digest hold and its seq, ``prev`` and hlc follow them — wherever it sits in
+the feed (a line holding two events run together is split between them), and
+a batch is kept whole or not at all. So a line of garbage between two events
+is set aside alone, swapped lines are both kept, while garbage that replaced
+an event (or an event whose hash fails) sets aside every line after it too:
+none of them chains onto what is kept. From a payload erased without a
+recorded forget on, every line is set aside. The lines set aside are moved
+byte for byte into ``quarantine/`` with a manifest; the feed is cut at the
+first byte not kept in place, or rewritten with the kept events in chain
+order when events after it are kept.
 A feed found shorter than a recorded head, missing, or rewritten has nothing
 to cut: the plan records the heads that can no longer be found (``lost``).
 
@@ -136,10 +138,16 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
             kept_lines, aside = _sound_lines(name, raw, stop)
             kept_bytes = b"".join(kept_piece(raw, o, n) for o, n in kept_lines)
             kept = scan_bytes(name, kept_bytes, FeedHead()).head if kept_bytes else FeedHead()
-            if aside:
-                # from the first line set aside, or the first event cut out of its line
-                cut = min([aside[0]["offset"]] + [o for o, n in kept_lines if not raw[o:o + n].endswith(b"\n")])
-                after = [[o, n] for o, n in kept_lines if o >= cut]
+            # the feed stays as it is up to the first piece not kept in place (a line set aside,
+            # an event cut out of its line, an event kept in another order): the rest is rewritten
+            whole, in_place = 0, 0
+            for o, n in kept_lines:
+                if o != whole or not raw[o:o + n].endswith(b"\n"):
+                    break
+                whole, in_place = o + n, in_place + 1
+            if whole < len(raw):
+                cut = whole
+                after = [[o, n] for o, n in kept_lines[in_place:]]
         hashes = _kept_hashes(kept_bytes, name)
         gone = {item.get("hash") for item in aside}
         lost = [{"seq": h.seq, "hash": h.hash, "source": h.source} for h in report.recorded
@@ -158,31 +166,30 @@ ERASED = "erased_without_forget"
 
 
 def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]], list[dict[str, Any]]]:
-    """Which lines of ``raw`` a repair keeps — ``(offset, bytes)`` each — and
-    which it sets aside (``_lines``' items, each with its ``reason``).
+    """Which pieces of ``raw`` a repair keeps — ``(offset, bytes)`` each, in
+    chain order — and which it sets aside (``_lines``' items, each with its
+    ``reason``), sorted by offset.
 
-    A line is kept when it is *provably* the next event of the lines kept
-    before it: it parses, its hash and digest hold, it is this feed's, and its
-    seq, ``prev`` and hlc follow the last kept line (``check_line_after``). Any
-    other line is set aside and the walk goes on from the same kept line —
-    but for a line that holds the sound next event with other bytes glued
-    before or after it (``_glued_event``): the event is kept, the other bytes
-    set aside. So
-    a line of garbage inserted between two events (random bytes, a half-line
-    glued in by a bad merge, a repeated line) is set aside alone: the next
-    event names the hash of the event before the garbage and is kept, and so
-    is everything after it. Garbage that *replaced* an event breaks the chain
-    for good: the next event names a hash no kept line has (``gap``), and so
-    does every event after it — all set aside, none provable. A batch is
-    all-or-nothing: kept lines that leave a batch open or broken are set aside
-    from the batch's start on. Lines from ``stop`` on are set aside whatever
-    they hold, as are bytes after the last newline (a torn tail)."""
-    kept: list[tuple[int, int]] = []
+    First every line is read for the sound events it holds: the whole line
+    when it parses and its hash and digest hold (and it is this feed's), else
+    every complete event inside it — a line that lost the newline between two
+    events is split where one event's JSON ends and the next begins, and bytes
+    glued before or after an event are set aside alone (``_events_in``). Then
+    the chain is followed, not the physical order: from the last event kept,
+    the next is the sound event whose seq, ``prev`` and hlc follow it, wherever
+    it sits in the feed (of two, the first in file order; the other is set
+    aside as a fork). So a line of garbage inserted between two events is set
+    aside alone, two swapped lines are both kept (written back in chain
+    order), and garbage that *replaced* an event breaks the chain for good:
+    every event after it names a hash no kept event has (``gap``) — all set
+    aside, none provable. A batch is all-or-nothing: kept events that leave a
+    batch open or broken are set aside from the batch's start on. Lines from
+    ``stop`` on are set aside whatever they hold, as are bytes after the last
+    newline (a torn tail)."""
     aside: list[dict[str, Any]] = []
-    seq, hlc = 0, 0
-    prev: str | None = None
     kind: str | None
     message: str | None
+    found: list[tuple[int, int, Event]] = []  # sound events in file order: offset, bytes, event
     pos = 0
     while pos < len(raw):
         nl = raw.find(b"\n", pos)
@@ -192,28 +199,30 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
         elif nl < 0:
             kind, message = "torn", "bytes after the last newline"
         else:
-            event, kind, message = check_line_after(feed, raw[pos:nl], seq, prev, hlc)
-            if kind is None and event is not None:
-                kept.append((pos, end - pos))
-                seq, prev, hlc = event.seq, event.hash, event.hlc
+            event, kind, message = check_line_after(feed, raw[pos:nl], 0, None, 0)
+            if event is not None and kind in CHAIN_KINDS:
+                found.append((pos, end - pos, event))
                 pos = end
                 continue
-            glued = _glued_event(feed, raw[pos:nl], seq, prev, hlc) if kind == "bad_json" else None
-            if glued is not None:  # a sound next event with other bytes on its line: those alone go
-                start, stop_at, event = glued
-                if start:
-                    aside.append({"offset": pos, "bytes": start, "reason": GLUED_BEFORE})
-                ends_line = pos + stop_at == nl  # then its own newline is kept with it
-                kept.append((pos + start, stop_at - start + (1 if ends_line else 0)))
-                if pos + stop_at < nl:
-                    aside.append({"offset": pos + stop_at, "bytes": end - pos - stop_at, "reason": GLUED_AFTER})
-                seq, prev, hlc = event.seq, event.hash, event.hlc
+            pieces = _events_in(feed, raw[pos:nl]) if kind == "bad_json" else []
+            if pieces:
+                at = 0
+                for start, stop_at, piece in pieces:
+                    if start > at:
+                        aside.append({"offset": pos + at, "bytes": start - at,
+                                      "reason": GLUED_BEFORE if at == 0 else GLUED_BETWEEN})
+                    ends_line = pos + stop_at == nl  # then its own newline is kept with it
+                    found.append((pos + start, stop_at - start + (1 if ends_line else 0), piece))
+                    at = stop_at + (1 if ends_line else 0)
+                if pos + at < end:
+                    aside.append({"offset": pos + at, "bytes": end - pos - at, "reason": GLUED_AFTER})
                 pos = end
                 continue
         aside.append(dict(_line_item(raw, pos, end), reason=_reason(kind, message, pos >= stop)))
         pos = end
-    # Batches: the kept lines, read as one feed, up to their first problem (an open batch
-    # at the end is dropped with it); every kept line past that is set aside.
+    kept = _follow_chain(raw, found, aside)
+    # Batches: the kept events, read as one feed, up to their first problem (an open batch
+    # at the end is dropped with it); every kept event past that is set aside.
     joined = b"".join(kept_piece(raw, o, n) for o, n in kept)
     scan = scan_bytes(feed, joined, FeedHead(), collect=True)
     good = min([p.offset for p in scan.problems] + [scan.head.offset])
@@ -231,8 +240,56 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
     return kept, aside
 
 
+def _follow_chain(raw: bytes, found: list[tuple[int, int, Event]], aside: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """The chain through the sound events ``found`` (file order): from the last
+    event kept, the first (in file order) whose seq, ``prev`` and hlc follow it.
+    Returns the kept pieces in chain order; every other event goes to ``aside``."""
+    following: dict[tuple[int, str | None], list[int]] = {}
+    for index, (_, _, event) in enumerate(found):
+        following.setdefault((event.seq, event.prev), []).append(index)
+    chain: list[int] = []
+    seq, hlc = 0, 0
+    prev: str | None = None
+    while True:
+        nxt = next((i for i in following.get((seq + 1, prev), []) if found[i][2].hlc > hlc), None)
+        if nxt is None:
+            break
+        chain.append(nxt)
+        seq, prev, hlc = found[nxt][2].seq, found[nxt][2].hash, found[nxt][2].hlc
+    kept = [(found[i][0], found[i][1]) for i in chain]
+    kept_hashes = {found[i][2].hash: found[i][2].seq for i in chain}
+    by_seq = {found[i][2].seq: found[i][2] for i in chain}
+    chained = set(chain)
+    for index, (offset, length, event) in enumerate(found):
+        if index not in chained:
+            aside.append(dict(_line_item(raw, offset, offset + length),
+                              reason=_unchained(event, kept_hashes, by_seq)))
+    return kept
+
+
+CHAIN_KINDS = frozenset({None, "gap", "fork", "broken_chain", "hlc_regressed"})
+"""What ``check_line_after`` says of a sound event (it parses, its hash and digest
+hold, it is this feed's) measured against a chain it may not follow."""
+
+
+def _unchained(event: Event, kept: dict[str, int], by_seq: dict[int, Event]) -> str:
+    """Why the sound ``event`` is set aside: the chain kept does not reach it."""
+    if event.hash in kept:
+        return f"fork: a copy of seq {event.seq}, which is kept from another place in the feed"
+    before = by_seq.get(event.seq - 1)
+    if before is not None and event.prev == before.hash and event.seq in by_seq:
+        return f"fork: another event at seq {event.seq} follows the same event; the first in the feed is kept"
+    head = max(by_seq, default=0)
+    if event.seq == head + 1:
+        why = f"broken_chain: seq {event.seq} does not link to the hash of seq {head}"
+    else:
+        why = f"gap: expected seq {head + 1}, found {event.seq}"
+    return f"{why} — it does not follow the lines kept, so it cannot be proven to belong after them"
+
+
 GLUED_BEFORE = "bytes glued before a sound event on its line (no writer writes that)"
 GLUED_AFTER = "bytes glued after a sound event where its newline should be (no writer writes that)"
+GLUED_BETWEEN = "bytes between two sound events on one line (no writer writes that)"
 
 
 def kept_piece(raw: bytes, offset: int, length: int) -> bytes:
@@ -242,30 +299,34 @@ def kept_piece(raw: bytes, offset: int, length: int) -> bytes:
     return piece if piece.endswith(b"\n") else piece + b"\n"
 
 
-def _glued_event(feed: str, line: bytes, seq: int, prev: str | None, hlc: int) -> tuple[int, int, Event] | None:
-    """A sound next event inside ``line`` with other bytes glued before or
-    after it (a half-line run into it by a bad merge, a lost newline): its
-    start and end in ``line`` and the event, else None. Each ``{"`` is tried
-    as a start (at most 64); the event's bytes are checked, hash and chain, as
-    any line (``check_line_after``), so only the next event itself can match."""
+def _events_in(feed: str, line: bytes) -> list[tuple[int, int, Event]]:
+    """The sound events inside ``line`` (two events run together by a lost
+    newline, bytes glued before or after one): the start and end in ``line``
+    of each, and the event. Each ``{"`` is tried as a start (at most 64 that
+    hold no sound event); a complete JSON value from there that parses as an
+    event whose hash and digest hold, of this feed, is one, and the search
+    goes on after its end."""
     text = line.decode("utf-8", "surrogateescape")
     decoder = json.JSONDecoder()
+    found: list[tuple[int, int, Event]] = []
+    misses = 0
     at = text.find('{"')
-    for _ in range(64):
-        if at < 0:
-            return None
+    while at >= 0 and misses < 64:
         try:
             _, stop = decoder.raw_decode(text, at)
         except ValueError:
             stop = -1
-        if stop > 0 and (at or stop < len(text)):
+        if stop > 0:
             start = len(text[:at].encode("utf-8", "surrogateescape"))
             end = start + len(text[at:stop].encode("utf-8", "surrogateescape"))
-            event, kind, _ = check_line_after(feed, line[start:end], seq, prev, hlc)
-            if kind is None and event is not None:
-                return start, end, event
+            event, kind, _ = check_line_after(feed, line[start:end], 0, None, 0)
+            if event is not None and kind in CHAIN_KINDS:
+                found.append((start, end, event))
+                at = text.find('{"', stop)
+                continue
+        misses += 1
         at = text.find('{"', at + 1)
-    return None
+    return found
 
 
 def _reason(kind: str | None, message: str | None, after_stop: bool) -> str:
@@ -334,13 +395,14 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
         manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair")
         written: list[Path] = []  # removed again unless the feed is cut: no empty or partial copy is kept
         try:
-            quarantine.mkdir(parents=True, exist_ok=True)
-            _write_new(quarantine / f"{name}.repair", tail, fsync, written)
-            _write_new(quarantine / f"{name}.manifest.json",
-                       orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n", fsync,
-                       written)
-            if fsync:
-                files.fsync_dir(quarantine)
+            if repair.set_aside:  # else nothing leaves the feed: its events are only put back in chain order
+                quarantine.mkdir(parents=True, exist_ok=True)
+                _write_new(quarantine / f"{name}.repair", tail, fsync, written)
+                _write_new(quarantine / f"{name}.manifest.json",
+                           orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n", fsync,
+                           written)
+                if fsync:
+                    files.fsync_dir(quarantine)
             if kept is None:
                 files.cut(path, repair.cut, fsync=fsync)
             else:
@@ -353,7 +415,7 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             for copy in written:  # the feed still holds them
                 files.remove_if_there(copy)
             raise StorageError(f"could not set aside the damaged lines of {path}: {exc}") from exc
-        return f"{name}.repair"
+        return f"{name}.repair" if repair.set_aside else None
     finally:
         try:
             fcntl.flock(lock, fcntl.LOCK_UN)

@@ -610,8 +610,11 @@ def _check_heads(recorded: list[RecordedHead], hashes: Mapping[str, _Hashes],
                                       f"feed {r.feed!r} ends at seq {head.seq}, but {r.source} recorded seq {r.seq}")
             elif actual != r.hash:
                 kind = "rewritten"
-                problem = FeedProblem(r.feed, r.offset, r.seq, kind,
-                                      f"feed {r.feed!r} holds another event at seq {r.seq} than {r.source} recorded")
+                said = (f"feed {r.feed!r} holds another event at seq {r.seq} than {r.source} recorded"
+                        if actual is not None else
+                        f"feed {r.feed!r} has no readable event at seq {r.seq}, which {r.source} recorded "
+                        "(it may sit past a damaged line)")
+                problem = FeedProblem(r.feed, r.offset, r.seq, kind, said)
             else:
                 continue
         key = (r.feed, kind)
