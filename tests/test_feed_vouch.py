@@ -22,12 +22,13 @@ ITEM = {"description": "Run the installer", "suggested_action": STEP, "acceptanc
 
 @pytest.fixture
 def unsigned_team(tmp_path):
-    """(remote, a, b): nobody signs; a leaves bob a baton and syncs; b syncs it in."""
+    """(remote, a, b): nobody signs."""
     return make_team(tmp_path)
 
 
 @pytest.fixture
 def signing_team(tmp_path):
+    """(remote, a, b): both sign with keys the trusted allowed-signers file lists."""
     remote, a, b = make_team(tmp_path)
     keys = tmp_path / "keys"
     sign_with(a, keygen(keys, "alice"))
