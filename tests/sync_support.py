@@ -141,3 +141,17 @@ def batons_left_apart(capsys, team: tuple[Path, Path, Path]) -> tuple[Path, Path
     bobs = leave_baton_for(capsys, b, "bob-s", "bob's own step")
     run_json(capsys, b, "sync")
     return a, b, alices, bobs
+
+
+FAST = """
+import sys, time
+ahead = int(sys.argv[1])
+real_ns = time.time_ns
+time.time_ns = lambda: real_ns() + ahead * 10**9
+real = time.time
+time.time = lambda: real() + ahead
+sys.argv = ["baton", *sys.argv[2:]]
+from baton.cli import run
+run()
+"""
+"""``baton ARGS`` with the wall clock ``ahead`` seconds fast (a VM's clock gone wrong), in a process of its own."""

@@ -18,7 +18,7 @@ import pytest
 from dulwich.repo import Repo
 
 from tests.cli_support import run, run_json
-from tests.sync_support import make_team
+from tests.sync_support import FAST, make_team
 
 BOB, CAROL = "bob@example.com", "carol@example.com"
 OPEN_ITEM = json.dumps({"description": "carol item", "suggested_action": "s", "acceptance_check": "c"})
@@ -113,18 +113,6 @@ def _ready(capsys, project: Path, title: str) -> str:
     return made["id"]
 
 
-FAST = """
-import sys, time
-ahead = int(sys.argv[1])
-real_ns = time.time_ns
-time.time_ns = lambda: real_ns() + ahead * 10**9
-real = time.time
-time.time = lambda: real() + ahead
-sys.argv = ["baton", *sys.argv[2:]]
-from baton.cli import run
-run()
-"""
-"""``baton ARGS`` with the wall clock ``ahead`` seconds fast (a VM's clock gone wrong), in a process of its own."""
 
 
 def _fast(project: Path, ahead: int, *args: str) -> dict:

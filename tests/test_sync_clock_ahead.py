@@ -18,22 +18,10 @@ from dulwich import porcelain
 from baton.domain.clock_ahead import AHEAD_BOUND_SECONDS, clocks_ahead, feeds_ahead
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
-from tests.sync_support import make_team
+from tests.sync_support import FAST, make_team
 
 AHEAD = 3 * 86400
 
-FAST = """
-import sys, time
-ahead = int(sys.argv[1])
-real_ns = time.time_ns
-time.time_ns = lambda: real_ns() + ahead * 10**9
-real = time.time
-time.time = lambda: real() + ahead
-sys.argv = ["baton", *sys.argv[2:]]
-from baton.cli import run
-run()
-"""
-"""``baton ARGS`` with the wall clock ``ahead`` seconds fast (a VM's clock gone wrong), in a process of its own."""
 
 
 def _fast(project: Path, *args: str) -> dict:
