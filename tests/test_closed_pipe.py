@@ -86,7 +86,7 @@ def test_an_error_whose_output_and_message_go_into_a_closed_pipe_exits_with_its_
 
 
 def test_a_log_error_into_a_closed_pipe_exits_with_its_own_status(project):
-    code, err = _into_closed_pipe("log", "--json", "--limit", "0", "--project", str(project))
+    code, err = _into_closed_pipe("log", "--json", "--limit", "-1", "--project", str(project))
     assert code == 2 and "Traceback" not in err and "Exception ignored" not in err
 
 

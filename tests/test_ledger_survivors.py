@@ -604,6 +604,8 @@ def test_setting_lines_aside_syncs_the_copy_the_manifest_the_folder_and_the_cut_
 
 
 def test_a_repair_gives_the_first_bad_line_as_its_reason_and_sets_a_leading_blank_line_aside_alone(tmp_path):
+    """The blank line goes alone; the event after it chains from the start and is kept; the
+    garbage that replaced the second event goes next (the chain, not the line order, decides)."""
     from baton.ledger.repair import plan_repair
 
     ledger, lines = feed_of(tmp_path, 3)
@@ -611,7 +613,7 @@ def test_a_repair_gives_the_first_bad_line_as_its_reason_and_sets_a_leading_blan
     ledger_dir = tmp_path / ".baton" / "ledger"
     [plan] = plan_repair(ledger_dir, verify_ledger(ledger_dir))
     assert len(plan.reasons) == 1 and plan.reasons[0].startswith("bad_json at byte 0: ")
-    assert [(i["offset"], i["bytes"]) for i in plan.set_aside][:2] == [(0, 1), (1, len(lines[0]))]
+    assert [(i["offset"], i["bytes"]) for i in plan.set_aside][:2] == [(0, 1), (1 + len(lines[0]), 3)]
 
 
 def test_a_malformed_repair_record_is_read_without_failing_verify(tmp_path):

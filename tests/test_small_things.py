@@ -97,10 +97,11 @@ def test_session_end_says_what_was_redacted(capsys, project):
     assert "Redacted before writing:" in out and token not in out
 
 
-def test_log_limit_zero_is_an_input_error_where_handoff_list_lists_every_match(capsys, project):
-    assert run(capsys, project, "log", "--limit", "0")[0] == 2
-    assert run(capsys, project, "handoff", "list", "--limit", "0")[0] == 0
-    assert run(capsys, project, "handoff", "list", "--limit", "-1")[0] == 2
+def test_limit_zero_means_every_one_and_a_negative_limit_is_an_input_error_for_log_and_handoff_list(capsys, project):
+    """One meaning for one flag (tester team15 G8: ``log --limit 0`` was an error)."""
+    for command in (("log",), ("handoff", "list")):
+        assert run(capsys, project, *command, "--limit", "0")[0] == 0
+        assert run(capsys, project, *command, "--limit", "-1")[0] == 2
 
 
 def test_handoff_steps_repeated_keep_their_commas(capsys, project):

@@ -284,7 +284,7 @@ PROVIDER_RULES: tuple[ProviderRow, ...] = (
     ("openssl-password", "password or raw key given to openssl on its command line", ("openssl",),
      r"""\bopenssl\b[^\n]*?\s(?:-[kK][ \t]+|-pass(?:in|out|word)?[ \t]+["']?pass:"""
      r"""|passwd(?:[ \t]+-(?:salt[ \t]+\S+|[A-Za-z0-9]+))*[ \t]+)""" + _ARGUMENT, 0.0),
-    ("rabbitmqctl-password", "password given to rabbitmqctl add_user, change_password or authenticate_user",
+    ("rabbitmqctl-password", "password given to rabbitmqctl on its command line",
      ("rabbitmqctl",),
      r"""\brabbitmqctl\b[^\n]*?\s(?:add_user|change_password|authenticate_user)(?:[ \t]+-{2}[a-z\-]+)*"""
      r"""[ \t]+(?:"[^\n"]+"|'[^\n']+'|[^\s"'-]\S*)[ \t]+""" + _ARGUMENT, 0.0),
