@@ -5,23 +5,10 @@ baton stays pending for a start that can claim it."""
 
 from __future__ import annotations
 
-import pytest
-
 import baton.commands.context as context
 from tests.cli_support import run_json
-from tests.handoff_support import git_init
-from tests.harness_support import fixture, hook, injected
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
-def _start(repo, session):
-    return hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo,
-                                                             session_id=session))
+from tests.harness_support import injected
+from tests.test_unended_sessions import _start, repo  # noqa: F401  (a git project; a Claude Code start)
 
 
 def test_a_read_only_ledger_still_gives_the_brief_with_the_baton_waiting_unclaimed(repo, capsys, monkeypatch):
