@@ -160,7 +160,7 @@ async def test_a_day_of_use(day):
     # -- the small things ---------------------------------------------------------------------------
     assert run_baton("resume", store, "--session", "s-9", cwd=main).returncode == 2
     assert run_baton("session", "handoff", "--shared", cwd=main).returncode == 2
-    assert run_baton("log", "--limit", "0", cwd=main).returncode == 2
+    assert run_baton("log", "--limit", "-1", cwd=main).returncode == 2
     assert run_baton("handoff", "validate", "latest", cwd=main).returncode == 2
     refused = run_baton("handoff", "validate", store, cwd=main)
     assert refused.returncode == 4 and "supersede" not in refused.stderr.split("what it takes now:")[-1]
