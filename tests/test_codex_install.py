@@ -93,6 +93,46 @@ def test_the_codex_start_hook_tells_the_agent_when_baton_is_not_on_the_path(proj
     assert "Tell the person to run baton doctor in this project." in done.stdout
 
 
+def _a_baton_at(folder) -> str:
+    """An executable file that runs Baton, at ``folder/baton`` (install-hooks writes its absolute path)."""
+    folder.mkdir(parents=True)
+    program = folder / "baton"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} -m baton \"$@\"\n")
+    program.chmod(0o755)
+    return str(program)
+
+
+def test_the_codex_start_hook_names_the_missing_file_when_its_absolute_command_is_gone(project_dir, tmp_path):
+    git_init(project_dir)
+    program = _a_baton_at(tmp_path / "old venv" / "bin")  # a space: the path reaches the message intact
+    _install(project_dir, "--command", program)
+    os.remove(program)
+    done = _sh(_start_line(project_dir), project_dir, "/usr/bin:/bin")
+    assert done.returncode == 0
+    assert done.stdout.startswith(f"Baton could not run its SessionStart hook (exit status 127: no file exists at "
+                                  f"{program}), so this session got no brief")
+    assert "PATH" not in done.stdout
+
+
+def test_the_codex_start_hook_says_the_file_at_its_absolute_command_is_not_executable(project_dir, tmp_path):
+    git_init(project_dir)
+    program = _a_baton_at(tmp_path / "bin")
+    _install(project_dir, "--command", program)
+    os.chmod(program, 0o644)
+    done = _sh(_start_line(project_dir), project_dir, "/usr/bin:/bin")
+    assert done.returncode == 0
+    assert done.stdout.startswith(f"Baton could not run its SessionStart hook (exit status 126: the file {program} "
+                                  "is not executable), so this session got no brief")
+
+
+def test_the_codex_start_hook_runs_the_file_at_its_absolute_command_as_before(project_dir, tmp_path):
+    git_init(project_dir)
+    program = _a_baton_at(tmp_path / "bin")
+    _install(project_dir, "--command", program)
+    done = _sh(_start_line(project_dir), project_dir, "/usr/bin:/bin")
+    assert done.returncode == 0 and "Baton could not run" not in done.stdout, done.stdout
+
+
 def test_the_codex_start_hook_runs_baton_as_before_when_it_is_found(project_dir):
     git_init(project_dir)
     _install(project_dir, "--command", "baton")

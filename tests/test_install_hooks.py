@@ -23,8 +23,9 @@ FILES = {
     "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json", ".agents/skills/baton/SKILL.md"],
 }
 
-START = adapter("claude-code").event_suffixes["SessionStart"]
-"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
+START = adapter("claude-code").event_suffix("SessionStart", "baton")
+"""What follows Claude Code's SessionStart line run by a bare ``baton``: what the agent is told when it cannot
+run (``start_failed``)."""
 
 
 def _snapshot(root):
@@ -183,7 +184,9 @@ def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays
     answer = json.loads(r.stdout)
     assert answer["root"] == str(wt)
     commands = _commands(json.loads((wt / ".claude" / "settings.json").read_text()), "SessionStart")
-    assert commands == [f"{answer['hookCommand']} hook claude-code SessionStart{START}"]
+    hook_command = answer["hookCommand"]
+    suffix = adapter("claude-code").event_suffix("SessionStart", hook_command)
+    assert commands == [f"{hook_command} hook claude-code SessionStart{suffix}"]
     assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
     assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()
 

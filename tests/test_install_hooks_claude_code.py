@@ -16,8 +16,9 @@ from tests.cli_support import run, run_json
 
 LOCAL = ".claude/settings.local.json"
 
-START = adapter("claude-code").event_suffixes["SessionStart"]
-"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
+START = adapter("claude-code").event_suffix("SessionStart", "baton")
+"""What follows Claude Code's SessionStart line run by a bare ``baton``: what the agent is told when it cannot
+run (``start_failed``)."""
 
 
 def _baton_hooks(settings: dict) -> dict[str, list[dict]]:
@@ -147,3 +148,36 @@ def test_install_json_carries_a_note_only_on_the_file_it_explains(project_dir, c
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
     noted = {f["path"]: f["note"] for f in out["files"] if "note" in f}
     assert list(noted) == [LOCAL] and "approved" in noted[LOCAL]
+
+
+# -- the start hook's fallback says what is wrong (harness16) --------------------------------------
+
+def _start_hook_run(project_dir, path: str) -> str:
+    """The SessionStart command line run as Claude Code runs it (``sh -c``), its stdout."""
+    import subprocess
+
+    (line,) = [h["command"] for h in _baton_hooks(json.loads((project_dir / ".claude" / "settings.json")
+                                                             .read_text()))["SessionStart"]]
+    done = subprocess.run(["/bin/sh", "-c", line], cwd=project_dir, env={"PATH": path, "HOME": str(project_dir)},
+                          input="{}", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_start_hook_says_no_file_exists_at_its_absolute_command_once_it_is_gone(project_dir, tmp_path):
+    program = tmp_path / "venv" / "bin" / "baton"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    install_hooks(project_dir, "claude-code", command=str(program))
+    program.unlink()
+    said = _start_hook_run(project_dir, "/usr/bin:/bin")
+    assert said.startswith(f"Baton could not run its SessionStart hook (exit status 127: no file exists at {program}),")
+    assert "PATH" not in said
+
+
+def test_the_start_hook_of_a_bare_baton_says_it_was_not_found_on_the_path(project_dir, tmp_path):
+    install_hooks(project_dir, "claude-code", command="baton")
+    said = _start_hook_run(project_dir, "/usr/bin:/bin")
+    assert said.startswith("Baton could not run its SessionStart hook (exit status 127; 127: the command was not "
+                           "found on the PATH Claude Code runs hooks with)")

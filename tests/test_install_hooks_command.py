@@ -24,8 +24,9 @@ MCP_FILE = {"claude-code": ".mcp.json", "codex": ".codex/config.toml",
 FORWARDS = {"codex": {"env_vars": ["BATON_PROJECT"]}, "claude-code": {}, "gemini-cli": {}, "cursor": {}}
 """What a harness's Baton server entry adds to its command: Codex is told to pass ``$BATON_PROJECT`` on."""
 
-START = adapter("claude-code").event_suffixes["SessionStart"]
-"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
+START = adapter("claude-code").event_suffix("SessionStart", "/venv/bin/baton")
+"""What follows Claude Code's SessionStart line run by ``/venv/bin/baton``: what the agent is told when it
+cannot run (``start_failed``)."""
 
 
 def _hook_commands(root, harness: str) -> dict[str, list[str]]:
@@ -72,7 +73,7 @@ def test_a_new_command_replaces_batons_hooks_and_server_instead_of_adding_them(p
     events = [hook.event for hook in adapter(harness).hooks if adapter(harness).role(hook) in DEFAULT_EVENTS]
     assert _hook_commands(project_dir, harness) == {
         event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"
-                f"{adapter(harness).event_suffixes.get(event, '')}"] for event in events}
+                f"{adapter(harness).event_suffix(event, '/venv/bin/baton')}"] for event in events}
     assert _baton_server(project_dir, harness) == {"command": "/venv/bin/baton", "args": ["mcp"], **FORWARDS[harness]}
 
 

@@ -50,7 +50,7 @@ def nowhere(monkeypatch, tmp_path):
 def _expected_hooks(harness: str, command: str) -> dict[str, list[str]]:
     wired = adapter(harness)
     return {hook.event: [f"{command} hook {harness} {hook.event}{wired.command_suffix}"
-                         f"{wired.event_suffixes.get(hook.event, '')}"]
+                         f"{wired.event_suffix(hook.event, command)}"]
             for hook in wired.hooks if wired.role(hook) in DEFAULT_EVENTS}
 
 

@@ -21,8 +21,9 @@ LOCAL = ".claude/settings.local.json"
 OLD_START = "startup|resume|clear|compact"
 """The SessionStart matcher of an install made before Claude Code's ``fork`` source."""
 
-START = adapter("claude-code").event_suffixes["SessionStart"]
-"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
+START = adapter("claude-code").event_suffix
+"""What follows Claude Code's SessionStart line run by a program: what the agent is told when it cannot run
+(``start_failed``)."""
 
 
 def _read(project: Path, path: str) -> dict:
@@ -114,7 +115,7 @@ def test_a_moved_hook_gets_the_new_command_line_in_place(project_dir, tmp_path):
     program.chmod(0o755)
     install_hooks(project_dir, "claude-code", command=str(program))
     commands = {event: [h["command"] for h in found] for event, found in _batons(_read(project_dir, LOCAL)).items()}
-    assert commands["SessionStart"] == [f"{program} hook claude-code SessionStart{START}"]
+    assert commands["SessionStart"] == [f"{program} hook claude-code SessionStart{START('SessionStart', str(program))}"]
     assert _batons(_read(project_dir, SHARED)) == {}
 
 

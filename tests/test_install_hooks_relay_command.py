@@ -31,10 +31,10 @@ def _hooks(project: Path) -> dict[str, str]:
 def test_the_default_hooks_start_the_console_scripts_python_with_the_program_entry_point(capsys, project_dir):
     answer = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
     expected = shlex.join([_interpreter(CONSOLE_SCRIPT), "-P", "-c", RELAY_CODE])
-    suffixes = adapter("claude-code").event_suffixes
+    wired = adapter("claude-code")
     assert answer["hookCommand"] == expected
     assert answer["command"] == str(CONSOLE_SCRIPT)
-    assert set(_hooks(project_dir).values()) == {f"{expected} hook claude-code {event}{suffixes.get(event, '')}"
+    assert set(_hooks(project_dir).values()) == {f"{expected} hook claude-code {event}{wired.event_suffix(event, expected)}"
                                                 for event in ("SessionStart", "PreCompact", "SessionEnd")}
     mcp = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]["baton"]
     assert mcp["command"] == str(CONSOLE_SCRIPT)

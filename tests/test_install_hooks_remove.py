@@ -15,8 +15,9 @@ from tests.cli_support import run, run_json
 
 SKILL = ".agents/skills/baton/SKILL.md"
 
-START = adapter("claude-code").event_suffixes["SessionStart"]
-"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
+START = adapter("claude-code").event_suffix("SessionStart", "baton")
+"""What follows Claude Code's SessionStart line run by a bare ``baton``: what the agent is told when it cannot
+run (``start_failed``)."""
 
 
 def _snapshot(root):

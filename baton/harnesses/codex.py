@@ -59,7 +59,9 @@ TRUST_STEP = ("Codex runs these hooks only once you trust them: run `codex` in t
 
 
 START_FAILED = start_failed("Codex")
-"""After the SessionStart hook's command line: when the command cannot run, say why to the agent.
+"""Given the program the hooks run, what follows the SessionStart hook's command line: when the
+command cannot run, say why to the agent (a bare ``baton`` not on the ``PATH``, or the file at the
+path install-hooks wrote missing or not executable).
 Codex 0.171.0 shows a failing hook as ``hook: SessionStart Failed`` and nothing else — neither its
 stderr nor its ``systemMessage``, in ``codex exec`` (checked with the real binary; its source
 records only ``hook exited with code N``) — but a start hook's plain stdout on status 0 reaches

@@ -168,17 +168,30 @@ class HarnessAdapter(Protocol):
         ...
 
 
-def start_failed(harness_name: str) -> str:
+def start_failed(harness_name: str) -> "Callable[[str], str]":
     """After a SessionStart hook's command line (POSIX sh), for a harness that hands a start hook's
     plain stdout on status 0 to the model as context and shows the person nothing of a failing
     hook (Codex 0.171.0: ``hook: SessionStart Failed``, never its stderr; Claude Code: its stderr
-    in verbose mode only): when the command cannot run (``baton`` not on the ``PATH`` the harness
-    runs hooks with, a venv gone), the agent is told why. No backquote nor apostrophe: the text
-    sits in double quotes. Baton's own hook always exits 0, so it runs only when the command
-    itself cannot."""
-    return (f' || {{ echo "Baton could not run its SessionStart hook (exit status $?; 127: the command was not found '
-            f'on the PATH {harness_name} runs hooks with), so this session got no brief and Baton will not record it. '
+    in verbose mode only): when the command cannot run, the agent is told why. Given the program
+    the command line runs (its first word), the shell words that say it: for a bare name
+    (``baton``), that it was not found on the ``PATH`` the harness runs hooks with; for a path
+    (what ``install-hooks`` writes by default), what is wrong with the file there, found when it
+    fails — no file, a file that is not executable, or one there that did not run (the Python its
+    first line names gone with a virtualenv). No backquote nor apostrophe in the text: it sits
+    in double quotes (the path reaches it through a shell variable). Baton's own hook always
+    exits 0, so this runs only when the command itself cannot."""
+    told = (", so this session got no brief and Baton will not record it. "
             'Tell the person to run baton doctor in this project."; exit 0; }')
+
+    def suffix(program: str) -> str:
+        if "/" not in program:
+            return (f' || {{ echo "Baton could not run its SessionStart hook (exit status $?; 127: the command was '
+                    f'not found on the PATH {harness_name} runs hooks with){told}')
+        return (f' || {{ s=$?; p={shlex.quote(program)}; if [ ! -f "$p" ]; then w="no file exists at $p"; '
+                'elif [ ! -x "$p" ]; then w="the file $p is not executable"; '
+                'else w="the file $p is there but did not run: the Python its first line names may be gone"; fi; '
+                f'echo "Baton could not run its SessionStart hook (exit status $s: $w){told}')
+    return suffix
 
 
 NONBLOCKING_SUFFIX = " || exit 1"
@@ -238,9 +251,10 @@ class CommandHookAdapter:
     ``install-hooks`` prints them)."""
     command_suffix: str = ""
     """Shell words after each hook command line: Gemini CLI's ``|| exit 1`` (``NONBLOCKING_SUFFIX``)."""
-    event_suffixes: Mapping[str, str] = {}
-    """Per event, shell words after that hook's command line, from ``||`` (Codex's SessionStart:
-    what to tell the agent when the command cannot run, ``codex.START_FAILED``)."""
+    event_suffixes: "Mapping[str, Callable[[str], str]]" = {}
+    """Per event, given the program the command line runs (its first word), the shell words after
+    that hook's command line, from ``||`` (Codex's and Claude Code's SessionStart: what to tell the
+    agent when the command cannot run, ``start_failed``)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:
@@ -279,8 +293,13 @@ class CommandHookAdapter:
             return self.empty_for(metadata.event)
         return orjson.dumps(self.answer(metadata, context)).decode()
 
+    def event_suffix(self, event: str, command: str) -> str:
+        """What follows ``command``'s line for ``event`` after ``command_suffix`` ("" for most)."""
+        made = self.event_suffixes.get(event)
+        return made(shlex.split(command)[0]) if made is not None else ""
+
     def command_lines(self, command: str, hooks: tuple[HookCommand, ...] | None = None) -> tuple[str, ...]:
-        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}{self.event_suffixes.get(hook.event, '')}"
+        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}{self.event_suffix(hook.event, command)}"
                      for hook in (self.hooks if hooks is None else hooks))
 
     def role(self, hook: HookCommand) -> str:
