@@ -1,7 +1,10 @@
 """A baton left while HEAD is detached (docs/batons.md, "Who and where"):
 mid-rebase or mid-bisect it is the branch being rebased or bisected's; on a
 plain detached HEAD it is keyed ``(detached)``, a name git forbids, so no
-real branch (one named ``unknown``) receives it."""
+real branch (one named ``unknown``) receives it. Leaving one there says where
+it went; the next session of the owner started on a detached HEAD receives it
+(through the real hook commands, as Claude Code runs them); a session on a
+branch whose tip is the commit it was left at is told once that it waits."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import run_json
+from tests.cli_support import run, run_json
 
 
 def _git(cwd: Path, *args: str, env: dict | None = None) -> str:
@@ -73,5 +76,114 @@ def test_a_start_after_a_branch_rename_says_once_a_baton_waits_under_the_old_nam
 def test_a_start_on_another_branch_that_still_exists_is_not_told_of_its_baton(capsys, repo):
     left = run_json(capsys, repo, "session", "end", "s1", "--handoff-steps", "carry on")
     _git(repo, "checkout", "-qb", "other")
+    shown = run_json(capsys, repo, "bootstrap")
+    assert not [n for n in shown["notices"] if left["handoffId"] in n]
+
+
+# -- where a baton left on a plain detached HEAD goes (harness16) ------------------------------------
+
+def test_leaving_a_baton_on_a_detached_head_says_where_it_went_and_how_it_is_picked_up(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    code, out, _ = run(capsys, repo, "session", "end", "s1", "--handoff-steps", "look at the detached work")
+    assert code == 0
+    said = out.splitlines()
+    assert said[1].startswith("Left a baton for r@example.com on (detached): ")
+    assert said[2].startswith("HEAD is detached here (no branch checked out, no rebase or bisect in progress), "
+                              "so this baton is for (detached), not for a branch: the next session of "
+                              "r@example.com started on a detached HEAD in this project receives it")
+    assert "`baton session begin` with (detached) as its branch claims it from any branch." in said[2]
+
+
+def test_the_json_of_an_end_on_a_detached_head_carries_the_same_line_in_its_notices(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    left = run_json(capsys, repo, "session", "end", "s1", "--handoff-steps", "look at the detached work")
+    assert [n for n in left["notices"] if n.startswith("HEAD is detached here")]
+
+
+def test_an_end_on_a_branch_says_nothing_of_a_detached_head(capsys, repo):
+    left = run_json(capsys, repo, "session", "end", "s1", "--handoff-steps", "carry on")
+    assert not [n for n in left["notices"] if "detached" in n]
+
+
+def test_handing_a_handoff_on_from_a_detached_head_says_where_it_went(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    handoff_id = _ready_for(capsys, repo, "s1")
+    code, out, _ = run(capsys, repo, "session", "handoff", "--from", handoff_id)
+    assert code == 0, out
+    assert "HEAD is detached here" in out and "with (detached) as its branch claims it" in out
+
+
+def test_the_json_of_a_hand_on_from_a_detached_head_carries_the_line_in_its_notices(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    handed = run_json(capsys, repo, "session", "handoff", "--from", _ready_for(capsys, repo, "s1"))
+    assert [n for n in handed["notices"] if n.startswith("HEAD is detached here")]
+
+
+def _hook(repo: Path, event: str, session: str) -> str:
+    """``baton hook claude-code EVENT`` as Claude Code runs it: a process, the payload on stdin."""
+    import json
+    import sys
+
+    payload = {"session_id": session, "cwd": str(repo), "hook_event_name": event, "transcript_path": None,
+               **({"source": "startup"} if event == "SessionStart" else {"reason": "exit"})}
+    done = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", event], cwd=repo,
+                          input=json.dumps(payload), capture_output=True, text=True,
+                          env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] if done.stdout.strip() else ""
+
+
+def _ready_for(capsys, repo: Path, session: str) -> str:
+    """A handoff the session's agent captured (naming the session) and made ready."""
+    from baton.app import Baton
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.handoff_support import payload
+
+    with Baton.open(repo) as app:
+        handoff_id = app.capture(payload(), session=session).handoff_id
+    validate_handoff_command(repo, handoff_id)
+    promote_handoff(repo, handoff_id, accept_warnings="tests")
+    return handoff_id
+
+
+def test_the_next_session_started_on_a_detached_head_receives_the_baton_through_the_hooks(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    _hook(repo, "SessionStart", "s1")
+    handoff_id = _ready_for(capsys, repo, "s1")
+    _hook(repo, "SessionEnd", "s1")
+    _git(repo, "checkout", "-q", "--detach", "HEAD~1")  # another detached commit: still this owner's (detached)
+    brief = _hook(repo, "SessionStart", "s2")
+    assert "## 🤝 Active Session Handoff" in brief and handoff_id in brief and "on `(detached)`" in brief
+    assert "STALE" in brief  # HEAD moved since it was left: said, not hidden
+    assert "## 🤝 Active Session Handoff" not in _hook(repo, "SessionStart", "s3")  # claimed once
+
+
+def test_a_session_on_a_branch_at_the_commit_a_detached_baton_was_left_at_is_told_once(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    _hook(repo, "SessionStart", "s1")
+    handoff_id = _ready_for(capsys, repo, "s1")
+    _hook(repo, "SessionEnd", "s1")
+    tip = _git(repo, "rev-parse", "HEAD").strip()
+    _git(repo, "switch", "-q", "-c", "rescued")
+    brief = _hook(repo, "SessionStart", "s2")
+    assert "## 🤝 Active Session Handoff" not in brief  # not delivered: the spec's eligible set is this branch
+    assert (f"A baton this clone left for r@example.com on a detached HEAD at commit {tip[:12]}, the tip of rescued "
+            f"(baton {handoff_id}, ") in brief
+    assert "`baton session begin` with (detached) as its branch claims it here" in brief
+    assert handoff_id not in _hook(repo, "SessionStart", "s3")  # told once
+
+
+def test_the_command_the_notice_names_claims_the_detached_baton_from_the_branch(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    left = run_json(capsys, repo, "session", "end", "s1", "--handoff-steps", "look at the detached work")
+    _git(repo, "switch", "-q", "-c", "rescued")
+    begun = run_json(capsys, repo, "session", "begin", "s2", "--branch", "(detached)")
+    assert begun["handoff"]["id"] == left["handoffId"]
+
+
+def test_a_session_on_a_branch_at_another_commit_is_not_told_of_a_detached_baton(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach", "HEAD~1")
+    left = run_json(capsys, repo, "session", "end", "s1", "--handoff-steps", "look at the detached work")
+    _git(repo, "checkout", "-q", "feature")  # its tip is a later commit
     shown = run_json(capsys, repo, "bootstrap")
     assert not [n for n in shown["notices"] if left["handoffId"] in n]

@@ -24,7 +24,10 @@ from tests.harness_support import fixture, hook, injected
 
 
 @pytest.fixture
-def repo(project):
+def repo(project, monkeypatch):
+    """A git project; the machine's boot time unknown, so a session begun more than the horizon ago is
+    over by silence alone (on a machine booted within the horizon it would read as restarted)."""
+    monkeypatch.setattr("baton.commands.unended_sessions.booted_at", lambda now_ns: None)
     git_init(project, {"src/app.py": "x = 1\n"})
     return project
 

@@ -16,7 +16,7 @@ import attrs
 from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
-from baton.commands.batons import claimed_by_another, current_batons, redaction_lines, stored_baton
+from baton.commands.batons import claimed_by_another, current_batons, redaction_lines, stored_baton, where_it_went
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
@@ -54,7 +54,7 @@ class BatonCreateResult:
     session start and ``session handoff`` tell it)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.created.to_json(),
+        return {**self.created.to_json(), "notices": where_it_went(self.created.record),
                 "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None}
 
     def render(self) -> str:
@@ -63,7 +63,7 @@ class BatonCreateResult:
         text = f"Left a {scope}: {r.id}"
         if self.created.superseded:
             text += f" (supersedes {self.created.superseded})"
-        told = [replaced_unread_notice(self.created.unread)] if self.created.unread else []
+        told = where_it_went(r) + ([replaced_unread_notice(self.created.unread)] if self.created.unread else [])
         told += [claimed_elsewhere_notice(self.claimed_elsewhere)] if self.claimed_elsewhere else []
         return "\n".join([text, *redaction_lines(self.created.redactions), *told])
 

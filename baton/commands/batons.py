@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from baton.commands.identity import SessionContext
-from baton.domain.batons import BatonRecord, baton_key, baton_stream, select_eligible
+from baton.commands.identity import DETACHED_BRANCH, SessionContext
+from baton.domain.batons import BatonRecord, baton_key, baton_stream, detached_left_notice, select_eligible
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere
 from baton.model import frozen
 from baton.projections.batons import baton_records
@@ -50,6 +50,15 @@ class Peek:
     @property
     def stream(self) -> str:
         return baton_stream(self.record.key)
+
+
+def where_it_went(record: BatonRecord | None) -> list[str]:
+    """What leaving ``record`` says of where it went, beyond its owner and branch: for a private
+    baton left on a plain detached ``HEAD`` (``DETACHED_BRANCH``), who receives it and how
+    (``detached_left_notice``); nothing otherwise."""
+    if record is None or record.shared or record.branch != DETACHED_BRANCH:
+        return []
+    return [detached_left_notice(record.owner, record.branch)]
 
 
 def current_batons(runner) -> list[Peek]:

@@ -52,6 +52,7 @@ from baton.domain.batons import (
     dismissed_elsewhere,
     gone_branch_notice,
     held_up_notice,
+    left_at_this_tip_notice,
     left_here_for_another_owner,
     left_on_a_branch_gone,
     lost_claim_notices,
@@ -178,14 +179,36 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
                                         begin_as=wording.get("begin_as", BEGIN_AS))
     stranded = left_on_a_branch_gone((r for r, _ in baton_records(docs)), creators, writer=project.writer,
                                      owner=ctx.owner, branch=ctx.branch, told=told)
-    if stranded:  # rare: git's branches are read only then
+    if any(r.branch not in (DETACHED_BRANCH, FALLBACK_BRANCH) for r in stranded):  # rare: git's branches read only then
         branches = gitinfo.local_branches(project.paths.worktree)
         if branches is not None:
             fresh += [(r.id, gone_branch_notice(r, ctx.branch)) for r in stranded
                       if r.branch not in branches and r.branch not in (DETACHED_BRANCH, FALLBACK_BRANCH)]
+    fresh += _left_at_this_tip(project, runner, [r for r in stranded if r.branch == DETACHED_BRANCH], ctx)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [baton_id for baton_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
+
+
+def _left_at_this_tip(project: "Project", runner, detached: list[BatonRecord],
+                      ctx: SessionContext) -> list[tuple[str, str]]:
+    """``(baton id, notice)`` for each of ``detached`` (pending batons this clone left for this owner on
+    a plain detached HEAD, not told of yet) whose handoff was captured at the commit this session's
+    branch has at its tip (``left_at_this_tip_notice``): the work went on from there on a branch.
+    HEAD is read only when there is one (rare); a start on a detached HEAD receives them instead."""
+    if not detached or ctx.branch in (DETACHED_BRANCH, FALLBACK_BRANCH):
+        return []
+    tip = gitinfo.head_commit(project.paths.worktree)
+    if not tip:
+        return []
+    out = []
+    for r in detached:
+        doc = runner.get("handoffs", r.id) if "handoffs" in runner.by_name else None
+        where = doc.get("project") if isinstance(doc, dict) else None
+        repository = where.get("repository") if isinstance(where, dict) else None
+        if isinstance(repository, dict) and repository.get("head") == tip:
+            out.append((r.id, left_at_this_tip_notice(r, ctx.branch, tip)))
+    return out
 
 
 @frozen(slots=False)

@@ -43,7 +43,7 @@ from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.domain.repeated_start import continued_notice, received_baton
 from baton.domain.short_ids import short_id
-from baton.domain.unended import left_waiting
+from baton.domain.unended import left_waiting, unended_for
 from baton.errors import BatonError, IndexBehind
 from baton.model import frozen
 from baton.projections import handoffs
@@ -304,10 +304,13 @@ def unended_handoff(runner: Any, writer: str, owner: str, branch: str | None, si
     if named == sid:
         return None
     session = session_doc(runner, writer, named)
-    if (session is None or session.get("status") == "ended" or not session.get("beganAt")
-            or session.get("owner") != owner or session.get("leftBaton")):
+    readied = row.updated_at or row.created_at
+    if (session is None or not session.get("beganAt") or session.get("owner") != owner
+            or not unended_for(status=session.get("status"), harness=session.get("harness"),
+                               ended_at=session.get("endedAt"), left_baton=session.get("leftBaton"),
+                               readied=readied)):
         return None
-    return row.id, session, row.updated_at or row.created_at
+    return row.id, session, readied
 
 
 def as_it_stands(project: "Project", behind: IndexBehind) -> Stale | None:

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.commands.batons import claim_told, claimed_by_another, peek_at_start, redaction_lines, stored_baton
+from baton.commands.batons import (
+    claim_told,
+    claimed_by_another,
+    peek_at_start,
+    redaction_lines,
+    stored_baton,
+    where_it_went,
+)
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
@@ -218,7 +225,7 @@ class SessionEndResult:
             "redactions": self.created.redactions if self.created else [],
             "objectiveCleared": self.objective_cleared,
             "handedOn": self.handed_on,
-            "notices": list(self.told),
+            "notices": [*where_it_went(self.created.record if self.created else None), *self.told],
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
         }
 
@@ -235,6 +242,7 @@ class SessionEndResult:
             if self.created.superseded:
                 line += f", superseding {self.created.superseded}"
             lines.append(line + ".")
+            lines.extend(where_it_went(r))
             if self.created.unread:
                 lines.append(replaced_unread_notice(self.created.unread))
             lines.extend(redaction_lines(self.created.redactions))

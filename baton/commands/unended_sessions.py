@@ -51,9 +51,10 @@ def take_over(project: "Project", unended: tuple[str, dict[str, Any], str]) -> t
     boot = booted_at(now)
     why = taken_for_ended(began=began, readied=readied, now=rfc3339_micros(now),
                           booted=rfc3339_micros(boot) if boot is not None and boot > 0 else None)
+    after_a_turn = session.get("status") == "ended"  # recorded at an earlier turn's end (Codex's Stop)
     if why is None:
-        return (unended_notice(sid, harness, began, handoff_id),)
+        return (unended_notice(sid, harness, began, handoff_id, after_a_turn=after_a_turn),)
     finished = finish_session(project, sid, harness=harness, hand_on_in_scope=hand_on_in_scope)
     if finished is None or finished.baton is None:  # ended first by another start, or nothing to hand on
         return tuple(finished.notices) if finished is not None and finished.ended else ()
-    return (handed_on_notice(sid, harness, began, finished.baton, why), *finished.notices)
+    return (handed_on_notice(sid, harness, began, finished.baton, why, after_a_turn=after_a_turn), *finished.notices)

@@ -734,6 +734,28 @@ def gone_branch_notice(r: BatonRecord, branch: str) -> str:
             f"was not delivered on {branch}. `baton session begin` with {r.branch} as its branch claims it here.")
 
 
+def detached_left_notice(owner: str, branch: str) -> str:
+    """What leaving a private baton on a plain detached ``HEAD`` says of where it went: keyed to
+    ``branch`` (``(detached)``, a name no real branch has), it waits for the next session of ``owner``
+    started on a detached ``HEAD`` in this project; a session on a branch whose tip is the commit it
+    was left at is told of it (``left_at_this_tip_notice``); the command that claims it anywhere."""
+    return (f"HEAD is detached here (no branch checked out, no rebase or bisect in progress), so this baton is "
+            f"for {branch}, not for a branch: the next session of {owner} started on a detached HEAD in this "
+            "project receives it, whatever commit HEAD is at then. A session started on a branch whose tip is "
+            "the commit HEAD is at now (`git switch -c NAME` here, say) is told once that it waits; "
+            f"`baton session begin` with {branch} as its branch claims it from any branch.")
+
+
+def left_at_this_tip_notice(r: BatonRecord, branch: str, tip: str) -> str:
+    """What a session start on ``branch``, whose tip is ``tip``, is told, once, of a baton this clone
+    left for its owner on a plain detached ``HEAD`` at that same commit: it is not delivered here
+    (the spec's eligible set is this owner and branch), so the command that claims it."""
+    return (f"A baton this clone left for {r.owner} on a detached HEAD at commit {tip[:12]}, the tip of {branch} "
+            f"(baton {r.id}, at {r.created_at}), is pending: it is for {r.branch}, so only a session started on "
+            f"a detached HEAD receives it. `baton session begin` with {r.branch} as its branch claims it here; "
+            f"`baton handoff show {r.id}` reads it.")
+
+
 def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False, unverified: str = "") -> str:
     """The section a brief without a session handoff gains when the project
     has a ready handoff (spec §12: a session starts from the most recent

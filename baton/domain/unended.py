@@ -32,6 +32,12 @@ BOOT_SLACK = timedelta(minutes=2)
 begun to be taken for one that did not survive it (the wall clock and the uptime are read
 apart, and NTP may step the clock after boot)."""
 
+ENDS_EVERY_TURN = frozenset({"codex"})
+"""The harnesses whose end hook runs at the end of every turn, for want of a session end (Codex's
+``Stop``): Baton records the session's end at its first turn's, and a later turn's hands on what
+that turn readied. A session of one that readied a handoff after its last recorded end, and was
+killed before that turn's end, is as unended as a session that never reported one."""
+
 RESTARTED = "the machine restarted since it began"
 SILENT = f"nothing was heard of it for {UNENDED_HOURS} hours after it readied the handoff"
 
@@ -64,6 +70,25 @@ def taken_for_ended(*, began: str | None, readied: str | None, now: str, booted:
     return None
 
 
+def unended_for(*, status: str | None, harness: str | None, ended_at: str | None, left_baton: str | None,
+                readied: str | None) -> bool:
+    """Whether a session of this owner and clone counts as one that never reported its end, for the
+    handoff it readied at ``readied``: it never ended (and left no baton: an end that did is over); or
+    its harness reports an end at every turn (``ENDS_EVERY_TURN``) and its last recorded end came
+    before it readied the handoff — the turn that readied it never reached its end (its end hook
+    would have handed the handoff on). A turn's end that handed on nothing records nothing, so the
+    last recorded end is the one before, or the first turn's. Compared to the second, as a handoff's
+    times are kept: a ready handoff of the session readied in the second of its end, before it,
+    would have been handed on by that end (it reads under the ledger lock), so one still waiting
+    was readied after."""
+    if status != "ended":
+        return not left_baton
+    if harness not in ENDS_EVERY_TURN:
+        return False
+    ended, ready = _at(ended_at), _at(readied)
+    return ended is not None and ready is not None and ended.replace(microsecond=0) <= ready.replace(microsecond=0)
+
+
 def left_waiting(newest_first: list[tuple[str, str]]) -> str | None:
     """Of the owner's handoffs on the branch in this clone, newest first (``(id, status)``, ready
     or resumed), the one a session that never ended may have left waiting: the newest, and only
@@ -81,19 +106,33 @@ def _who(session: str, harness: str | None, began: str | None) -> str:
     return f"Session `{session}`" + (f" ({said})" if said else "")
 
 
-def handed_on_notice(session: str, harness: str | None, began: str | None, handoff: str, why: str) -> str:
-    """What the start that ended such a session, and handed its handoff on, is told."""
+def handed_on_notice(session: str, harness: str | None, began: str | None, handoff: str, why: str,
+                     *, after_a_turn: bool = False) -> str:
+    """What the start that ended such a session, and handed its handoff on, is told. ``after_a_turn``:
+    its end was recorded at an earlier turn's end (``ENDS_EVERY_TURN``), not at the one that readied it."""
+    if after_a_turn:
+        return (f"{_who(session, harness, began)} readied handoff `{handoff}` for the next session in a turn "
+                f"whose end it never reported ({why}; {harness or 'its harness'} reports an end at every turn): "
+                "Baton handed that handoff on now as the baton that turn's end would have left — the session "
+                "handoff in this brief.")
     return (f"{_who(session, harness, began)} never reported its end ({why}) after it readied handoff "
             f"`{handoff}` for the next session: Baton ended it now and handed that handoff on as the baton its "
             "end would have left — the session handoff in this brief.")
 
 
-def unended_notice(session: str, harness: str | None, began: str | None, handoff: str) -> str:
+def unended_notice(session: str, harness: str | None, began: str | None, handoff: str, *,
+                   after_a_turn: bool = False) -> str:
     """What a start is told of a handoff readied by a session that has not reported its end
-    and may still be running: the command that continues it, and why nothing was claimed."""
+    and may still be running: the command that continues it, and why nothing was claimed.
+    ``after_a_turn``: its end was recorded at an earlier turn's end (``ENDS_EVERY_TURN``)."""
     short = short_id(handoff)
-    return (f"{_who(session, harness, began)} has not reported its end, and it readied handoff `{handoff}` "
-            "for the next session, which no baton carries yet. If that session is no longer running (its "
+    unreported = (f"has not reported the end of the turn in which it readied handoff `{handoff}` for the next "
+                  f"session ({harness or 'its harness'} reports an end at every turn)" if after_a_turn else
+                  f"has not reported its end, and it readied handoff `{handoff}` for the next session")
+    ender = "the end of that turn" if after_a_turn else "its end"
+    return (f"{_who(session, harness, began)} {unreported}, which no baton carries yet. If that session is no "
+            "longer running (its "
             f"harness was killed, or the machine stopped), this session continues its work: `baton resume {short}` "
-            "reads it (with `mark_resumed`, it records that this session took it up: never handed on again). If it still runs (another terminal on this branch), leave it: its end hands it on. "
+            "reads it (with `mark_resumed`, it records that this session took it up: never handed on again). If it "
+            f"still runs (another terminal on this branch), leave it: {ender} hands it on. "
             "Nothing was claimed.")
