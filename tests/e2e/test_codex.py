@@ -594,3 +594,53 @@ def test_no_baton_is_lost_beside_a_cpu_hog(codex):
     """Each session hands off (the agent completes the draft Baton prepared) while every core is busy:
     each session's Stop leaves its baton, and the next session receives it."""
     no_baton_lost_beside_a_cpu_hog(lambda: codex.run("handoff", _complete_the_draft()), codex.types)
+
+
+# -- a session killed in a later turn (harness16) ----------------------------------------------------
+
+def test_a_session_killed_in_a_later_turn_after_readying_a_handoff_is_told_of_at_the_next_start(codex, model):
+    """Codex has no session end: Baton records it at the first turn's Stop. A second turn (``codex exec
+    resume``) readies a handoff over MCP and the whole process group gets SIGKILL before that turn's
+    Stop: no baton is left. The next session's brief says the session has not reported the end of the
+    turn that readied it, names the handoff and the command that continues it; nothing is claimed."""
+    codex.run("hello", ["Hello."])  # the first turn: its Stop records the session's end
+    (session,) = {e["session"] for e in codex.events() if e.get("type") == "session.begun"}
+    assert "session.ended" in codex.types()
+    asked, released = threading.Event(), threading.Event()
+
+    def capture(recorded):
+        return Call("handoff_capture", {**_capture_body(), "session_id": session}, MCP)
+
+    def validate(recorded):
+        [call_id] = function_outputs(recorded)
+        return Call("handoff_validate", {"id": result_of(recorded, call_id)["id"]}, MCP)
+
+    def ready(recorded):
+        handoff = [e for e in codex.events() if e.get("type") == "handoff.captured"][-1]["stream"].split("/", 1)[1]
+        return Call("handoff_ready", {"id": handoff, "accept_warnings": "a scripted end-to-end session"}, MCP)
+
+    def stall(recorded):
+        asked.set()  # the ready call's result is in this request: the handoff is ready
+        released.wait(SESSION_TIMEOUT)
+        return "Too late."
+
+    model.script = [capture, validate, ready, stall]
+    harness = subprocess.Popen([str(codex.program), "exec", "resume", "--dangerously-bypass-approvals-and-sandbox",
+                                "--last", "Record where the parser work stands."], cwd=codex.project,
+                               env=codex.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        assert asked.wait(SESSION_TIMEOUT), "the agent never readied its handoff"
+    finally:
+        _kill_group(harness)
+        harness.wait(60)
+        released.set()
+    events = codex.events()
+    handoff = [e for e in events if e.get("type") == "handoff.captured"][-1]["stream"].split("/", 1)[1]
+    assert [e for e in events if e.get("type") == "handoff.promoted"]
+    assert "baton.created" not in [e.get("type") for e in events]
+    told = hello(codex)
+    assert re.search(rf"Session `{re.escape(session)}` \(codex, begun [^)]*\) has not reported the end of the turn "
+                     rf"in which it readied handoff `{handoff}`", told), told
+    assert f"`baton resume {handoff[-8:]}`" in told
+    assert not [e for e in codex.events() if e.get("type") in ("baton.created", "baton.claimed")]
