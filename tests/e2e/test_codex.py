@@ -590,6 +590,26 @@ def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
             "PATH Codex runs hooks with)") in told and "run baton doctor" in told
 
 
+def test_a_start_hook_whose_absolute_command_is_gone_tells_the_agent_no_file_is_there(codex, tmp_path):
+    """The hooks run an absolute path (``install-hooks --command PATH``, the default's form) whose
+    file was removed since (a virtualenv deleted): the agent is told that, not that ``baton`` is
+    missing from the PATH."""
+    program = tmp_path / "old venv" / "bin" / "baton"
+    program.parent.mkdir(parents=True)
+    program.write_text(f"#!/bin/sh\nexec {BATON_BIN / 'baton'} \"$@\"\n")
+    program.chmod(0o755)
+    rewired = run_baton(codex.project, codex.env, "install-hooks", "--harness", "codex", "--command", str(program),
+                        "--events", "all")
+    assert rewired.returncode == 0, rewired.stderr
+    assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
+    program.unlink()
+    told = hello(codex)
+    assert "## Baton" not in told
+    assert (f"Baton could not run its SessionStart hook (exit status 127: no file exists at {program}), so this "
+            "session got no brief") in told and "run baton doctor" in told
+    assert "PATH" not in told.split("Baton could not run", 1)[1].split("doctor", 1)[0]
+
+
 def test_no_baton_is_lost_beside_a_cpu_hog(codex):
     """Each session hands off (the agent completes the draft Baton prepared) while every core is busy:
     each session's Stop leaves its baton, and the next session receives it."""
