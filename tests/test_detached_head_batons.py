@@ -187,3 +187,42 @@ def test_a_session_on_a_branch_at_another_commit_is_not_told_of_a_detached_baton
     _git(repo, "checkout", "-q", "feature")  # its tip is a later commit
     shown = run_json(capsys, repo, "bootstrap")
     assert not [n for n in shown["notices"] if left["handoffId"] in n]
+
+
+def _ready_naming_no_session(repo: Path) -> str:
+    """A handoff an agent captured over MCP without the session id, and made ready."""
+    from baton.app import Baton
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.handoff_support import payload
+
+    with Baton.open(repo) as app:
+        handoff_id = app.capture(payload()).handoff_id
+    validate_handoff_command(repo, handoff_id)
+    promote_handoff(repo, handoff_id, accept_warnings="tests")
+    return handoff_id
+
+
+def test_a_handoff_captured_on_a_detached_head_naming_no_session_is_handed_on_at_the_sessions_end(capsys, repo):
+    """git records no branch for a capture on a detached HEAD: the end still finds it the session's."""
+    _git(repo, "checkout", "-q", "--detach")
+    _hook(repo, "SessionStart", "s1")
+    handoff_id = _ready_naming_no_session(repo)
+    _hook(repo, "SessionEnd", "s1")
+    assert handoff_id in _hook(repo, "SessionStart", "s2")
+
+
+def test_a_handoff_captured_mid_rebase_naming_no_session_is_the_rebased_branchs_baton(capsys, repo):
+    _hook(repo, "SessionStart", "s1")  # begun on feature
+    _git(repo, "rebase", "-i", "HEAD~1", env={"GIT_SEQUENCE_EDITOR": "sed -i '1s/^pick/edit/'"})
+    handoff_id = _ready_naming_no_session(repo)
+    _hook(repo, "SessionEnd", "s1")
+    _git(repo, "rebase", "--continue")
+    assert _waiting(capsys, repo) == handoff_id
+
+
+def test_a_session_killed_on_a_detached_head_after_readying_a_handoff_is_told_of_at_the_next_start(capsys, repo):
+    _git(repo, "checkout", "-q", "--detach")
+    _hook(repo, "SessionStart", "killed")
+    handoff_id = _ready_for(capsys, repo, "killed")  # no SessionEnd: the harness was killed
+    told = _hook(repo, "SessionStart", "next")
+    assert f"has not reported its end, and it readied handoff `{handoff_id}`" in told

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Callable
 
-from baton.commands.identity import SessionContext, context_of
+from baton.commands.identity import DETACHED_BRANCH, SessionContext, context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import (
     SESSION_WINDOW,
@@ -200,6 +200,8 @@ def _captured_during(runner: Any, writer: str, session_id: str,
         created = doc.get("created_at")
         repository = (doc.get("project") or {}).get("repository") or {}
         captured_on = repository.get("branch")
+        if not captured_on and repository.get("head"):  # in git with no branch: on a detached HEAD
+            captured_on = DETACHED_BRANCH
         # No upper bound: Codex reports an end after every turn (``Stop``), and a
         # later turn's handoff is the same session's work.
         if not isinstance(created, str) or _captured_ms(doc["id"], created) < _millis(began):

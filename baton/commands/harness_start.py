@@ -34,7 +34,7 @@ import orjson
 
 from baton.commands.batons import peek_at_start, received_at_start
 from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, Start, begin
-from baton.commands.identity import context_of
+from baton.commands.identity import DETACHED_BRANCH, context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete, origin_session, parents_of
 from baton.commands.session_records import StartOnce, started_before
@@ -278,7 +278,8 @@ def unended_handoff(runner: Any, writer: str, owner: str, branch: str | None, si
     None otherwise: the steady case, one indexed query and a keyed read or two."""
     if not branch or "handoffs" not in runner.by_name or "sessions" not in runner.by_name:
         return None
-    mine = [r for r in handoffs.newest(runner.db, statuses=("ready", "resumed"), branch=branch, kind="handoff",
+    recorded_as = "" if branch == DETACHED_BRANCH else branch  # a capture on a detached HEAD records no branch
+    mine = [r for r in handoffs.newest(runner.db, statuses=("ready", "resumed"), branch=recorded_as, kind="handoff",
                                        limit=UNENDED_WINDOW)
             if r.owner == owner and r.writer == writer]
     waiting = left_waiting([(r.id, r.status) for r in mine])

@@ -423,3 +423,42 @@ def test_after_a_session_is_killed_without_its_end_the_next_one_is_told_of_the_h
                      rf"handoff `{handoff}`", told)
     assert f"`baton resume {handoff[-8:]}`" in told
     assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+
+
+def test_a_baton_left_on_a_detached_head_reaches_the_next_detached_session_and_a_branch_at_its_commit_is_told(
+        claude, project, env, model):
+    """On a plain detached HEAD the agent captures, validates and readies over MCP; the end hands it on
+    for ``(detached)`` (harness16). A session started on a branch at that commit is told once that
+    it waits, with the command that claims it, and gets no handoff; the next session started on a
+    detached HEAD receives it."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=project, check=True, capture_output=True, text=True).stdout
+
+    git("checkout", "-q", "--detach")
+    model.script = capture_validate_ready()
+    session(claude, project, env, model, "Record where the zebra-42 work stands.")
+    (captured,) = events(project, env, "handoff.captured")
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["branch"] == "(detached)"
+    tip = git("rev-parse", "HEAD").strip()
+
+    git("switch", "-q", "-c", "rescued")
+    model.script = ["On it."]
+    asked = len(model.turns())
+    session(claude, project, env, model, "hello")
+    told = said(model.turns()[asked])
+    assert "## 🤝 Active Session Handoff" not in told
+    assert (f"A baton this clone left for {created['data']['owner']} on a detached HEAD at commit {tip[:12]}, the "
+            f"tip of rescued (baton {subject(created)}, ") in told
+    assert "`baton session begin` with (detached) as its branch claims it here" in told
+
+    git("checkout", "-q", "--detach")
+    model.script = ["On it."]
+    asked = len(model.turns())
+    session(claude, project, env, model, "hello")
+    told = said(model.turns()[asked])
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in told
+    assert f"(baton `{subject(created)}`)" in told
+    assert [e["data"]["handoff_id"] for e in events(project, env, "baton.claimed")] == [subject(created)]
