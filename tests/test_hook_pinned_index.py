@@ -92,3 +92,12 @@ def test_a_write_on_a_pinned_index_says_index_pinned_in_its_json(pinned):
     assert refused.returncode == 4
     error = json.loads(refused.stdout or refused.stderr)["error"]
     assert error["code"] == "index_pinned" and error["details"]["pinned_until"]
+
+
+def test_doctor_names_the_plain_rebuild_for_a_session_end_kept_on_a_pinned_index(pinned):
+    claude_hook(pinned, "SessionEnd", "SessionEnd", "s-work")
+    report = run_baton("doctor", "--json", cwd=pinned)
+    [check] = [c for c in json.loads(report.stdout)["checks"] if c["name"] == "deferred hooks"]
+    assert "the index is pinned at" in check["detail"]
+    assert "the plain `baton rebuild` that returns it to the present runs them" in check["detail"]
+    assert "--if-needed" not in check["detail"]  # that leaves the index pinned, and them waiting
