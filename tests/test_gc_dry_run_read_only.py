@@ -3,15 +3,20 @@ would remove: a dry run writes nothing, so it needs no write access, and it list
 without the ledger lock (which a read-only mount cannot open for writing), saying
 the answer may move. A real gc there is still refused (`read_only`, exit 1).
 
-Tests run as root here, and root ignores ``chmod``: as in ``tests/test_read_only.py``,
-``os.access`` is made to say what a read-only mount says, and the ledger's lock is
-made to fail as a read-only mount's would.
+Tests run as root here, and root ignores ``chmod``: the last test runs ``baton`` in a
+process of its own on a real read-only bind mount (``unshare --mount``; skipped where
+the machine allows none); the others, in this process as ``tests/test_read_only.py``,
+make ``os.access`` say what a read-only mount says and the ledger's lock fail as a
+read-only mount's would.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,3 +78,33 @@ def test_gc_dry_run_on_a_writable_baton_takes_the_lock_and_says_nothing_of_it(ca
     listed = run_json(capsys, project, "gc", "--dry-run")
     assert listed["unlocked"] is None
     assert "without the ledger lock" not in run(capsys, project, "gc", "--dry-run")[1]
+
+
+READ_ONLY_MOUNT = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" "$1" || exit 97; shift; exec "$@"'
+"""As ``tests/e2e/test_failure_isolation.py``: inside ``unshare --mount``, FOLDER becomes a read-only
+bind mount in a mount namespace of its own, then the command runs there."""
+
+
+def _on_a_read_only_mount(folder: Path, *argv: str) -> subprocess.CompletedProcess:
+    """``argv`` run with ``folder`` a real read-only bind mount (EROFS, even for root); the test
+    is skipped, saying why, where this machine allows no mount namespace."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("`unshare` is not installed: no read-only mount can be made here")
+    done = subprocess.run([unshare, "--mount", "--", "sh", "-c", READ_ONLY_MOUNT, "sh", str(folder), *argv],
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode == 97:
+        pytest.skip(f"this machine allows no read-only bind mount in a mount namespace: {done.stderr.strip()[:200]}")
+    return done
+
+
+def test_gc_dry_run_on_a_real_read_only_mount_lists_and_changes_nothing(capsys, project):
+    run_json(capsys, project, "checkpoint", "create", "--title", "visible", "--objective", "read me")
+    before = _snapshot(project / ".baton")
+    baton = [sys.executable, "-m", "baton", "--project", str(project)]
+    listed = _on_a_read_only_mount(project / ".baton", *baton, "gc", "--dry-run")
+    assert listed.returncode == 0, listed.stderr
+    assert "Would remove .baton/index.sqlite" in listed.stdout and "without the ledger lock" in listed.stdout
+    refused = _on_a_read_only_mount(project / ".baton", *baton, "gc")
+    assert refused.returncode == 1 and "read-only here: gc removes files from it" in refused.stderr
+    assert _snapshot(project / ".baton") == before

@@ -46,8 +46,11 @@ class GcResult:
             lines.append(f"Listed without the ledger lock: {self.unlocked}.")
         if not self.removed:
             return "\n".join(["Nothing to remove.", *lines])
-        lines.append("Nothing was removed: without --dry-run, the index would be rebuilt from the ledger on the "
-                     "next command." if self.dry_run else "The index is rebuilt from the ledger on the next command.")
+        if self.unlocked:
+            lines.append("Nothing was removed (nor can gc remove anything while .baton/ is read-only here).")
+        else:
+            lines.append("Nothing was removed: without --dry-run, the index would be rebuilt from the ledger on the "
+                         "next command." if self.dry_run else "The index is rebuilt from the ledger on the next command.")
         return "\n".join(lines)
 
 
