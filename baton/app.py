@@ -41,7 +41,7 @@ import attrs
 
 from baton.commands.context import Deferral, Limits, Project
 from baton.domain.identifiers import identifier_refusal
-from baton.errors import BatonError, InputError, LedgerBusy
+from baton.errors import BatonError, IndexPinned, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
@@ -605,7 +605,9 @@ class Baton:
         for that process first (``Project.behind``); should the ledger lock stay
         held by another process past the hook's wait (``LedgerBusy``), it is
         kept too, and that process started to wait for the lock
-        (``Project.busy``). Never set on the project, which concurrent callers
+        (``Project.busy``); should the index be pinned in the past
+        (``IndexPinned``: ``rebuild --until``), it is kept for the plain
+        ``rebuild`` that returns it to the present, which runs it. Never set on the project, which concurrent callers
         (the MCP server's tools, a hook server) share. Without ``event`` (not a
         hook), or without a session id, nothing is kept (None)."""
         from baton.commands import deferred
@@ -627,6 +629,10 @@ class Baton:
             if "background_pid" in exc.details:
                 raise
             raise self.project.busy(exc, keep) from None
+        except IndexPinned as exc:  # ``rebuild --until``: kept, for the plain ``rebuild`` that unpins it
+            if "deferred" in exc.details:
+                raise
+            raise IndexPinned(exc.message, details={**exc.details, "deferred": keep()}) from None
 
     def run_deferred_hooks(self) -> tuple[DeferredRun, ...]:
         """Run the hooks kept while the index was too far behind or the ledger

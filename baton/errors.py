@@ -343,6 +343,15 @@ class IndexBehind(Conflict):
     code = "index_behind"
 
 
+class IndexPinned(Conflict):
+    """A write met an index pinned in the past (``baton rebuild --until``): writes
+    wait for a plain ``baton rebuild`` to return it to the present (exit 4).
+    ``details``: ``pinned_until``, and, for a hook whose work was kept for that
+    rebuild (``baton.commands.deferred``), ``deferred``."""
+
+    code = "index_pinned"
+
+
 class PortInUse(Conflict):
     """The port is taken by another program (exit 4)."""
 

@@ -1,6 +1,8 @@
 """Hooks kept for later: a session's end (or the draft before a compaction)
 that met an index too far behind to fold in the hook's time (``IndexBehind``),
-or a ledger lock another process held past the hook's wait (``LedgerBusy``).
+a ledger lock another process held past the hook's wait (``LedgerBusy``),
+or an index pinned in the past (``IndexPinned``: ``rebuild --until``; kept
+for the plain ``rebuild`` that returns it to the present, no process started).
 
 Without this, such a hook folds nothing and records nothing: a session's end
 would hand no baton on, and the session's work would be lost for the next

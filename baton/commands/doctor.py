@@ -184,8 +184,10 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     except BatonError as exc:
         checks.append(Check("ledger", "fail", exc.message))
     checks += _set_aside_checks(paths)
+    pinned: str | None = None
     try:
         runner = _index_check(opened, paths, checks)
+        pinned = runner.pinned_until
         unwritten = runner.unwritten()
         if unwritten:
             first = unwritten[0]
@@ -200,7 +202,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         checks.append(Check("index", "fail", exc.message))
     finally:
         opened.close()
-    checks += _kept_hooks(paths)
+    checks += _kept_hooks(paths, pinned)
     return DoctorResult(str(root), True, checks)
 
 
@@ -240,15 +242,18 @@ KEPT_WAITING = ": a catch-up brings the index up to date and runs them"
 """How the waiting kept hooks' detail ends (the command line adds how to run the catch-up by hand)."""
 
 
-def _kept_hooks(paths: ProjectPaths) -> list[Check]:
-    """Hooks kept while the index was too far behind or the ledger locked (``baton.commands.deferred``):
-    waiting for a catch-up, or set aside because they could not run."""
+def _kept_hooks(paths: ProjectPaths, pinned: str | None = None) -> list[Check]:
+    """Hooks kept while the index was too far behind, pinned (``pinned``: until when, while it still is)
+    or the ledger locked (``baton.commands.deferred``): waiting for a catch-up — for the plain
+    ``rebuild`` that unpins the index, while it is pinned — or set aside because they could not run."""
     found = []
     waiting = deferred.waiting(paths)
     if waiting:
+        then = (f": the index is pinned at {pinned}; the plain `baton rebuild` that returns it to the present "
+                "runs them" if pinned else KEPT_WAITING)
         found.append(Check("deferred hooks", "warn", f"{counted(len(waiting), 'hook')} kept while the index was too far "
-                           "behind or the ledger locked (a session's end, a draft before compaction) wait in "
-                           f".baton/deferred/{KEPT_WAITING}"))
+                           "behind, pinned or the ledger locked (a session's end, a draft before compaction) wait in "
+                           f".baton/deferred/{then}"))
     failed = deferred.failed(paths)
     if failed:
         first = failed[0]

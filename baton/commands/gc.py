@@ -9,6 +9,7 @@ logs when it fails would be lost.
 from __future__ import annotations
 
 import shutil
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,20 +30,27 @@ class GcResult:
     dry_run: bool
     kept: list[dict] = attrs.field(factory=list)
     """Files left in place, each ``{"path", "reason"}`` (a running catch-up's lock and log)."""
+    unlocked: str | None = None
+    """A dry run on a read-only ``.baton/``, listed without the ledger lock: why (the answer may move)."""
     exit_code: int = 0
 
     def to_json(self) -> dict:
         return {"dry_run": self.dry_run, "removed": self.removed,
-                "bytes": sum(r["bytes"] for r in self.removed), "kept": self.kept}
+                "bytes": sum(r["bytes"] for r in self.removed), "kept": self.kept, "unlocked": self.unlocked}
 
     def render(self) -> str:
         verb = "Would remove" if self.dry_run else "Removed"
         lines = [f"{verb} {r['path']} ({counted(r['bytes'], 'byte')})" for r in self.removed]
         lines += [f"Kept {k['path']}: {k['reason']}" for k in self.kept]
+        if self.unlocked:
+            lines.append(f"Listed without the ledger lock: {self.unlocked}.")
         if not self.removed:
             return "\n".join(["Nothing to remove.", *lines])
-        lines.append("Nothing was removed: without --dry-run, the index would be rebuilt from the ledger on the "
-                     "next command." if self.dry_run else "The index is rebuilt from the ledger on the next command.")
+        if self.unlocked:
+            lines.append("Nothing was removed (nor can gc remove anything while .baton/ is read-only here).")
+        else:
+            lines.append("Nothing was removed: without --dry-run, the index would be rebuilt from the ledger on the "
+                         "next command." if self.dry_run else "The index is rebuilt from the ledger on the next command.")
         return "\n".join(lines)
 
 
@@ -52,16 +60,26 @@ def _size(path: Path) -> int:
     return path.stat().st_size
 
 
+UNLOCKED = ("its .baton/ is read-only here, so it takes no lock, and a process writing the project through "
+            "another mount may change the answer")
+"""Why a dry run on a read-only ``.baton/`` lists without the ledger lock (it writes nothing)."""
+
+
 def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
-    """Raises: NotInitialized, StorageError."""
+    """Raises: NotInitialized, ReadOnlyProject (a gc that is not a dry run, on a read-only ``.baton/``),
+    StorageError."""
     opened = project
     p = opened.paths
     candidates = [p.index, p.index.with_name("index.sqlite-wal"), p.index.with_name("index.sqlite-shm"), p.cache_dir]
     removed = []
-    opened.require_writable("gc", "removes files from it")
-    opened.say_if_waiting()
+    # A dry run writes nothing: on a read-only ``.baton/`` (no lock to take) it lists without the lock.
+    unlocked = UNLOCKED if dry_run and opened.read_only else None
+    if unlocked is None:
+        opened.require_writable("gc", "removes files from it")
+        opened.say_if_waiting()
     kept = []
-    with opened.ledger.exclusive():  # no writer beside it; no event read (a cold read was ~2 s at 100k events)
+    # No writer beside it; no event read (a cold read was ~2 s at 100k events).
+    with opened.ledger.exclusive() if unlocked is None else nullcontext():
         held, pid = background.running(p.baton_dir)
         spared = {p.baton_dir / background.LOCK, p.baton_dir / background.LOG} if held else set()
         if spared:
@@ -85,4 +103,4 @@ def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
                     path.unlink()
             except OSError as exc:
                 raise StorageError(f"cannot remove {path}: {exc}") from exc
-    return GcResult(removed, dry_run, kept)
+    return GcResult(removed, dry_run, kept, unlocked)

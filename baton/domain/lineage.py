@@ -106,6 +106,14 @@ def node_of(record: Mapping[str, Any]) -> dict[str, Any]:
 
 # -- the graph ----------------------------------------------------------------------------
 
+ERASED = "erased"
+"""The status (and relation) of a placeholder node: a parent whose capture ``baton forget`` erased."""
+MISSING = "missing"
+"""The status (and relation) of a placeholder node: a parent this ledger holds no record of."""
+PLACEHOLDERS = {ERASED: "erased by `baton forget`", MISSING: "not in this ledger"}
+"""What a view says of a placeholder node, which has no record (nor title) of its own."""
+
+
 @frozen
 class Node:
     id: str
@@ -124,6 +132,29 @@ class Node:
         return cls(doc["id"], doc.get("relation") or "root", tuple(doc.get("parents") or ()),
                    doc.get("branch_label"), doc.get("title") or "", doc.get("created_at") or "",
                    tuple(doc.get("decisions") or ()), status, tuple(flags), tuple(doc.get("merge_basis") or ()))
+
+    @classmethod
+    def placeholder(cls, ident: str, kind: str) -> "Node":
+        """The node of a parent a handoff names but no record holds (``kind``:
+        ``ERASED`` or ``MISSING``), so that every edge of the graph resolves:
+        no parents, title, decisions or label of its own."""
+        return cls(ident, kind, (), None, "", "", (), kind)
+
+
+def with_placeholders(nodes: Sequence[Node], erased: Iterable[str]) -> list[Node]:
+    """``nodes``, and a placeholder for each parent they name that is not among
+    them: ``ERASED`` when it is one of ``erased`` (its capture erased by ``baton
+    forget``), else ``MISSING``."""
+    gone = set(erased)
+    return [*nodes, *(Node.placeholder(ident, ERASED if ident in gone else MISSING)
+                      for ident in sorted(absent_parents(nodes)))]
+
+
+def absent_parents(nodes: Iterable[Node]) -> set[str]:
+    """The parents ``nodes`` name that are not among them (erased, or never in this ledger)."""
+    listed = list(nodes)
+    known = {node.id for node in listed}
+    return {parent for node in listed for parent in node.parents if parent not in known}
 
 
 @frozen
@@ -625,6 +656,8 @@ def render_text(view: Mapping[str, Any]) -> str:
     shown: set[str] = set()
 
     def mark(n: Mapping[str, Any]) -> str:
+        if n["status"] in PLACEHOLDERS and not n["parents"]:  # a placeholder: no record to describe
+            return f"{n['short_id']} ({PLACEHOLDERS[n['status']]})"
         bits = [n["status"] or "?"]
         if n.get("freshness"):
             bits.append(n["freshness"])
@@ -667,6 +700,13 @@ def _label_text(text: str) -> str:
     return text.replace('"', "'").replace("\n", " ").replace("\\", "/")[:60]
 
 
+def _title(n: Mapping[str, Any]) -> str:
+    """A diagram node's title: a placeholder's, what it stands for."""
+    if n["status"] in PLACEHOLDERS and not n["parents"] and not n["title"]:
+        return PLACEHOLDERS[n["status"]].replace("`", "")
+    return str(n["title"])
+
+
 def _head(n: Mapping[str, Any]) -> str:
     """A diagram node's first words: short id, ``[branch label]``, status."""
     label = f" [{_one_line(n['branch_label'])}]" if n.get("branch_label") else ""
@@ -681,7 +721,7 @@ entity, so these characters go in as mermaid's own entity codes."""
 def render_mermaid(view: Mapping[str, Any]) -> str:
     lines = ["graph TD"]
     for n in view["nodes"]:
-        label = _label_text(f"{_head(n)}: {n['title']}").translate(_MERMAID_ENTITIES)
+        label = _label_text(f"{_head(n)}: {_title(n)}").translate(_MERMAID_ENTITIES)
         lines.append(f'  n{n["short_id"]}["{label}"]')
     by_id = {n["id"]: n for n in view["nodes"]}
     for e in view["edges"]:
@@ -718,7 +758,7 @@ def render_dot(view: Mapping[str, Any]) -> str:
         head = _head(n)[:60]
         # dot's "\n" joins the two lines; the texts themselves never hold one
         # (a user's backslash is doubled: ``feat\new`` shows as written, not as two lines).
-        label = f"{_dot_text(head)}\\n{_dot_text(n['title'], max(0, 58 - len(head)))}"
+        label = f"{_dot_text(head)}\\n{_dot_text(_title(n), max(0, 58 - len(head)))}"
         style = ', color="red", penwidth=2' if n["conflicted"] else ""
         lines.append(f'  "{n["id"]}" [label="{label}"{style}];')
     for e in view["edges"]:

@@ -241,6 +241,11 @@ KEPT_WHILE_BUSY = {
     PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the ledger is let go",
 }
 """What a hook kept while another process held the ledger lock will still do."""
+KEPT_WHILE_PINNED = {
+    SESSION_END: "the session's end is kept: it will be recorded, and its baton left, by that `baton rebuild`",
+    PRE_COMPACT: "the draft before compaction is kept: it will be prepared by that `baton rebuild`",
+}
+"""What a hook kept while the index was pinned in the past (``rebuild --until``) will still do."""
 
 
 def not_initialised(harness: str) -> str:
@@ -342,11 +347,15 @@ def _baton_failed(run: HookRun, exc: BatonError) -> HookOutcome:
         said += "; by hand: `baton rebuild --if-needed`"
         if kept:
             undone = KEPT_FOR_LATER.get(run.kind or "", undone)
+    elif exc.code == "index_pinned":  # ``rebuild --until``: kept for the plain rebuild a person runs
+        if kept:
+            undone = KEPT_WHILE_PINNED.get(run.kind or "", undone)
+            deferred = True  # nothing failed: it waits for that rebuild
     elif kept:  # the ledger busy: a process of its own waits for the lock, then does it
         undone = KEPT_WHILE_BUSY.get(run.kind or "", undone)
         if exc.details.get("background_pid") is None:
             said += "; by hand, once it is let go: `baton rebuild --if-needed`"
-    if exc.code == "index_behind" or kept:
+    if exc.code == "index_behind" or (kept and exc.code != "index_pinned"):
         deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
                     and not exc.details.get("background_failed"))
     problem = said + (f"; {undone}" if undone else "")

@@ -49,7 +49,7 @@ import orjson
 
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
-from baton.errors import Conflict, IndexBehind, NotFound, StorageError
+from baton.errors import IndexBehind, IndexPinned, NotFound, StorageError
 from baton.events.names import DECODED, load_family
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
@@ -670,7 +670,7 @@ class ProjectionRunner:
         of them for a rebuild — raises ``IndexBehind`` before anything is folded.
 
         Raises:
-            Conflict: the index is pinned to the past and this is a write.
+            IndexPinned: the index is pinned to the past and this is a write.
             IndexBehind: more than ``fold_limit`` bytes to fold.
             LedgerCorrupt: a feed is damaged before its tail.
         """
@@ -681,9 +681,9 @@ class ProjectionRunner:
             if pinned is not None:
                 if allow_pinned:
                     return CatchUp(0, False, f"index pinned at {pinned}")
-                raise Conflict(
-                    f"the index shows the project as of {pinned}; run `baton rebuild` to return to the present"
-                )
+                raise IndexPinned(
+                    f"the index shows the project as of {pinned}; run `baton rebuild` to return to the present",
+                    details={"pinned_until": pinned})
             try:
                 return self._catch_up(progress)
             except _Rebuild as why:

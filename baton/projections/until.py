@@ -24,7 +24,9 @@ class Until:
 
     @classmethod
     def parse(cls, text: str, *, option: str = "until") -> "Until":
-        """An event id (36 characters, four dashes) or an RFC 3339 time.
+        """An event id (36 characters, four dashes) or an RFC 3339 time, taken
+        as the end of its precision (``precision``: ``…T10:11:09Z`` is up to
+        ``…T10:11:09.999999Z``).
 
         Raises:
             InputError (exit 2): neither; the message names ``option``, the
@@ -37,9 +39,30 @@ class Until:
             raise InputError(f"`{option}` takes an event id or an RFC 3339 time, a date and a time of day "
                              f"(e.g. {text}T00:00:00Z), not a date alone ({text!r})")
         try:
-            return cls(hlc=hlc_of_datetime(parse_rfc3339(text)), label=text)
+            return cls(hlc=hlc_of_datetime(parse_rfc3339(text)) + precision(text) - 1, label=text)
         except ValueError:
             raise InputError(f"`{option}` takes an event id or an RFC 3339 time, not {text!r}") from None
+
+
+UNITS = {2: 3_600_000_000, 4: 60_000_000, 6: 1_000_000}
+"""A time of day's digits (``10``, ``10:11``, ``10:11:09``) → the microseconds its last one spans."""
+
+
+def precision(text: str) -> int:
+    """How many microseconds the time ``text`` names: a time is the whole of
+    its last unit, so ``10:11:09Z`` (as Baton prints ``created_at``) is that
+    second up to its last microsecond, ``10:11Z`` that minute, ``10:11:09.5Z``
+    that tenth. A bound is the END of it: ``--until``/``--as-of`` take in what
+    happened within it, ``--since`` (exclusive) what happened after it. 1 (the
+    microsecond itself) for six digits of fraction or more, or a form not told."""
+    clock = text[11:] if len(text) > 10 and text[10] in "Tt " else text.partition("T")[2]
+    for zone in "Zz+-":  # the offset after the time of day is no part of its precision
+        clock = clock.partition(zone)[0]
+    whole, dot, fraction = clock.replace(",", ".").partition(".")
+    if dot:
+        digits = len(fraction.strip())
+        return 10 ** (6 - digits) if 0 < digits < 6 else 1
+    return UNITS.get(sum(c.isdigit() for c in whole), 1)
 
 
 def _a_date(text: str) -> bool:
