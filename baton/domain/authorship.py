@@ -11,7 +11,7 @@ reader's when this clone's feed wrote it.
 
 from __future__ import annotations
 
-from baton.domain.batons import same_owner
+from baton.domain.batons import same_owner, shown_name
 
 
 def wrote(owner: str | None, writer: str | None, *, my_owner: str, my_writer: str) -> bool:
@@ -22,5 +22,6 @@ def wrote(owner: str | None, writer: str | None, *, my_owner: str, my_writer: st
 
 
 def author_label(owner: str | None, writer: str | None) -> str:
-    """How the text outputs name who wrote a record: its owner, else its feed, else ``-``."""
-    return owner or (f"writer {writer}" if writer else "-")
+    """How the text outputs name who wrote a record: its owner (on one line, ``shown_name``),
+    else its feed, else ``-``."""
+    return shown_name(owner) if owner else (f"writer {writer}" if writer else "-")
