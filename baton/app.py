@@ -396,11 +396,12 @@ class Baton:
         return baton_cases.list_pending_batons(self.project)
 
     def cancel_baton(self, *, owner: str | None = None, branch: str | None = None,
-                     session: str | None = None) -> CancelResult:
+                     session: str | None = None, not_mine: bool = False) -> CancelResult:
         from baton.commands import baton_cases
 
         self._identifiers(owner=owner, branch=branch, session=session)
-        return baton_cases.cancel_baton(self.project, owner=owner, branch=branch, session=session)
+        return baton_cases.cancel_baton(self.project, owner=owner, branch=branch, session=session,
+                                        not_mine=not_mine)
 
     def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None,
                       not_mine: bool = False) -> DismissResult:

@@ -296,15 +296,17 @@ def add_session_commands(sub, common) -> None:
                                     "--from ID hands an existing handoff on as a baton.")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--all", action="store_true", help="list every pending baton")
-    what.add_argument("--cancel", action="store_true", help="cancel this owner's pending baton on this branch")
+    what.add_argument("--cancel", action="store_true", help="cancel this owner's pending baton on this branch "
+                                                            "(another owner's, with --owner, only one you left, "
+                                                            "or with --not-mine)")
     what.add_argument("--dismiss", metavar="ID", help="dismiss one pending baton by id: one left for you, one you "
                                                       "left, or a shared one (another owner's baton left by "
                                                       "someone else only with --not-mine)")
     what.add_argument("--from", dest="from_id", metavar="ID", help="scope an existing handoff as a baton")
     p.add_argument("--shared", action="store_true", help="with --from: share it with every owner and branch")
     p.add_argument("--not-mine", action="store_true",
-                   help="with --dismiss: dismiss a baton left for another owner by someone else (refused "
-                        "otherwise, exit 4); its owner is told at their next session start")
+                   help="with --dismiss or --cancel: end a baton left for another owner by someone else "
+                        "(refused otherwise, exit 4); its owner is told at their next session start")
     _context_flags(p)
     p.set_defaults(func="sessions:session_handoff")
 

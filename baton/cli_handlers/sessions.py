@@ -26,12 +26,12 @@ def session_handoff(app: Baton, args: argparse.Namespace):
     if args.shared and args.from_id is None:
         raise InputError("--shared applies only with --from ID (scoping a handoff as a shared baton); "
                          "nothing was done")
-    if args.not_mine and args.dismiss is None:
-        raise InputError("--not-mine applies only with --dismiss ID; nothing was done")
+    if args.not_mine and args.dismiss is None and not args.cancel:
+        raise InputError("--not-mine applies only with --dismiss ID or --cancel; nothing was done")
     if args.all:
         return app.pending_batons()
     if args.cancel:
-        return app.cancel_baton(owner=args.owner, branch=args.branch)
+        return app.cancel_baton(owner=args.owner, branch=args.branch, not_mine=args.not_mine)
     if args.dismiss is not None:
         try:
             return app.dismiss_baton(args.dismiss, not_mine=args.not_mine)

@@ -47,6 +47,7 @@ from baton.commands.record import record, record_many
 from baton.domain import lifecycle
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates import handoff as aggregate
+from baton.domain.batons import shown_name
 from baton.domain.edits import apply_edits
 from baton.domain.field_hints import unknown_field_hints
 from baton.domain.handoff import MANAGED_FIELDS, Handoff, handoff_from_json, handoff_to_json
@@ -212,7 +213,7 @@ class ArchiveResult:
         lines = [f"handoff {short_id(self.handoff_id)} archived (was {self.previous_status})" + (
             f": {self.reason}" if self.reason else "")]
         for b in self.dismissed_batons:
-            whom = "the shared baton" if b.shared else f"its baton for {b.owner} on {b.branch}"
+            whom = "the shared baton" if b.shared else f"its baton for {shown_name(b.owner)} on {shown_name(b.branch)}"
             lines.append(f"  dismissed {whom}: no session will receive an archived handoff")
         return "\n".join(lines)
 

@@ -29,6 +29,7 @@ from baton.domain.batons import (
     clipped_text,
     lost_claim_reason,
     replaced_unread_notice,
+    shown_name,
     unseen_left_by,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
@@ -59,7 +60,7 @@ class BatonCreateResult:
 
     def render(self) -> str:
         r = self.created.record
-        scope = "shared baton" if r.shared else f"baton for {r.owner} on {r.branch}"
+        scope = "shared baton" if r.shared else f"baton for {shown_name(r.owner)} on {shown_name(r.branch)}"
         text = f"Left a {scope}: {r.id}"
         if self.created.superseded:
             text += f" (supersedes {self.created.superseded})"
@@ -120,7 +121,7 @@ class PendingBatonsResult:
     def render(self) -> str:
         lines = [] if self.records else ["No pending session handoffs."]
         for r in self.records:
-            scope = "shared" if r.shared else f"{r.owner} on {r.branch}"
+            scope = "shared" if r.shared else f"{shown_name(r.owner)} on {shown_name(r.branch)}"
             lines.append(f"{r.id}  {r.created_at}  {scope}  — {r.next_steps[0]}")
         if self.records:
             lines.append(f"{len(self.records)} pending")
@@ -137,7 +138,7 @@ def render_unseen(unseen: list[dict[str, Any]]) -> list[str]:
     for u in unseen:
         ident = u.get("id")
         about = f", objective: {clipped_text(u['objective'])}" if u.get("objective") else ""
-        lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {u.get('owner')} on {u.get('branch')}: "
+        lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {shown_name(u.get('owner'))} on {shown_name(u.get('branch'))}: "
                      f"left by {unseen_left_by(u)}{about}; replaced by baton {u.get('supersededBy')}, "
                      f"{'left by another session before any session read it' if u.get('unread') else 'left apart without seeing it'}; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")
     return lines
@@ -183,27 +184,35 @@ class CancelResult:
         return out
 
     def render(self) -> str:
+        whom = f"{shown_name(self.context.owner)} on {shown_name(self.context.branch)}"
         if self.record is None:
-            return f"Nothing to cancel: no pending baton for {self.context.owner} on {self.context.branch}."
-        return f"Cancelled baton {self.record.id} for {self.context.owner} on {self.context.branch}."
+            return f"Nothing to cancel: no pending baton for {whom}."
+        return f"Cancelled baton {self.record.id} for {whom}."
 
 
 def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | None = None,
-                 session: str | None = None) -> CancelResult:
-    """Cancel this owner's pending baton on this branch (never a shared one).
+                 session: str | None = None, not_mine: bool = False) -> CancelResult:
+    """Cancel this owner's pending baton on this branch (never a shared one). ``owner`` another
+    owner: as a dismissal, only a baton this clone's owner left for them, unless ``not_mine``
+    (the aggregate's one rule, ``baton.may_dismiss``).
 
     Nothing pending is not an error: the answer is ``{"cancelled": false}``.
+
+    Raises:
+        BatonNotYours: another owner's baton left by someone else (without ``not_mine``).
     """
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
+    me = recorded_owner(opened)
     with opened.writing() as scope:
         peeks = current_batons(scope.runner)
         active = active_for_context((p.record for p in peeks), ctx.owner, ctx.branch)
         if active is None:
             return CancelResult(ctx, None)
         peek = next(p for p in peeks if p.record is active)
-        decided = baton_aggregate.decide(key_state(scope, active.key), baton_aggregate.CancelBaton(session))
-        record_events(scope, decided, version=peek.version, actor=ctx.owner, session=session)
+        decided = baton_aggregate.decide(key_state(scope, active.key),
+                                         baton_aggregate.CancelBaton(session, by=me, not_mine=not_mine))
+        record_events(scope, decided, version=peek.version, actor=me, session=session)
         return CancelResult(ctx, active)
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from baton.commands.batons import claim_told, peek_at_start, pending_batons
 from baton.commands.feed_vouch import baton_vouch
 from baton.commands.identity import SessionContext, context_of
-from baton.domain.batons import BatonRecord, render_baton_markdown, unseen_lines
+from baton.domain.batons import BatonRecord, render_baton_markdown, shown_name, unseen_lines
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.feed_vouch import FeedVouch
 from baton.ledger.clock import rfc3339_micros
@@ -66,7 +66,7 @@ class ActiveBatonResult:
 
     def render(self) -> str:
         if self.record is None:
-            said = f"No active session handoff for {self.context.owner} on {self.context.branch}"
+            said = f"No active session handoff for {shown_name(self.context.owner)} on {shown_name(self.context.branch)}"
             if self.withheld:
                 said = f"{self.withheld}\n{said}"
             if not self.elsewhere:

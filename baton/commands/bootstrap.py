@@ -145,7 +145,7 @@ def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
 
 def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
     """Notices for the batons left for this owner, or left by them, that another writer (a
-    teammate's clone) dismissed (``dismissed_elsewhere``), each told once (unless peeking)."""
+    teammate's clone) dismissed or cancelled (``dismissed_elsewhere``), each told once (unless peeking)."""
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)

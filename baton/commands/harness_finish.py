@@ -20,6 +20,7 @@ from baton.commands.session_drafts import (
     session_handoffs,
 )
 from baton.commands.sessions import end_in_scope, settled
+from baton.domain.batons import shown_name
 from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
@@ -162,9 +163,9 @@ def _left_under_an_ended_session(runner: Any, writer: str, session_id: str, owne
 
 def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner: str | None) -> EndNotice:
     """Why a ready handoff naming the session was not handed on: another person captured it."""
-    by = capturer or "an owner the ledger does not record"
+    by = shown_name(capturer) if capturer else "an owner the ledger does not record"
     return EndNotice(f"Handoff {handoff_id} names session {session_id} but was captured by {by}, not by "
-                     f"{owner or 'the owner ending it'}: it was not handed on as this session's baton (only a "
+                     f"{shown_name(owner) if owner else 'the owner ending it'}: it was not handed on as this session's baton (only a "
                      f"handoff its owner captured is); read it with `baton handoff show {short_id(handoff_id)}`.",
                      handoff_id, "ready")
 

@@ -8,6 +8,11 @@ detached — the branch a rebase or bisect in progress detached it from, else
 there), else (no git repository) ``unknown``.
 Git is read with dulwich (``baton.gitinfo``). Every failure falls back
 silently to the next source: resolving an identity never stops a session.
+Every source is held to the one rule an owner given with ``--owner`` is
+(``identifiers.name_problem``: a visible character, no control character): a
+git ``user.email`` with a newline or an ESC in it is passed over like an
+unreadable one, for ``user.name``, then the OS user name — never stored as an
+owner, which names a baton key, a stream and a file and is printed in output.
 
 Callers pass the current worktree (``ProjectPaths.worktree``), not the project
 root: in a linked worktree the branch is that worktree's own HEAD, while the
@@ -20,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from baton import gitinfo
+from baton.domain.identifiers import name_problem
 from baton.domain.redaction import redact_strings
 from baton.model import frozen
 from baton.writer_id import user_name
@@ -44,6 +50,13 @@ def _clean(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _usable_owner(value: object) -> str | None:
+    """A default owner's source (git's identity, the OS user) as an owner, or None when it
+    is empty or breaks the identifier rule ``--owner`` is held to (``name_problem``)."""
+    cleaned = _clean(value)
+    return cleaned if cleaned is not None and name_problem(cleaned) is None else None
+
+
 def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None = None,
                   secret: Callable[[str], bool] | None = None) -> str:
     """``cache``: where git's identity may be kept between processes
@@ -52,12 +65,12 @@ def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None
         return _clean(explicit)  # type: ignore[return-value]
     try:
         for value in gitinfo.user_identity(Path(root), cache, secret=secret):
-            if _clean(value):
-                return _clean(value)  # type: ignore[return-value]
+            if _usable_owner(value):
+                return _usable_owner(value)  # type: ignore[return-value]
     except Exception:  # noqa: BLE001 - the spec: resolution failures fall back silently
         pass
     try:
-        value = _clean(user_name())
+        value = _usable_owner(user_name())
         if value:
             return value
     except Exception:  # noqa: BLE001

@@ -40,6 +40,7 @@ from baton.domain.batons import (
     render_baton_markdown,
     replaced_unread_notice,
     session_stream,
+    shown_name,
     unseen_lines,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
@@ -106,13 +107,15 @@ class SessionBeginResult:
 
     def render(self) -> str:
         if self.before is not None:
-            lines = [f"Session {self.session_id} already began, for {self.before.get('owner') or self.context.owner}"
-                     f" on {self.before.get('branch') or self.context.branch}.",
+            lines = [f"Session {self.session_id} already began, for "
+                     f"{shown_name(self.before.get('owner') or self.context.owner)}"
+                     f" on {shown_name(self.before.get('branch') or self.context.branch)}.",
                      repeated_start_notice(self.session_id, self.before)]
             if self.objective:
                 lines.append(f"Objective: {self.objective}")
             return "\n".join(lines)
-        lines = [f"Session {self.session_id} began for {self.context.owner} on {self.context.branch}."]
+        lines = [f"Session {self.session_id} began for {shown_name(self.context.owner)} on "
+                 f"{shown_name(self.context.branch)}."]
         if self.objective:
             lines.append(f"Objective: {self.objective}")
         elif self.objective_cleared:
@@ -235,7 +238,7 @@ class SessionEndResult:
             lines.append("No baton left (empty handoff payload, and no ready handoff of the session to hand on).")
         else:
             r = self.created.record
-            scope = "a shared baton" if r.shared else f"a baton for {r.owner} on {r.branch}"
+            scope = "a shared baton" if r.shared else f"a baton for {shown_name(r.owner)} on {shown_name(r.branch)}"
             line = f"Left {scope}: {r.id} ({len(r.next_steps)} next step{'s' if len(r.next_steps) != 1 else ''})"
             if self.handed_on:
                 line += ", handing on the session's ready handoff"

@@ -32,7 +32,7 @@ from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.listing import list_handoffs
 from baton.domain import lineage
 from baton.domain.authorship import author_label, wrote
-from baton.domain.batons import PENDING
+from baton.domain.batons import PENDING, same_owner
 from baton.domain.handoff import stored_handoff
 from baton.domain.quality import score_quality
 from baton.domain.redaction import RedactionPolicy, redact_text
@@ -41,6 +41,7 @@ from baton.errors import BatonError, ConfigError, HandoffInputError, InputError,
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections import handoffs
+from baton.projections.batons import baton_creators
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
 from baton.sync.signing import SIGNING_FORMATS, require_signatures, signing_setup_at
@@ -168,14 +169,14 @@ class StatusOverview:
 
 
 def _baton_scope(b: dict[str, Any]) -> str:
-    """A pending baton's FOR cell, with who left it (``writtenBy``: the owner its
-    capture was made under): a private baton left by the owner it is for is
+    """A pending baton's FOR cell, with who left it (``writtenBy``: its ``leftBy``,
+    ``_add_authors``): a private baton left by the owner it is for (``same_owner``) is
     marked ``(you)`` when that is the reader; one left for someone else
     (``session end --owner``) and a shared one name who left it (``, by X``)."""
     by = author_label(b.get("writtenBy"), b.get("writer"))
     if not b["shared"]:
         scope = f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
-        if b.get("writtenBy") in (None, "", b["owner"]):
+        if not b.get("writtenBy") or same_owner(b["writtenBy"], b["owner"]):
             return scope + (" (you)" if b.get("mine") else "")
         return scope + (", by you" if b.get("mine") else f", by {_clip(by, 24)}")
     if b.get("mine"):
@@ -258,13 +259,23 @@ def _baton_item(record, runner) -> dict[str, Any]:
 
 
 def _add_authors(project: "Project", items: list[dict[str, Any]], me: str) -> None:
-    """Each pending baton's author: ``writer`` (the feed that left it),
-    ``writtenBy`` (the owner it was left under) and ``mine`` (the reader, owner ``me``, left it)."""
+    """Each pending baton's author, read where the brief reads who left it: ``writtenBy``, the
+    baton's ``leftBy`` (the actor of its ``baton.created``), ``writer``, the feed that wrote that
+    event (``baton_creators``), and ``mine`` (the reader, owner ``me``, left it). A handoff handed
+    on with ``--from`` was captured by someone else: its capture names who wrote the handoff, not
+    who left the baton. Only a baton whose event names neither (a ledger from before Baton kept
+    them) is attributed to the capture of the handoff it carries."""
     if not items:
         return
-    found = handoffs.authors_of(project.reading().db, [item["id"] for item in items])
+    runner = project.reading()
+    captured = handoffs.authors_of(runner.db, [item["id"] for item in items if not item.get("leftBy")])
     for item in items:
-        writer, owner = found.get(item["id"], ("", ""))
+        doc = runner.get("batons", item["key"])
+        writer = baton_creators([(item["key"], doc)]).get(item["id"]) if isinstance(doc, dict) else None
+        owner = item.get("leftBy")
+        if not owner:
+            capture_writer, owner = captured.get(item["id"], ("", ""))
+            writer = writer or capture_writer
         item.update(writer=writer or None, writtenBy=owner or None,
                     mine=wrote(owner, writer, my_owner=me, my_writer=project.writer))
 

@@ -34,7 +34,7 @@ import attrs
 
 from baton.commands import forget, forget_notices
 from baton.commands.identity import context_of
-from baton.domain.batons import select_eligible
+from baton.domain.batons import select_eligible, shown_name
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.wording import counted
@@ -152,7 +152,7 @@ class SyncResult:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
         if self.waiting is not None:
             w = self.waiting
-            whom = "every owner and branch" if w["shared"] else f"{w['owner']} on {w['branch']}"
+            whom = "every owner and branch" if w["shared"] else f"{shown_name(w['owner'])} on {shown_name(w['branch'])}"
             lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
                          "receives it.")
         return "\n".join(lines)

@@ -371,6 +371,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def shown_name(value: object) -> str:
+    """A stored name (owner, branch, session id) as every output prints it: on one line
+    (``_shown``). A default owner is held to ``--owner``'s rule now (``identity.resolve_owner``),
+    but a ledger written before, or a teammate's synced feed, may hold a multi-line one."""
+    return _shown(value)
+
+
 def _shown(value: object) -> str:
     """A stored name (session id, harness, owner, branch, time, id) as the brief shows it: on one
     line. Names are refused with a line break when given (``identifiers.identifier_refusal``),
@@ -676,11 +683,11 @@ def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mappin
                 or session_owners.get(r.session_id) != r.owner):
             continue
         seen.add(r.id)
-        out.append((r.id, f"A baton this clone left for {r.owner} on {r.branch} (baton {r.id}, at {r.created_at}) "
-                          f"is pending, but this session's owner here is {owner}, so it was not "
+        out.append((r.id, f"A baton this clone left for {_shown(r.owner)} on {_shown(r.branch)} (baton {r.id}, at "
+                          f"{r.created_at}) is pending, but this session's owner here is {_shown(owner)}, so it was not "
                           f"delivered. If both are you (your git config changed, or an includeIf in it now applies), "
-                          f"{begin_as.format(owner=r.owner, id=r.id)}; otherwise it waits for "
-                          f"{r.owner}. {_sentence(see_baton.format(id=r.id, owner=r.owner))}"))
+                          f"{begin_as.format(owner=_shown(r.owner), id=r.id)}; otherwise it waits for "
+                          f"{_shown(r.owner)}. {_sentence(see_baton.format(id=r.id, owner=_shown(r.owner)))}"))
     return out
 
 
@@ -692,24 +699,25 @@ def _sentence(text: str) -> str:
 def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: str,
                         told: Iterable[str]) -> list[tuple[str, str]]:
     """``(mark, notice)`` for each baton left for ``owner`` or left by them (``same_owner``)
-    that a writer other than ``writer`` (a teammate's clone, by ``baton sync``) dismissed, not
-    told yet (``told`` holds the marks shown: ``dismissed:ID``), oldest first."""
+    that a writer other than ``writer`` (a teammate's clone, by ``baton sync``) dismissed or
+    cancelled (``session handoff --cancel --owner``), not told yet (``told`` holds the marks
+    shown: ``dismissed:ID``, ``cancelled:ID``), oldest first."""
     seen = set(told)
     out = []
     for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
-        mark = f"dismissed:{r.id}"
-        if r.status != DISMISSED or mark in seen or r.ended_by_writer in (None, writer):
+        mark = f"{r.status}:{r.id}"
+        if r.status not in (DISMISSED, CANCELLED) or mark in seen or r.ended_by_writer in (None, writer):
             continue
         mine = not r.shared and same_owner(r.owner, owner)
         left = r.left_by is not None and same_owner(r.left_by, owner)
         if not (mine or left):
             continue
         seen.add(mark)
-        by = f"writer {r.ended_by_writer}" + (f" ({r.ended_by}, as claimed)" if r.ended_by else "")
-        whose = (f"the baton {'you left for yourself' if left else (r.left_by or 'a teammate') + ' left for you'}"
-                 if mine else f"the baton you left for {r.owner}")
-        out.append((mark, f"DISMISSED: {whose} on {r.branch} (baton {r.id}, at {r.created_at}) was dismissed by "
-                          f"{by} at {r.ended_at or 'an unknown time'}, so no session receives it; "
+        by = f"writer {_shown(r.ended_by_writer)}" + (f" ({_shown(r.ended_by)}, as claimed)" if r.ended_by else "")
+        whose = (f"the baton {'you left for yourself' if left else _shown(r.left_by or 'a teammate') + ' left for you'}"
+                 if mine else f"the baton you left for {_shown(r.owner)}")
+        out.append((mark, f"{r.status.upper()}: {whose} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) was "
+                          f"{r.status} by {by} at {r.ended_at or 'an unknown time'}, so no session receives it; "
                           f"`baton handoff show {r.id}` reads it."))
     return out
 
@@ -729,7 +737,7 @@ def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str,
 def gone_branch_notice(r: BatonRecord, branch: str) -> str:
     """What a session start on ``branch`` is told, once, of a baton this clone left
     for its owner on a branch that no longer exists here (renamed, or deleted)."""
-    return (f"A baton this clone left for {r.owner} on {r.branch} (baton {r.id}, at {r.created_at}) is pending, "
+    return (f"A baton this clone left for {_shown(r.owner)} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) is pending, "
             f"but no branch {r.branch} exists here any more (renamed with `git branch -m`, or deleted), so it "
             f"was not delivered on {branch}. `baton session begin` with {r.branch} as its branch claims it here.")
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from baton.domain.batons import CLAIMED, BatonRecord
+from baton.domain.batons import CLAIMED, BatonRecord, shown_name
 from baton.domain.short_ids import parse_timestamp
 from baton.model import frozen
 
@@ -106,5 +106,5 @@ def claimed_elsewhere_notice(fact: ClaimedElsewhere) -> str:
     """One line for the brief: which session claimed the baton, when, and how to read it."""
     by = f"session {fact.claimed_by_session}" if fact.claimed_by_session else "another session"
     when = f" at {fact.claimed_at}" if fact.claimed_at else ""
-    return (f"The newest session handoff for {fact.owner} on {fact.branch} (baton {fact.handoff_id}) was "
+    return (f"The newest session handoff for {shown_name(fact.owner)} on {shown_name(fact.branch)} (baton {fact.handoff_id}) was "
             f"already claimed by {by}{when}; read it with `{fact.read_command}`.")

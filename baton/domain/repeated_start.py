@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.domain.batons import clipped_text
+from baton.domain.batons import clipped_text, shown_name
 
 if TYPE_CHECKING:
     from baton.domain.batons import BatonRecord
@@ -86,7 +86,7 @@ def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
             by += f" ({newer.harness})"
         step = f" ({clipped_text(newer.next_steps[0])})" if newer.next_steps else ""
         lines += [""] if lines else []
-        lines += [f"A newer baton is waiting for `{newer.owner}` on `{newer.branch}`, left by {by} after this "
+        lines += [f"A newer baton is waiting for `{shown_name(newer.owner)}` on `{shown_name(newer.branch)}`, left by {by} after this "
                   f"session started: `{newer.id}`{step}. It is for the next session, so this one did not claim it: "
                   f"`baton handoff show {newer.id}` reads it. A baton this session leaves replaces it (and names it)."]
     if not lines:

@@ -30,6 +30,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
+from baton.domain.batons import owner_match_key
 from baton.domain.short_ids import HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, file_name, short_id
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
@@ -219,14 +220,32 @@ Authors = tuple[str, "str | None"]
 None)``, those captured under ``owner`` or by the writer id ``owner``;
 ``(owner, writer)``, the reader's own — captured under ``owner``, or, when
 the capture recorded no owner (before Baton kept it), by the feed ``writer``
-(as ``baton.domain.authorship.wrote`` decides)."""
+(as ``baton.domain.authorship.wrote`` decides). An e-mail owner matches in
+any letter case, as baton owners do (``owner_spellings``)."""
 
 
-def _authors_where(by: Authors) -> tuple[str, list[str]]:
+def owner_spellings(db: Any, owner: str) -> list[str]:
+    """``owner`` and every other spelling of that person the records were captured under:
+    an e-mail owner is one person in any letter case (``batons.same_owner``), any other owner
+    only as it is. The index's distinct e-mail owners (a few per team) are compared in Python,
+    so the match is ``same_owner``'s own, non-ASCII letters included."""
+    if "@" not in owner:
+        return [owner]
+    wanted = owner_match_key(owner)
+    found = {owner}
+    for (stored,) in db.execute(f"SELECT DISTINCT owner FROM {ROWS_TABLE} WHERE owner LIKE '%@%'"):
+        if isinstance(stored, str) and owner_match_key(stored) == wanted:
+            found.add(stored)
+    return sorted(found)
+
+
+def _authors_where(db: Any, by: Authors) -> tuple[str, list[str]]:
     owner, writer = by
+    owners = owner_spellings(db, owner)
+    among = f"owner IN ({', '.join('?' * len(owners))})"
     if writer is None:
-        return "(owner = ? OR writer = ?)", [owner, owner]
-    return "(owner = ? OR (COALESCE(owner, '') = '' AND writer = ?))", [owner, writer]
+        return f"({among} OR writer = ?)", [*owners, owner]
+    return f"({among} OR (COALESCE(owner, '') = '' AND writer = ?))", [*owners, writer]
 
 
 KINDS = ("handoff", "baton", "all")
@@ -252,7 +271,7 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
                  for one in statuses]
         merged = heapq.merge(*parts, key=lambda row: (row.hlc, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
-    where, args = _filters(statuses=(status,) if status is not None else statuses, search=search, contains=contains,
+    where, args = _filters(db, statuses=(status,) if status is not None else statuses, search=search, contains=contains,
                            kind=kind,
                            branch=branch, since=since, by=by)
     sql = f"SELECT {_COLUMNS} FROM {ROWS_TABLE}{where} {_NEWEST}"
@@ -262,7 +281,7 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
     return [_summary(row) for row in db.execute(sql, args).fetchall()]
 
 
-def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch: str | None,
+def _filters(db: Any, *, statuses: tuple[str, ...], search: str | None, kind: str, branch: str | None,
              since: str | None, by: "Authors | None" = None, contains: tuple[str, ...] = ()) -> tuple[str, list[Any]]:
     """The ``WHERE`` clause (or nothing) and its arguments ``newest`` and ``matching`` share."""
     where: list[str] = []
@@ -288,7 +307,7 @@ def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch
             where.append("hlc >= ?")
             args.append(lower)
     if by is not None:
-        clause, extra = _authors_where(by)
+        clause, extra = _authors_where(db, by)
         where.append(clause)
         args.extend(extra)
     if search is not None:
@@ -322,7 +341,7 @@ def matching(db: Any, *, status: str | None = None, search: str | None = None, k
              branch: str | None = None, by: "Authors | None" = None, contains: tuple[str, ...] = ()) -> int:
     """How many records ``newest`` would list with no limit (``handoff list``'s
     "50 of 13,012"): one ``COUNT`` over the same filters."""
-    where, args = _filters(statuses=(status,) if status is not None else (), search=search, contains=contains,
+    where, args = _filters(db, statuses=(status,) if status is not None else (), search=search, contains=contains,
                            kind=kind,
                            branch=branch, since=None, by=by)
     return int(db.execute(f"SELECT COUNT(*) FROM {ROWS_TABLE}{where}", args).fetchone()[0])

@@ -6,8 +6,10 @@ the version a claimer names when it appends its claim, so a second claim of
 the same baton can never succeed.
 
     pending ──claim──▶ claimed
-       │ ──cancel──▶ cancelled      (this owner and branch; never a shared one)
+       │ ──cancel──▶ cancelled      (one owner and branch; never a shared one)
        │ ──dismiss─▶ dismissed      (any pending baton, by id)
+                                    (either: only a baton for or left by whoever ends it,
+                                     unless they choose to end another's: ``may_dismiss``)
        └─ a newer baton of the key ─▶ superseded
                                        (unseen, when its writer never read the pending one:
                                         two replicas apart; unread, when another session left
@@ -35,6 +37,7 @@ from baton.domain.batons import (
     BatonRecord,
     encode_key_part,
     same_owner,
+    shown_name,
     superseded_unread,
     superseded_unseen,
     unseen_summary,
@@ -110,6 +113,10 @@ class ClaimBaton:
 @frozen
 class CancelBaton:
     session: str | None = None
+    by: str | None = None
+    """Who cancels it (this clone's git identity); None: not checked (a caller that already knows)."""
+    not_mine: bool = False
+    """Cancel it even when it is neither ``by``'s nor left by ``by`` (the user's explicit choice)."""
 
 
 @frozen
@@ -142,6 +149,8 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
         BatonSuperseded: the baton to claim is no longer the key's current one.
         BatonAlreadyClaimed: another session claimed it first.
         BatonNotPending: it was cancelled, dismissed or superseded.
+        BatonNotYours: a dismissal or cancellation, by ``by``, of a baton left for another owner
+            by someone else, without ``not_mine`` (``may_dismiss``).
     """
     current = state.current
     match command:
@@ -164,9 +173,10 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
                 )
             _require_pending(current, "claimed")
             return [BatonClaimed(**_telemetry("handoff_claimed", current, session), claimed_at=claimed_at)]
-        case CancelBaton(session=session):
+        case CancelBaton(session=session, by=by, not_mine=not_mine):
             if current is None or not current.pending:
                 return []
+            _require_yours(current, by, not_mine, "cancel")
             return [BatonCancelled(**_telemetry("handoff_cancelled", current, session))]
         case DismissBaton(handoff_id=handoff_id, session=session, via=via, by=by, not_mine=not_mine):
             if current is None or current.id != handoff_id:
@@ -175,23 +185,38 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
                 raise BatonNotPending(f"baton {handoff_id} is {status}, not pending; nothing to dismiss",
                                       details={"handoff_id": handoff_id, "status": status})
             _require_pending(current, "dismissed", claimed_note="; a claimed baton cannot be dismissed")
-            if by is not None and not not_mine and not may_dismiss(current, by):
-                left = f"left by {current.left_by}" if current.left_by else "left by someone else"
-                raise BatonNotYours(
-                    f"baton {handoff_id} is for {current.owner} on {current.branch}, {left}: not yours ({by}) "
-                    "to dismiss; its owner claims it at their next session start, or dismisses it, as can "
-                    "whoever left it (dismissing it anyway is a deliberate choice: `not_mine`)",
-                    details={"handoff_id": handoff_id, "owner": current.owner, "left_by": current.left_by,
-                             "you": by})
+            _require_yours(current, by, not_mine, "dismiss")
             return [BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via)]
     raise TypeError(f"not a baton command: {command!r}")
 
 
 def may_dismiss(record: BatonRecord, by: str) -> bool:
-    """Whether ``by`` may dismiss ``record`` without overriding: a shared baton (it is for every
-    owner), one left for ``by``, or one ``by`` left (``same_owner``)."""
+    """Whether ``by`` may dismiss or cancel ``record`` without overriding: a shared baton (it is
+    for every owner), one left for ``by``, or one ``by`` left (``same_owner``)."""
     return record.shared or same_owner(record.owner, by) or (record.left_by is not None
                                                             and same_owner(record.left_by, by))
+
+
+_GERUND = {"cancel": "cancelling", "dismiss": "dismissing"}
+
+
+def _require_yours(current: BatonRecord, by: str | None, not_mine: bool, verb: str) -> None:
+    """The one rule a dismissal and a cancellation are held to (``may_dismiss``): a baton left for
+    a teammate is theirs; ending it anyway is the explicit choice ``not_mine``.
+
+    Raises:
+        BatonNotYours: it is for another owner and left by someone else (exit 4).
+    """
+    if by is None or not_mine or may_dismiss(current, by):
+        return
+    left = f"left by {shown_name(current.left_by)}" if current.left_by else "left by someone else"
+    raise BatonNotYours(
+        f"baton {current.id} is for {shown_name(current.owner)} on {shown_name(current.branch)}, {left}: "
+        f"not yours ({shown_name(by)}) "
+        f"to {verb}; its owner claims it at their next session start, or dismisses it, as can "
+        f"whoever left it ({_GERUND[verb]} it anyway is a deliberate choice: `not_mine`)",
+        details={"handoff_id": current.id, "owner": current.owner, "left_by": current.left_by,
+                 "you": by})
 
 
 def check_key_free(state: BatonKey, owner: str, branch: str, shared: bool) -> None:
@@ -220,8 +245,9 @@ def check_key_free(state: BatonKey, owner: str, branch: str, shared: bool) -> No
                 "handoff`, or the status page's Dismiss button), or make this baton `shared`")
     else:
         # Another owner's pending baton is their work: never suggest discarding it.
-        theirs, ours = f"for {current.owner} on {current.branch!r}", f"for {owner} on {branch!r}"
-        free = (f"make this baton `shared`, or wait until a session of {current.owner} on {current.branch!r} "
+        theirs, ours = f"for {shown_name(current.owner)} on {current.branch!r}", f"for {shown_name(owner)} on {branch!r}"
+        free = (f"make this baton `shared`, or wait until a session of {shown_name(current.owner)} on "
+                f"{current.branch!r} "
                 "claims theirs")
     raise BatonKeyHeld(
         f"cannot leave a baton {ours}: baton {current.id} is pending {theirs}, and the two names share one baton key "
