@@ -107,7 +107,16 @@ def baton_writer(runner: Any, record: Any) -> str | None:
 
 
 def baton_vouch(project: "Project", runner: Any, record: Any) -> FeedVouch | None:
-    return record_vouch(project, baton_writer(runner, record))
+    """The rule for the baton ``record``, which every path that delivers or claims a baton asks
+    (the session-start brief, ``session begin``, ``session handoff``): the feed that left it, and
+    — when that one is vouched for — the feed that captured the handoff it carries. A handoff
+    handed on as a baton (``session handoff --from``) is left by this clone's own feed, but what
+    it says is still the other writer's: it carries that handoff's mark, and is withheld with it."""
+    found = record_vouch(project, baton_writer(runner, record))
+    if found is not None or "handoffs" not in getattr(runner, "by_name", {}):
+        return found
+    writer, _owner = authors_of(runner.db, [record.id]).get(record.id, ("", ""))
+    return record_vouch(project, writer) if writer else None
 
 
 def handoff_vouch(project: "Project", runner: Any, handoff_id: str) -> FeedVouch | None:

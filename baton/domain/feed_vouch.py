@@ -79,8 +79,19 @@ class FeedVouch:
                 f"and this project requires signatures{source}. Run `baton verify` to see the feed's signature; "
                 "once its writer signs with a listed key, `baton sync` takes it.")
 
+    @property
+    def mark(self) -> str:
+        """The mark beside its author in a list (``handoff list``, ``session handoff --all``, the
+        status page): ``feed_mark``."""
+        return feed_mark(self.withheld)
+
     def to_json(self) -> dict[str, object]:
         return {"writer": self.writer, "status": self.status, "verified": False, "withheld": self.withheld}
+
+
+def feed_mark(withheld: bool) -> str:
+    """The mark beside the author of a record from a feed no trusted key vouches for, in every list."""
+    return " (not verified; withheld)" if withheld else " (not verified)"
 
 
 def vouch(writer: str | None, *, my_writer: str, status: str | None, required: bool,
