@@ -12,6 +12,7 @@ import shutil
 import pytest
 
 from tests.cli_support import run, run_json
+from tests.harness_support import fixture, hook, injected
 from tests.test_feed_vouch import STEP, _baton_from_a
 from tests.test_feed_vouch_reads import _handoff_from_a, _ready, _unsign, signing_team, unsigned_team  # noqa: F401
 from tests.test_sync_signing import require_signatures, writer
@@ -215,3 +216,37 @@ async def test_the_mcp_handoff_resume_tool_skips_a_withheld_latest_as_the_cli_do
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
+
+
+# -- a repeated start that continues the conversation (the SessionStart hook) -----------------------
+
+def _received_at_a_hooked_start(capsys, a, b) -> str:
+    """A baton a (an unsigned feed) left for b's owner and branch, received by a Claude Code start on b."""
+    here = run_json(capsys, b, "session", "handoff")
+    ident = run_json(capsys, a, "session", "end", "s-a", "--handoff-steps", STEP, "--owner", here["owner"],
+                     "--branch", here["branch"])["handoffId"]
+    run(capsys, a, "sync", "--json")
+    run(capsys, b, "sync", "--json")
+    started = injected("claude-code", _hooked_start(b, "startup").answer) or ""
+    assert ident in started and NOT_VERIFIED in started
+    return ident
+
+
+def _hooked_start(clone, source: str):
+    return hook(clone, "claude-code", "SessionStart", fixture("claude-code", f"SessionStart.{source}", clone))
+
+
+def test_the_start_after_a_compaction_repeats_the_received_batons_mark_with_its_steps(capsys, unsigned_team):
+    _remote, a, b = unsigned_team
+    _received_at_a_hooked_start(capsys, a, b)
+    text = injected("claude-code", _hooked_start(b, "compact").answer) or ""
+    assert STEP in text and text.index(NOT_VERIFIED) < text.index(STEP)
+
+
+def test_the_start_after_a_compaction_repeats_no_step_of_a_baton_withheld_since(capsys, signing_team):
+    _remote, a, b = signing_team
+    _unsign(a)
+    ident = _received_at_a_hooked_start(capsys, a, b)
+    require_signatures(b)
+    text = injected("claude-code", _hooked_start(b, "compact").answer) or ""
+    assert f"received baton `{ident}`" in text and STEP not in text
