@@ -17,7 +17,7 @@ from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.batons import claimed_by_another, current_batons, redaction_lines, stored_baton
-from baton.commands.feed_vouch import baton_vouch, check_copy
+from baton.commands.feed_vouch import batons_judged, check_copy
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.record import record as record_events
@@ -178,16 +178,14 @@ def list_pending_batons(project: "Project") -> PendingBatonsResult:
     """Every pending (unclaimed, not superseded, cancelled or dismissed) baton,
     newest first, every claim that lost to another replica's, and every baton a
     pending one superseded unseen (left apart on another replica); each judged by
-    its feed as a session start judges it (``feed_vouch.baton_vouch``)."""
+    its feed as a session start judges it (``feed_vouch.batons_judged``)."""
     runner = project.reading()
     docs = list(runner.docs("batons"))
     records = sorted((record for record, _version in baton_records(docs) if record.pending),
                      key=lambda r: (r.created_at, r.id), reverse=True)
     unseen = [{**u, "status": SUPERSEDED_UNSEEN, "supersededBy": r.id} for r in records
               for u in unseen_details(runner, r)]
-    judged = ((r.id, baton_vouch(project, runner, r)) for r in records)
-    return PendingBatonsResult(records, claim_conflicts(docs), unseen,
-                               feeds={ident: found for ident, found in judged if found is not None})
+    return PendingBatonsResult(records, claim_conflicts(docs), unseen, feeds=batons_judged(project, runner, records))
 
 
 @frozen

@@ -119,6 +119,18 @@ def baton_vouch(project: "Project", runner: Any, record: Any) -> FeedVouch | Non
     return record_vouch(project, writer) if writer else None
 
 
+def batons_judged(project: "Project", runner: Any, records: Iterable[Any]) -> dict[str, FeedVouch]:
+    """``baton_vouch`` for many batons at once (the pending ones a list shows): per baton id, those
+    no trusted key vouches for — the verdicts file and the sync settings read at most twice in all."""
+    wanted = list(records)
+    found = judged(project, {r.id: baton_writer(runner, r) for r in wanted})
+    rest = [r.id for r in wanted if r.id not in found]
+    if rest and "handoffs" in getattr(runner, "by_name", {}):
+        carried = authors_of(runner.db, rest)
+        found.update(judged(project, {ident: carried[ident][0] for ident in rest if carried.get(ident, ("",))[0]}))
+    return found
+
+
 def handoff_vouch(project: "Project", runner: Any, handoff_id: str) -> FeedVouch | None:
     """The rule for the handoff ``handoff_id`` (its row names the feed that captured it)."""
     writer, _owner = authors_of(runner.db, [handoff_id]).get(handoff_id, ("", ""))

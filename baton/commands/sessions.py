@@ -162,8 +162,8 @@ def begin_session(
     ``claim_in_scope`` and ``vouch_of`` were given. The waiting baton's feed is judged
     (``vouch_of``, the rule the session-start brief asks) under the lock: one no trusted key
     vouches for is claimed with the line that says so, or, when signatures are required,
-    withheld — not claimed, the start recorded without it, and ``withheld`` says why. The result shows the baton claimed without
-    its freshness (``baton_freshness.shown`` adds it).
+    withheld — not claimed, the start recorded without it, and ``withheld`` says why. The
+    result shows the baton claimed without its freshness (``baton_freshness.shown`` adds it).
 
     Raises:
         InputError: a malformed session id or an over-long objective.
