@@ -422,19 +422,20 @@ class Baton:
     def begin_session(self, *, session_id: str | None = None, harness: str | None = None,
                       objective: str | None = None, owner: str | None = None, branch: str | None = None,
                       claim: bool = True) -> SessionBeginResult:
-        """Begin a session, claiming the baton waiting for it: the claim
-        (``baton_claim``) and the baton's freshness (``baton_freshness``) are
-        loaded only when there is one."""
+        """Begin a session, claiming the baton waiting for it: the rule on its feed
+        (``feed_vouch``, as the session-start brief asks it), the claim (``baton_claim``) and
+        the baton's freshness (``baton_freshness``) are loaded only when there is one."""
         from baton.commands import sessions
 
         self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
         options: dict[str, Any] = {"session_id": session_id, "harness": harness, "objective": objective,
                                    "owner": owner, "branch": branch, "claim": claim}
         begun = sessions.begin_session(self.project, **options)
-        if begun is None:  # a baton waits: claimed in the append that records the start
-            from baton.commands import baton_claim
+        if begun is None:  # a baton waits: its feed judged, then claimed in the append that records the start
+            from baton.commands import baton_claim, feed_vouch
 
-            begun = sessions.begin_session(self.project, **options, claim_in_scope=baton_claim.claim_in_scope)
+            begun = sessions.begin_session(self.project, **options, claim_in_scope=baton_claim.claim_in_scope,
+                                           vouch_of=feed_vouch.baton_vouch)
         assert begun is not None
         if begun.record is None:
             return begun

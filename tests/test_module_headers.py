@@ -33,6 +33,8 @@ LOADERS_BY_NAME = {
     "launch.py": "the command line, when the command runs in this process (not relayed to the hook server)",
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
     "commands/bootstrap.py": "the feed-vouch rule, only when another writer's handoff is among a brief's recent ones",
+    "commands/harness_start.py": "the feed-vouch rule, only when a start that continues the conversation repeats "
+                                 "a baton",
     "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
                                "and the ref may be there",
 }

@@ -70,7 +70,8 @@ def _reads(capsys, clone: Path) -> list:
         for rows in answer.values() if isinstance(answer, dict) else ():  # list's handoffs, status's items…
             for row in rows if isinstance(rows, list) else ():
                 if isinstance(row, dict):
-                    row.pop("feed", None)
+                    for mark in ("feed", "feedMark", "feedNotice"):
+                        row.pop(mark, None)
     answers[-1].pop("lastSeenRoot", None)  # the answers about the clone itself: its folder,
     assert answers[-1].pop("sync")["unshared"] == 0  # and its own feed, all of it shared
     out = run(capsys, clone, "log", "--json")[1]

@@ -17,7 +17,9 @@ from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.batons import claimed_by_another, current_batons, redaction_lines, stored_baton, where_it_went
+from baton.commands.feed_vouch import batons_judged, check_copy
 from baton.commands.identity import SessionContext, context_of, recorded_owner
+from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.baton_payload import as_payload
@@ -33,6 +35,7 @@ from baton.domain.batons import (
     unseen_left_by,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
+from baton.domain.feed_vouch import FeedVouch
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
 from baton.ledger.clock import rfc3339_micros
@@ -53,10 +56,14 @@ class BatonCreateResult:
     """With no baton pending for this owner and branch before this one was left: their newest
     baton, claimed by another session that has not ended (``domain.claimed_elsewhere``, as a
     session start and ``session handoff`` tell it)."""
+    unverified: tuple[str, ...] = ()
+    """A handoff handed on (``--from``) from a feed no trusted key vouches for: the line that says
+    so (``baton.domain.feed_vouch.copy_rule``); the session that receives it is told as well."""
 
     def to_json(self) -> dict[str, Any]:
         return {**self.created.to_json(), "notices": where_it_went(self.created.record),
-                "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None}
+                "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
+                **({"unverified": list(self.unverified)} if self.unverified else {})}
 
     def render(self) -> str:
         r = self.created.record
@@ -66,7 +73,7 @@ class BatonCreateResult:
             text += f" (supersedes {self.created.superseded})"
         told = where_it_went(r) + ([replaced_unread_notice(self.created.unread)] if self.created.unread else [])
         told += [claimed_elsewhere_notice(self.claimed_elsewhere)] if self.claimed_elsewhere else []
-        return "\n".join([text, *redaction_lines(self.created.redactions), *told])
+        return "\n".join([text, *redaction_lines(self.created.redactions), *told, *self.unverified])
 
 
 def create_baton(
@@ -109,9 +116,14 @@ class PendingBatonsResult:
     each its summary, ``status`` ``superseded-unseen``, ``supersededBy``, and who left it and what
     for (``writer``, ``objective``: ``projections.batons.unseen_details``)."""
     exit_code: int = 0
+    feeds: dict[str, FeedVouch] = attrs.field(factory=dict)
+    """Per pending baton from a feed no trusted key vouches for (``feed_vouch.baton_vouch``, the rule
+    a session start asks): why; its row says so, and a withheld one's steps are not shown."""
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"items": [r.to_json() for r in self.records], "total": len(self.records)}
+        items = [r.to_json() | ({"feed": self.feeds[r.id].to_json()} if r.id in self.feeds else {})
+                 for r in self.records]
+        out: dict[str, Any] = {"items": items, "total": len(self.records)}
         if self.conflicts:  # the spec's shape is {items, total}; conflicts only arise with sync
             out["conflicts"] = list(self.conflicts)
         if self.unseen:  # as conflicts: only batons left on replicas apart
@@ -122,7 +134,9 @@ class PendingBatonsResult:
         lines = [] if self.records else ["No pending session handoffs."]
         for r in self.records:
             scope = "shared" if r.shared else f"{shown_name(r.owner)} on {shown_name(r.branch)}"
-            lines.append(f"{r.id}  {r.created_at}  {scope}  — {r.next_steps[0]}")
+            found = self.feeds.get(r.id)
+            step = WITHHELD_STEPS if found is not None and found.withheld else r.next_steps[0]
+            lines.append(f"{r.id}  {r.created_at}  {scope}{found.mark if found else ''}  — {step}")
         if self.records:
             lines.append(f"{len(self.records)} pending")
         lines.extend(render_unseen(self.unseen))
@@ -157,17 +171,22 @@ def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+WITHHELD_STEPS = "its steps are withheld (`baton session handoff` for its owner and branch says why)"
+"""What a pending baton's row shows in place of its first step when it is withheld."""
+
+
 def list_pending_batons(project: "Project") -> PendingBatonsResult:
     """Every pending (unclaimed, not superseded, cancelled or dismissed) baton,
     newest first, every claim that lost to another replica's, and every baton a
-    pending one superseded unseen (left apart on another replica)."""
+    pending one superseded unseen (left apart on another replica); each judged by
+    its feed as a session start judges it (``feed_vouch.batons_judged``)."""
     runner = project.reading()
     docs = list(runner.docs("batons"))
     records = sorted((record for record, _version in baton_records(docs) if record.pending),
                      key=lambda r: (r.created_at, r.id), reverse=True)
     unseen = [{**u, "status": SUPERSEDED_UNSEEN, "supersededBy": r.id} for r in records
               for u in unseen_details(runner, r)]
-    return PendingBatonsResult(records, claim_conflicts(docs), unseen)
+    return PendingBatonsResult(records, claim_conflicts(docs), unseen, feeds=batons_judged(project, runner, records))
 
 
 @frozen
@@ -296,9 +315,13 @@ def scope_handoff_as_baton(
     avoid become failed approaches; the baton points at the same handoff id,
     so ``baton resume`` and ``baton handoff show`` keep working on it.
 
+    A handoff from a feed no trusted key vouches for is handed on with a line saying so (the
+    baton carries its mark to the session that receives it: ``feed_vouch.baton_vouch``), and
+    refused while signatures are required, in ``resume``'s words (``feed_vouch.check_copy``).
+
     Raises:
         NotFound: no handoff has that id.
-        Conflict: the prefix is ambiguous, or the handoff is archived or superseded.
+        Conflict: the prefix is ambiguous, the handoff is archived or superseded, or withheld.
         InputError: the handoff has no open item to hand on.
     """
     token = (handoff_id or "").strip()
@@ -308,5 +331,9 @@ def scope_handoff_as_baton(
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
         elsewhere = claimed_by_another(scope.runner, ctx, session_id=session, now=rfc3339_micros(opened.clock()))
+        ident = resolve_handoff_id(scope.runner, token, here=place_of(opened)) \
+            if "handoffs" in scope.runner.by_name else None
+        unverified = check_copy(opened, scope.runner, [ident]) if ident is not None else ()
         return BatonCreateResult(hand_on_in_scope(scope, token, ctx, shared=shared, session=session,
-                                                  harness=harness), claimed_elsewhere=elsewhere)
+                                                  harness=harness), claimed_elsewhere=elsewhere,
+                                 unverified=unverified)

@@ -57,14 +57,20 @@ def signer_status(project: "Project", writer: str | None) -> str | None:
     return signer_statuses(project).get(writer) if writer is not None else None
 
 
-def signatures_required(project: "Project") -> bool:
+MALFORMED_SETTING = "sync.require_signatures in .baton/config.json is not true or false"
+"""Where the requirement comes from when the setting is malformed (it counts as required)."""
+
+
+def signatures_required(project: "Project") -> tuple[bool, str]:
     """Whether the trusted policy requires signatures, as ``baton sync`` decides it
-    (``baton.policy.signing_in_force``); a malformed setting counts as required (a record is
+    (``baton.policy.signing_in_force``), and where that comes from as sync's refusals say it
+    (``SignersInForce.required_by``); a malformed setting counts as required (a record is
     withheld rather than handed on unverified)."""
     value = project.config.section("sync").get("require_signatures", False)
     if not isinstance(value, bool):
-        return True
-    return bool(signing_in_force(project.paths, project.policy, value).required)
+        return True, MALFORMED_SETTING
+    in_force = signing_in_force(project.paths, project.policy, value)
+    return bool(in_force.required), str(in_force.required_by)
 
 
 def record_vouch(project: "Project", writer: str | None) -> FeedVouch | None:
@@ -74,7 +80,8 @@ def record_vouch(project: "Project", writer: str | None) -> FeedVouch | None:
     status = signer_status(project, writer)
     if status == GOOD:
         return None
-    return vouch(writer, my_writer=project.writer, status=status, required=signatures_required(project))
+    required, required_by = signatures_required(project)
+    return vouch(writer, my_writer=project.writer, status=status, required=required, required_by=required_by)
 
 
 def judged(project: "Project", writers: Mapping[str, str | None]) -> dict[str, FeedVouch]:
@@ -88,7 +95,8 @@ def judged(project: "Project", writers: Mapping[str, str | None]) -> dict[str, F
     statuses = signer_statuses(project)
     if all(w is not None and statuses.get(w) == GOOD for w in foreign):
         return {}
-    return judge(writers, my_writer=project.writer, statuses=statuses, required=signatures_required(project))
+    required, required_by = signatures_required(project)
+    return judge(writers, my_writer=project.writer, statuses=statuses, required=required, required_by=required_by)
 
 
 def baton_writer(runner: Any, record: Any) -> str | None:
@@ -99,13 +107,48 @@ def baton_writer(runner: Any, record: Any) -> str | None:
 
 
 def baton_vouch(project: "Project", runner: Any, record: Any) -> FeedVouch | None:
-    return record_vouch(project, baton_writer(runner, record))
+    """The rule for the baton ``record``, which every path that delivers or claims a baton asks
+    (the session-start brief, ``session begin``, ``session handoff``): the feed that left it, and
+    — when that one is vouched for — the feed that captured the handoff it carries. A handoff
+    handed on as a baton (``session handoff --from``) is left by this clone's own feed, but what
+    it says is still the other writer's: it carries that handoff's mark, and is withheld with it."""
+    found = record_vouch(project, baton_writer(runner, record))
+    if found is not None or "handoffs" not in getattr(runner, "by_name", {}):
+        return found
+    writer, _owner = authors_of(runner.db, [record.id]).get(record.id, ("", ""))
+    return record_vouch(project, writer) if writer else None
+
+
+def batons_judged(project: "Project", runner: Any, records: Iterable[Any]) -> dict[str, FeedVouch]:
+    """``baton_vouch`` for many batons at once (the pending ones a list shows): per baton id, those
+    no trusted key vouches for — the verdicts file and the sync settings read at most twice in all."""
+    wanted = list(records)
+    found = judged(project, {r.id: baton_writer(runner, r) for r in wanted})
+    rest = [r.id for r in wanted if r.id not in found]
+    if rest and "handoffs" in getattr(runner, "by_name", {}):
+        carried = authors_of(runner.db, rest)
+        found.update(judged(project, {ident: carried[ident][0] for ident in rest if carried.get(ident, ("",))[0]}))
+    return found
 
 
 def handoff_vouch(project: "Project", runner: Any, handoff_id: str) -> FeedVouch | None:
     """The rule for the handoff ``handoff_id`` (its row names the feed that captured it)."""
     writer, _owner = authors_of(runner.db, [handoff_id]).get(handoff_id, ("", ""))
     return record_vouch(project, writer or None)
+
+
+def handoffs_judged(project: "Project", runner: Any, ids: Iterable[str]) -> dict[str, FeedVouch]:
+    """The rule for the handoffs ``ids`` (one keyed query names each one's feed): those no trusted
+    key vouches for."""
+    wanted = list(ids)
+    authors = authors_of(runner.db, wanted)
+    return judged(project, {ident: (authors.get(ident, ("", ""))[0] or None) for ident in wanted})
+
+
+def withheld_among(project: "Project", runner: Any, ids: Iterable[str]) -> dict[str, FeedVouch]:
+    """Of the handoffs ``ids``, those withheld (from a feed no trusted key vouches for while
+    signatures are required): what ``latest`` passes over (``latest.resolve_latest``)."""
+    return {ident: found for ident, found in handoffs_judged(project, runner, ids).items() if found.withheld}
 
 
 def check_copy(project: "Project", runner: Any, ids: Iterable[str]) -> tuple[str, ...]:
@@ -115,10 +158,7 @@ def check_copy(project: "Project", runner: Any, ids: Iterable[str]) -> tuple[str
     Raises:
         Conflict (exit 4): one is withheld (signatures are required), in ``resume``'s words.
     """
-    wanted = list(ids)
-    authors = authors_of(runner.db, wanted)
-    writers = {ident: (authors.get(ident, ("", ""))[0] or None) for ident in wanted}
-    verdict = copy_rule(judged(project, writers))
+    verdict = copy_rule(handoffs_judged(project, runner, ids))
     if verdict.refusal is not None and verdict.refused_feed is not None:
         raise Conflict(verdict.refusal, details={"id": verdict.refused_id, "feed": verdict.refused_feed.to_json()})
     return verdict.warnings

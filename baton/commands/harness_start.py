@@ -354,10 +354,21 @@ def _recalled(project: "Project", runner: Any, before: dict[str, Any], sid: str)
         ctx = context_of(project)
         received = received_at_start(runner, ctx, received_baton(before))
         waiting = peek_at_start(runner, ctx)[0]
+        # Judged as the start judged them (``feed_vouch``, loaded only when there is a baton):
+        # a withheld one's steps are not told again.
+        judged = __import__("baton.commands.feed_vouch", fromlist=["baton_vouch"]).baton_vouch \
+            if received is not None or waiting is not None else None
+        mark = judged(project, runner, received.record) if judged and received is not None else None
+        if judged and waiting is not None and (found := judged(project, runner, waiting.record)) is not None \
+                and found.withheld:
+            waiting = None
     except BatonError:
         return None
+    if mark is not None and mark.withheld:
+        received, mark = None, None
+    claimed = received.record.owner if received is not None and received.record.shared else None
     return continued_notice(before, received.record if received else None, waiting.record if waiting else None,
-                            session_id=sid)
+                            session_id=sid, unverified=mark.line(claimed) if mark is not None else "")
 
 
 def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, source: str) -> SessionStartResult:

@@ -6,11 +6,16 @@ session start names it in its brief (``bootstrap``) without reading any
 record: the index's summaries are enough (``RESUMABLE`` and ``LATEST_WINDOW``
 are kept with those queries, in ``baton.projections.handoffs``: a session
 start reads them without defining ``LatestChoice``).
+
+A handoff the reader may not resume — from a feed no trusted key vouches for
+while signatures are required (``baton.domain.feed_vouch``) — is passed over
+for the newest one the reader may, and one line says which was skipped and
+why (``LatestChoice.skipped``); named by its id it is still refused.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Mapping, Sequence
 
 from baton.domain.short_ids import short_id
 from baton.errors import NotFound
@@ -24,6 +29,14 @@ NONE_READY = ("no handoff is ready to resume yet ('latest' names the newest read
               "handoff is validated, then made ready")
 """What ``latest`` says when nothing is ready, with how a handoff becomes ready (in no adapter's words)."""
 
+Withheld = Callable[[Sequence[str]], Mapping[str, Any]]
+"""Of the handoff ids given, those the reader may not resume, each with why (a
+``baton.domain.feed_vouch.FeedVouch`` that is ``withheld``): ``feed_vouch.withheld_among``."""
+
+
+def _none_withheld(ids: Sequence[str]) -> Mapping[str, Any]:
+    return {}
+
 
 @frozen
 class LatestChoice:
@@ -33,9 +46,27 @@ class LatestChoice:
     scope: str  # "worktree", "branch" or "project"
     branch: str | None
     notice: str | None = None
+    skipped: tuple[tuple[str, Any], ...] = ()
+    """Newer handoffs passed over, newest first: (id, why: a withheld ``FeedVouch``)."""
+
+    @property
+    def skipped_line(self) -> str | None:
+        """The one line that says which handoff ``latest`` skipped and why (the words of
+        ``FeedVouch.withheld_notice``, which ``resume ID`` refuses with); None when none was."""
+        if not self.skipped:
+            return None
+        ident, found = self.skipped[0]
+        more = len(self.skipped) - 1
+        also = f" ({more} more newer {'handoff was' if more == 1 else 'handoffs were'} skipped too, likewise.)" \
+            if more else ""
+        return f"Skipped the newest: {found.withheld_notice('handoff', ident)}{also}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"scope": self.scope, "branch": self.branch, "notice": self.notice}
+        out: dict[str, Any] = {"scope": self.scope, "branch": self.branch, "notice": self.notice}
+        if self.skipped:  # only then, as ``feed`` beside a record: a newer handoff was passed over
+            out["skipped"] = [{"id": ident, "feed": found.to_json()} for ident, found in self.skipped]
+            out["skippedNotice"] = self.skipped_line
+        return out
 
 
 def is_latest(token: str | None) -> bool:
@@ -43,30 +74,57 @@ def is_latest(token: str | None) -> bool:
 
 
 def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = None,
-                   any_branch: bool = False) -> LatestChoice:
+                   any_branch: bool = False, withheld: Withheld = _none_withheld) -> LatestChoice:
     """``latest`` where the caller stands: the newest ready handoff of ``branch``
     (one captured in ``worktree`` first), else the project's newest with a
     one-line notice saying so; ``any_branch`` asks for the project's newest.
+    A handoff ``withheld`` names is passed over, and the choice says which
+    newer ones were (``skipped``).
 
     Raises:
-        NotFound: no handoff of the project is ready.
+        NotFound: no handoff of the project is ready (or every one is withheld).
     """
+    skipped: dict[str, Any] = {}
+
+    def usable(rows: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+        held = withheld([r.id for r in rows]) if rows else {}
+        return [r for r in rows if r.id not in held], {r.id: held[r.id] for r in rows if r.id in held}
+
+    def passed_over(rows: list[Any], held: Mapping[str, Any], chosen: Any, *, only: Callable[[Any], bool]) -> None:
+        for r in rows:
+            if r is chosen:
+                break
+            if r.id in held and only(r):
+                skipped.setdefault(r.id, held[r.id])
+
+    def choice(chosen_id: str, scope: str, chosen_branch: str | None, notice: str | None = None) -> LatestChoice:
+        return LatestChoice(chosen_id, scope, chosen_branch, notice, tuple(skipped.items()))
+
     if branch and not any_branch:
         mine = handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=LATEST_WINDOW)
-        if mine:
-            here = next((r for r in mine if worktree and r.worktree == worktree), None)
-            if here is not None:
-                return LatestChoice(here.id, "worktree", branch)
-            return LatestChoice(mine[0].id, "branch", branch)
-    ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
-    if not ready:
+        open_rows, held = usable(mine)
+        here = next((r for r in open_rows if worktree and r.worktree == worktree), None)
+        if here is not None:
+            passed_over(mine, held, here, only=lambda r: r.worktree == worktree)
+            return choice(here.id, "worktree", branch)
+        passed_over(mine, held, open_rows[0] if open_rows else None, only=lambda r: True)
+        if open_rows:
+            return choice(open_rows[0].id, "branch", branch)
+    ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=LATEST_WINDOW)
+    open_rows, held = usable(ready)
+    passed_over(ready, held, open_rows[0] if open_rows else None, only=lambda r: True)
+    if not open_rows:
+        if skipped:
+            first = choice("", "project", None)
+            raise NotFound(f"no ready handoff may be resumed here: {first.skipped_line}",
+                           details={"token": LATEST, "skipped": [ident for ident in skipped]})
         raise NotFound(NONE_READY, details={"token": LATEST})
-    chosen = ready[0]
+    chosen = open_rows[0]
     notice = None
     if not any_branch:
-        where = (f"no ready handoff on branch {branch}" if branch
+        may = " that may be resumed" if skipped else ""
+        where = (f"no ready handoff{may} on branch {branch}" if branch
                  else "no current branch here (a detached HEAD, or no git repository)")
         notice = (f"{where}; using the project's latest, {short_id(chosen.id)}"
                   + (f" from branch {chosen.branch}" if chosen.branch else ""))
-    return LatestChoice(chosen.id, "project", chosen.branch or None, notice)
-
+    return choice(chosen.id, "project", chosen.branch or None, notice)

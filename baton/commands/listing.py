@@ -143,9 +143,7 @@ class ListResult:
 
 def _unverified(found: "FeedVouch | None") -> str:
     """The author column's mark for a record from a feed no trusted key vouches for."""
-    if found is None:
-        return ""
-    return " (not verified; withheld)" if found.withheld else " (not verified)"
+    return found.mark if found is not None else ""
 
 
 OTHER_KIND = {"handoff": "baton", "baton": "handoff"}

@@ -18,7 +18,7 @@ import attrs
 import orjson
 
 from baton import gitinfo
-from baton.commands.feed_vouch import handoff_vouch
+from baton.commands.feed_vouch import handoff_vouch, withheld_among
 from baton.commands.handoff_facts import live_freshness, worktree_label
 from baton.commands.ids import HANDOFF_ID_REQUIRED, load_handoff_and_record
 from baton.commands.latest import is_latest, resolve_latest
@@ -90,9 +90,9 @@ class ResumeResult:
     def render(self) -> str:
         if self.format == "json":
             return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
-        notice = (self.latest or {}).get("notice")
-        text = self.brief["text"].rstrip("\n")
-        return f"Note: {notice}\n{text}" if notice else text
+        latest = self.latest or {}
+        notes = [f"Note: {line}" for line in (latest.get("skippedNotice"), latest.get("notice")) if line]
+        return "\n".join([*notes, self.brief["text"].rstrip("\n")])
 
 
 def resume_handoff(
@@ -108,13 +108,16 @@ def resume_handoff(
 ) -> ResumeResult:
     """``latest`` means the newest ready handoff of the current branch (one
     captured in this worktree first), else the project's newest with a notice;
-    ``any_branch`` asks for the project's newest. With ``mark_resumed`` the
+    ``any_branch`` asks for the project's newest. ``latest`` passes over a handoff withheld
+    (from a feed no trusted key vouches for while signatures are required), saying which in
+    ``latest.skippedNotice``; named by its id, one is refused. With ``mark_resumed`` the
     record is checked as one to mark, and nothing is written here: the result
     says ``marked_resumed`` once ``resume_mark.resume_and_mark`` recorded it.
 
     Raises:
         InputError (exit 2): an empty id, an unknown format, or a budget below the minimum.
-        NotFound / AmbiguousId (exit 4).
+        NotFound / AmbiguousId (exit 4): ``latest`` finds none ready (or only withheld ones).
+        Conflict (exit 4): the handoff named is withheld.
         TransitionError (exit 4): the record is not ready or resumed (nor an
             unpromoted session baton, whose brief can always be read).
     """
@@ -127,7 +130,8 @@ def resume_handoff(
     latest = None
     if is_latest(token):
         latest = resolve_latest(runner, branch=gitinfo.current_branch(opened.paths.worktree),
-                                worktree=worktree_label(opened.paths), any_branch=any_branch)
+                                worktree=worktree_label(opened.paths), any_branch=any_branch,
+                                withheld=lambda ids: withheld_among(opened, runner, ids))
         token = latest.id
     handoff, record = load_handoff_and_record(runner, token)
     _check_resumable(handoff, mark_resumed, runner)

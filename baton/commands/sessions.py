@@ -53,9 +53,13 @@ from baton.projections.sessions import session_doc
 if TYPE_CHECKING:
     from baton.commands.baton_claim import CreatedBaton
     from baton.commands.context import Project
+    from baton.domain.feed_vouch import FeedVouch
 
 ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: a waiting baton claimed, inside a write scope."""
+VouchOf = Callable[[Any, Any, BatonRecord], "FeedVouch | None"]
+"""``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for (the rule every
+path that delivers a baton asks: the session-start brief, ``session handoff``, ``session begin``)."""
 CreateInScope = Callable[..., "CreatedBaton"]
 """``baton_create.create_in_scope``: a baton left (its handoff captured and scoped), inside a write scope."""
 
@@ -79,6 +83,11 @@ class SessionBeginResult:
     before: dict[str, Any] | None = None
     """A repeated start: the session's document, whose start was recorded before (nothing was
     claimed or recorded now but the ``objective`` given)."""
+    unverified: "FeedVouch | None" = None
+    """The baton claimed comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
+    withheld: str = ""
+    """The baton waiting came from such a feed while signatures are required: it was not claimed,
+    and this notice says why (``FeedVouch.withheld_notice``)."""
 
     @property
     def received(self) -> str | None:
@@ -88,11 +97,13 @@ class SessionBeginResult:
     def markdown(self) -> str | None:
         if self.record is None:
             return None
+        claimed = self.record.owner if self.record.shared else None  # a shared baton's owner left it
         return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried,
-                                     unseen=unseen_lines(self.record))
+                                     unseen=unseen_lines(self.record),
+                                     unverified=self.unverified.line(claimed) if self.unverified else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "sessionId": self.session_id,
             **self.context.to_json(),
             "harness": self.harness,
@@ -104,6 +115,11 @@ class SessionBeginResult:
             "repeated": self.before is not None,
             "receivedBaton": self.received,
         }
+        if self.unverified is not None:  # only then, as ``session handoff``: its feed is not vouched for
+            out["feed"] = self.unverified.to_json()
+        if self.withheld:
+            out["withheld"] = self.withheld
+        return out
 
     def render(self) -> str:
         if self.before is not None:
@@ -123,6 +139,8 @@ class SessionBeginResult:
                          "(give --objective to set this session's).")
         if self.record is not None:
             lines += ["", (self.markdown() or "").rstrip("\n")]
+        elif self.withheld:
+            lines.append(self.withheld)
         else:
             lines.append("No session handoff was waiting.")
             if self.claimed_elsewhere is not None:
@@ -141,6 +159,7 @@ def begin_session(
     claim: bool = True,
     received_baton: str | None = None,
     claim_in_scope: ClaimInScope | None = None,
+    vouch_of: VouchOf | None = None,
 ) -> SessionBeginResult | None:
     """Begin a session: record it, set (or clear a stale) objective, claim the eligible baton.
 
@@ -150,8 +169,11 @@ def begin_session(
     any entry point, decided under the lock) claims nothing and records no
     second start; only an ``objective`` given is set.
     None, with nothing written, when a baton waits to be claimed and no
-    ``claim_in_scope`` was given. The result shows the baton claimed without
-    its freshness (``baton_freshness.shown`` adds it).
+    ``claim_in_scope`` and ``vouch_of`` were given. The waiting baton's feed is judged
+    (``vouch_of``, the rule the session-start brief asks) under the lock: one no trusted key
+    vouches for is claimed with the line that says so, or, when signatures are required,
+    withheld — not claimed, the start recorded without it, and ``withheld`` says why. The
+    result shows the baton claimed without its freshness (``baton_freshness.shown`` adds it).
 
     Raises:
         InputError: a malformed session id or an over-long objective.
@@ -171,10 +193,14 @@ def begin_session(
             return SessionBeginResult(session_id, ctx, harness or before.get("harness"), objective, False, None,
                                       before=before)
         peek, own = peek_at_start(scope.runner, ctx) if claim else (None, None)
-        if peek is not None and claim_in_scope is None:
+        if peek is not None and (claim_in_scope is None or vouch_of is None):
             return None
+        unverified = vouch_of(opened, scope.runner, peek.record) if peek is not None and vouch_of else None
+        withheld = ""
+        if peek is not None and unverified is not None and unverified.withheld:
+            withheld, peek, unverified = unverified.withheld_notice("baton", peek.record.id), None, None
         elsewhere = claim_told(scope.runner, ctx, own, session_id=session_id,
-                               now=rfc3339_micros(opened.clock())) if peek is None else None
+                               now=rfc3339_micros(opened.clock())) if peek is None and not withheld else None
         with scope.batch():  # the claim and the start: one append, all or nothing
             received = None
             if peek is not None and claim_in_scope is not None:
@@ -182,7 +208,8 @@ def begin_session(
             changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
                                    received_baton=received.id if received else received_baton)
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
-                              claimed_elsewhere=elsewhere if received is None else None)
+                              claimed_elsewhere=elsewhere if received is None else None,
+                              unverified=unverified if received is not None else None, withheld=withheld)
 
 
 # -- end --------------------------------------------------------------------------------

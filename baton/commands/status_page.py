@@ -33,6 +33,7 @@ from baton.commands.listing import list_handoffs
 from baton.domain import lineage
 from baton.domain.authorship import author_label, wrote
 from baton.domain.batons import PENDING, same_owner
+from baton.domain.feed_vouch import feed_mark
 from baton.domain.handoff import stored_handoff
 from baton.domain.quality import score_quality
 from baton.domain.redaction import RedactionPolicy, redact_text
@@ -49,6 +50,7 @@ from baton.sync.state import sharing
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.domain.feed_vouch import FeedVouch
 
 LATEST_HANDOFFS = 10
 """How many of the newest handoffs the overview lists."""
@@ -138,8 +140,12 @@ class StatusOverview:
             for b in items:
                 first = b["nextSteps"][0] if b["nextSteps"] else ""
                 more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
-                rows.append((b["shortId"], b["createdAt"], _baton_scope(b), _clip(first, 40) + more))
+                if b.get("feed", {}).get("withheld"):
+                    first, more = "(withheld)", ""
+                rows.append((b["shortId"], b["createdAt"], _baton_scope(b) + (b.get("feedMark") or ""),
+                             _clip(first, 40) + more))
             lines.extend(_table(rows))
+            lines.extend(f"{b['shortId']}: {b['feedNotice']}" for b in items if b.get("feedNotice"))
         lines.extend(render_unseen(p.get("supersededUnseen") or []))
         lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
         for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
@@ -199,9 +205,7 @@ def _feed(listed: Any, ident: str) -> dict[str, Any] | None:
 
 def _feed_mark(feed: dict[str, Any] | None) -> str:
     """The BY column's mark, as ``handoff list`` shows it (``baton.domain.feed_vouch``)."""
-    if not feed:
-        return ""
-    return " (not verified; withheld)" if feed.get("withheld") else " (not verified)"
+    return feed_mark(bool(feed.get("withheld"))) if feed else ""
 
 
 def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
@@ -249,8 +253,18 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
     return item
 
 
-def _baton_item(record, runner) -> dict[str, Any]:
+def _baton_item(record, runner, found: "FeedVouch | None" = None) -> dict[str, Any]:
+    """A pending baton's card. One from a feed no trusted key vouches for (``found``, the rule a
+    session start asks) says so in the words a session would be told (``feedNotice``: the line
+    beside a delivered baton, or the notice of a withheld one, whose steps the card leaves out,
+    as the session-start brief does); ``feedMark`` is the mark beside its author."""
     item = record.to_json()
+    if found is not None:
+        item.update(feed=found.to_json(), feedMark=found.mark,
+                    feedNotice=found.withheld_notice("baton", record.id) if found.withheld
+                    else found.line(record.owner if record.shared else None).removeprefix("> "))
+        if found.withheld:
+            item.update(nextSteps=[], failedApproaches=[], openQuestions=[])
     item["shortId"] = short_id(record.id)
     handoff = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
     status = handoff.get("status") if isinstance(handoff, dict) else None
@@ -323,7 +337,7 @@ def status_overview(
         check_requested_project(requested_project, project_id)
     redaction = redaction_of(opened)
     listed = list_pending_batons(opened)  # brings the projections up to date
-    items = [_baton_item(r, opened.runner) for r in listed.records]
+    items = [_baton_item(r, opened.runner, listed.feeds.get(r.id)) for r in listed.records]
     # The reader's owner, once for the whole page: read again only when git's identity moved.
     me = owner_under(opened, owner_stamp(opened))
     _add_authors(opened, items, me)
@@ -341,7 +355,8 @@ def status_overview(
         "lastSeenRoot": str(root),
         "handoffTotal": handoffs.count(opened.runner.db, kind="handoff"),
         "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": [],
-                            "mine": cast(Any, listed_rows).mine(r), "feed": _feed(listed_rows, r.id)} for r in rows],
+                            "mine": cast(Any, listed_rows).mine(r), "feed": _feed(listed_rows, r.id),
+                            "feedMark": _feed_mark(_feed(listed_rows, r.id)) or None} for r in rows],
         "latestBatons": [{**{_CAMEL.get(k, k): v for k, v in r.to_json().items()}, "batonStatus": states.get(r.id),
                           "mine": cast(Any, listed_batons).mine(r)} for r in baton_rows],
         "lineage": _camel_keys(lineage_of(opened.runner, [r.id for r in rows])),

@@ -51,6 +51,9 @@ class FeedVouch:
     """The feed's last signature verdict (``sync-signers.json``), None when none was recorded."""
     withheld: bool
     """The trusted policy requires signatures: the record is not delivered."""
+    required_by: str = ""
+    """Where the requirement comes from, as sync's refusals say it (``SignersInForce.required_by``:
+    ``sync.require_signatures is set``, or what this clone trusted); empty when not withheld."""
 
     @property
     def feed(self) -> str:
@@ -67,34 +70,51 @@ class FeedVouch:
                 "Check its steps before following them.")
 
     def withheld_notice(self, kind: str, ident: str) -> str:
-        """The brief's notice for a record withheld (``kind``: ``baton`` or ``handoff``)."""
+        """The one text that says a record was withheld (``kind``: ``baton`` or ``handoff``): why, where
+        the signatures requirement comes from, and what to do. Every surface says it in these words: the
+        brief's notice, the refusal of ``resume``, ``handoff show`` and the MCP tools, the status page's
+        refusal to open it, and the line ``resume latest`` prints when it passes one over."""
+        source = f" ({self.required_by})" if self.required_by else ""
         return (f"A {kind} ({ident}) was withheld: it comes from {self.feed} ({self.writer_shown.replace('`', '')}) "
-                "and this project requires signatures. Run `baton verify` to see the feed's signature; once its "
-                "writer signs with a listed key, `baton sync` takes it.")
+                f"and this project requires signatures{source}. Run `baton verify` to see the feed's signature; "
+                "once its writer signs with a listed key, `baton sync` takes it.")
+
+    @property
+    def mark(self) -> str:
+        """The mark beside its author in a list (``handoff list``, ``session handoff --all``, the
+        status page): ``feed_mark``."""
+        return feed_mark(self.withheld)
 
     def to_json(self) -> dict[str, object]:
         return {"writer": self.writer, "status": self.status, "verified": False, "withheld": self.withheld}
 
 
-def vouch(writer: str | None, *, my_writer: str, status: str | None, required: bool) -> FeedVouch | None:
+def feed_mark(withheld: bool) -> str:
+    """The mark beside the author of a record from a feed no trusted key vouches for, in every list."""
+    return " (not verified; withheld)" if withheld else " (not verified)"
+
+
+def vouch(writer: str | None, *, my_writer: str, status: str | None, required: bool,
+          required_by: str = "") -> FeedVouch | None:
     """None when the record is this clone's own (``writer`` is ``my_writer``) or its feed's verdict is
-    ``good``; else why it is not vouched for, and whether it is withheld (``required``)."""
+    ``good``; else why it is not vouched for, and whether it is withheld (``required``, which
+    ``required_by`` says the source of)."""
     if writer is not None and writer == my_writer:
         return None
     if status == GOOD:
         return None
-    return FeedVouch(writer, status, required)
+    return FeedVouch(writer, status, required, required_by if required else "")
 
 
 def judge(writers: Mapping[str, str | None], *, my_writer: str, statuses: Mapping[str, str],
-          required: bool) -> dict[str, FeedVouch]:
+          required: bool, required_by: str = "") -> dict[str, FeedVouch]:
     """Per record id of ``writers`` (id → the writer of the feed that wrote it, None: unknown), the
     records no trusted key vouches for (``vouch``); the others are absent. ``statuses``: each feed's
     last verdict (a writer absent from it has none)."""
     out: dict[str, FeedVouch] = {}
     for ident, writer in writers.items():
         found = vouch(writer, my_writer=my_writer, status=statuses.get(writer) if writer else None,
-                      required=required)
+                      required=required, required_by=required_by)
         if found is not None:
             out[ident] = found
     return out

@@ -46,7 +46,8 @@ def repeated_start_notice(session_id: str, session: dict[str, Any]) -> str:
 
 
 def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
-                     newer: "BatonRecord | None", *, session_id: str | None = None) -> str | None:
+                     newer: "BatonRecord | None", *, session_id: str | None = None,
+                     unverified: str = "") -> str | None:
     """What a repeated start that continues the conversation (after a compaction, a resumed or forked
     conversation: its context may have lost the brief) is told, read-only, claiming nothing again:
     the baton the session received (``received``, when the index still holds it: its next steps
@@ -54,14 +55,18 @@ def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
     owner and branch left *after* the session started (``newer``: pending, newer than its
     ``beganAt``) — it is the next session's, and this session's own baton would replace it; when
     this very session (``session_id``) left it (a conversation resumed after it handed off), it
-    is told as its own, waiting for the next session. None when there is nothing to say."""
+    is told as its own, waiting for the next session. ``unverified``: the line saying the received
+    baton's feed is not vouched for (``FeedVouch.line``), shown above what it asked; the caller
+    gives no ``received`` (nor ``newer``) that is withheld. None when there is nothing to say."""
     lines: list[str] = []
     ident = received_baton(session)
     if ident is not None:
         if received is not None and received.id == ident:
             by = f" (left by session `{received.session_id}`)" if received.session_id else ""
             lines += [f"This session received baton `{ident}`{by} at its start; it is still this session's, and "
-                      "nothing was claimed again. What it asked, read-only:", "", "### Next steps"]
+                      "nothing was claimed again. What it asked, read-only:", ""]
+            lines += [unverified, ""] if unverified else []
+            lines += ["### Next steps"]
             lines += [f"{i}. {clipped_text(step)}" for i, step in enumerate(received.next_steps[:ESSENTIALS_KEPT], 1)]
             if received.failed_approaches:
                 lines += ["", "### Failed approaches — do not retry"]

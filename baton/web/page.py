@@ -52,6 +52,7 @@ main { padding: 1rem 1.5rem 3rem; max-width: 72rem; }
 .baton ol, .baton ul { margin: 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
 .baton .failed li { color: var(--warn); }
 .conflict { color: var(--warn); overflow-wrap: anywhere; }
+.feed-notice { color: var(--warn); overflow-wrap: anywhere; }
 .baton.unseen { border-color: var(--warn); }
 .baton.unseen p { margin: .25rem 0; overflow-wrap: anywhere; }
 button.dismiss.armed { border-color: var(--warn); color: var(--warn); font-weight: 600; }
@@ -183,7 +184,7 @@ SCRIPT = """
     var meta = el("div", "meta");
     meta.appendChild(el("code", null, b.shortId || b.id));
     var bits = [" · left " + when(b.createdAt)];
-    if (b.writtenBy || b.writer) { bits.push("by " + byLabel(b.writtenBy, b.writer, b.mine)); }
+    if (b.writtenBy || b.writer) { bits.push("by " + markedBy(b.writtenBy, b.writer, b.mine, b.feedMark)); }
     if (b.sessionId) { bits.push("session " + b.sessionId); }
     if (b.harness) { bits.push(b.harness); }
     // A session baton's record stays a draft: that says nothing about the
@@ -193,6 +194,9 @@ SCRIPT = """
     meta.setAttribute("title", b.createdAt || "");
     card.appendChild(meta);
     var body = el("div", "content");
+    // From a feed no trusted key vouches for: what a session would be told, in the same words
+    // (a withheld baton's steps are not served at all).
+    if (b.feedNotice) { body.appendChild(el("p", "feed-notice", b.feedNotice)); }
     body.appendChild(list("Next steps", b.nextSteps, "steps", true));
     body.appendChild(list("Failed approaches — do not retry", b.failedApproaches, "failed", false));
     body.appendChild(list("Open questions", b.openQuestions, "questions", false));
@@ -213,6 +217,11 @@ SCRIPT = """
     var who = owner || (writer ? "writer " + writer : null);
     if (!who) { return null; }
     return who + (mine ? " (you)" : "");
+  }
+  // With the mark the server gives a record from a feed no trusted key vouches for ("feedMark").
+  function markedBy(owner, writer, mine, mark) {
+    var who = byLabel(owner, writer, mine);
+    return who === null ? null : who + (mark || "");
   }
   function groupsOf(items) {
     var groups = {}, order = [], shared = [];
@@ -429,7 +438,7 @@ SCRIPT = """
       textCell(tr, r.freshness, "nowrap fresh-" + String(r.freshness || "unknown"), "Freshness");
       textCell(tr, r.score === null || r.score === undefined ? null : String(r.score), "nowrap", "Score");
       textCell(tr, r.branch, "branch", "Branch");
-      textCell(tr, byLabel(r.owner, r.writer, r.mine), "by" + (r.mine ? " mine" : ""), "By");
+      textCell(tr, markedBy(r.owner, r.writer, r.mine, r.feedMark), "by" + (r.mine ? " mine" : ""), "By");
       var created = textCell(tr, when(r.createdAt), "nowrap", "Created");
       created.setAttribute("title", r.createdAt || "");
       textCell(tr, r.title, "title", "Title");
