@@ -131,7 +131,10 @@ def _add_ledger_core(sub, common) -> None:
                                    "when it fails verification). A remote that went back (holds less of a feed than it held) "
                                    "gets the feed back, and the sync exits 3. No remote, or one that cannot be "
                                    "reached: exit 4, nothing changed. See docs/sync.md.")
-    p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
+    p.add_argument("--remote", metavar="REMOTE", default="origin",
+                   help="a git remote's name, or a repository's path or URL (a bare repository's path, file://, "
+                        "http(s)://, ssh://, host:path) for this sync only, as `git fetch URL` takes one; "
+                        "nothing is configured (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
                    help="the ref the feeds live on, under refs/baton/ (default: refs/baton/ledger); a branch, "
                         "tag or any ref that is not a Baton ledger commit is refused, never replaced")
