@@ -7,6 +7,7 @@ import argparse
 import attrs
 
 from baton.app import Baton
+from baton.cli_handlers.output import Noted
 from baton.cli_read import read_bounded
 from baton.domain.lineage import resolution_from_text
 from baton.domain.redaction.as_given import named_as_given
@@ -35,4 +36,9 @@ MERGE_FLAGS = {"title": "--title", "resolution": "--resolution-file"}
 
 
 def lineage(app: Baton, args: argparse.Namespace):
-    return app.lineage(args.id, format=args.format, as_of=args.as_of)
+    """Without ``--limit``, the newest 50 handoffs (``lineage.DEFAULT_LIMIT``); when the limit
+    leaves some out, the view is followed by a line on stderr saying how many (``--json`` and
+    ``--format json``: ``truncated``, ``more``, ``total``)."""
+    result = app.lineage(args.id, format=args.format, as_of=args.as_of, limit=args.limit)
+    note = result.note()
+    return Noted(result, note) if note else result
