@@ -13,7 +13,6 @@ from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import not_yet, resolve_handoff_id
 from baton.domain import lineage
 from baton.domain.handoff import stored_handoff
-from baton.domain.short_ids import short_id
 from baton.errors import BatonError, InputError, NotFound
 from baton.model import frozen
 from baton.projections.as_of import replayed_as_of
@@ -54,15 +53,6 @@ class LineageResult:
     def more(self) -> int:
         """The handoffs the limit left out."""
         return max(0, (self.total if self.total is not None else self.shown) - self.shown)
-
-    def note(self) -> str | None:
-        """What the command line says after the view when the limit left handoffs out (on stderr)."""
-        if not self.more:
-            return None
-        assert self.total is not None  # ``more`` says so
-        which = (f"the {self.shown} nearest {short_id(self.root)} of the {self.total:,} handoffs connected to it"
-                 if self.root else f"the newest {self.shown} of {self.total:,} handoffs")
-        return f"{which} shown ({self.more:,} more); a larger --limit shows more, --limit 0 the whole graph"
 
     def to_json(self) -> dict[str, Any]:
         out = {"root": self.root, "as_of": self.as_of, **self.view, "truncated": self.more > 0,

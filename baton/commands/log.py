@@ -53,13 +53,6 @@ class LogTail:
     def to_json(self) -> dict[str, Any]:
         return {"truncated": self.truncated, "limit": self.limit, "more": self.more}
 
-    def note(self) -> str | None:
-        """The line said after the events (on stderr) when some were left out."""
-        if not self.truncated:
-            return None
-        more = f"{self.more:,} earlier" if self.more is not None else "earlier"
-        return (f"the newest {self.limit} events shown; {more} matching events left out: a larger --limit shows "
-                "more, --limit 0 every one")
 
 
 class LogStream:
@@ -68,8 +61,8 @@ class LogStream:
     feed, whatever the ledger's size. A damaged feed found midway raises
     there, after the lines before it were handed out (docs/cli.md).
     ``note()``: what to say instead of ``(no events)`` (None: nothing more).
-    ``tail``: what the limit left out, said after the events (``after_note``;
-    with ``--json``, one last line ``{"truncated": true, "limit", "more"}``)."""
+    ``tail``: what the limit left out (with ``--json``, one last line
+    ``{"truncated": true, "limit", "more"}``; in text the command line's ``after_note``)."""
 
     exit_code = 0
 
@@ -79,9 +72,8 @@ class LogStream:
         self.note = note
         self.tail = tail
 
-    def after_note(self) -> str | None:
-        """What to say on stderr once the text lines were printed: how many events the limit left out."""
-        return self.tail.note() if self.tail is not None else None
+    after_note: Callable[[], str | None] | None = None
+    """What the command line says on stderr once the text lines were printed (its words for ``tail``)."""
 
     def text_lines(self) -> Iterator[str]:
         """``render``'s lines, one at a time."""
