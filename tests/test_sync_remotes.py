@@ -500,6 +500,7 @@ def test_a_path_or_file_url_given_as_the_remote_is_synced_with_and_no_remote_is_
     assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
     assert result["remote"] == _given(kind, remote)
     assert _remotes_configured(a) == before  # used for this sync only
+    assert run_json(capsys, a, "status")["sync"]["unshared"] == 0  # status counts the work as shared
     got = run_json(capsys, b, "sync", "--remote", _given(kind, remote))
     assert got["imported"] == {_writer(a): remote_feeds(remote)[_writer(a)].head.seq}
 
