@@ -165,11 +165,16 @@ class Baton:
 
     def log_stream(self, **filters: Any) -> LogStream:
         """``log``, its events handed out as they are read (``baton log``
-        prints them so): to be read before this ``Baton`` is closed."""
+        prints them so): to be read before this ``Baton`` is closed. The
+        newest ``log.DEFAULT_LIMIT`` unless ``limit`` says otherwise (0: every
+        event); the stream says how many the limit left out (``LogTail``)."""
         from baton.commands import log
 
-        return log.LogStream(log.log_events(self.project, **filters),
-                             note=lambda: log.no_events_note(self.project, **filters))
+        if filters.get("limit") is None:
+            filters["limit"] = log.DEFAULT_LIMIT
+        tail = log.LogTail()
+        return log.LogStream(log.log_events(self.project, tail=tail, **filters),
+                             note=lambda: log.no_events_note(self.project, **filters), tail=tail)
 
     def verify(self, *, progress: "Progress | None" = None) -> VerifyResult:
         """``progress(done, about)``: events checked so far, on a long check (``verify_ledger``)."""
@@ -345,10 +350,12 @@ class Baton:
         self._identifiers(session=session)
         return fork_merge.merge_handoffs(self.project, tokens, title=title, resolution=resolution, session=session)
 
-    def lineage(self, token: str | None = None, *, format: str = "text", as_of: str | None = None) -> LineageResult:
+    def lineage(self, token: str | None = None, *, format: str = "text", as_of: str | None = None,
+                limit: int | None = None) -> LineageResult:
+        """``limit``: at most that many handoffs (None: the newest 50; 0: the whole graph)."""
         from baton.commands import lineage_view
 
-        return lineage_view.lineage_view(self.project, token, format=format, as_of=as_of)
+        return lineage_view.lineage_view(self.project, token, format=format, as_of=as_of, limit=limit)
 
     # -- the detector (§9) -------------------------------------------------------------
     def detect(self, signals: dict[str, Any] | None = None, *, prepare: bool = False,

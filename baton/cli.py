@@ -93,13 +93,16 @@ def _add_ledger_core(sub, common) -> None:
     p.set_defaults(func="ledger:init")
 
     p = sub.add_parser("log", parents=[common], help="show the project's events in ledger order",
-                       description="Events merged across every feed by (hlc, writer, seq). "
-                                   "With --json, one event per line.")
+                       description="Events merged across every feed by (hlc, writer, seq): the newest 50 "
+                                   "unless --limit says otherwise (--limit 0: every one). With --json, one "
+                                   "event per line.")
     p.add_argument("--type", metavar="T", help="event type, exact or a glob such as 'handoff.*'")
     p.add_argument("--stream", metavar="S", help="stream, exact or a glob such as 'baton/*'")
     p.add_argument("--since", metavar="X", help="only events after this event id or RFC 3339 time")
     p.add_argument("--until", metavar="X", help="only events up to this event id or RFC 3339 time")
-    p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (0: every event, the default)")
+    p.add_argument("--limit", metavar="N", type=int,
+                   help="only the newest N matching events (default 50; 0: every event); when some are left "
+                        "out, stderr says how many (--json: a last line {\"truncated\": true, \"limit\", \"more\"})")
     p.set_defaults(func="ledger:log", json_lines=True)
 
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",
@@ -131,7 +134,10 @@ def _add_ledger_core(sub, common) -> None:
                                    "when it fails verification). A remote that went back (holds less of a feed than it held) "
                                    "gets the feed back, and the sync exits 3. No remote, or one that cannot be "
                                    "reached: exit 4, nothing changed. See docs/sync.md.")
-    p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
+    p.add_argument("--remote", metavar="REMOTE", default="origin",
+                   help="a git remote's name, or a repository's path or URL (a bare repository's path, file://, "
+                        "http(s)://, ssh://, host:path) for this sync only, as `git fetch URL` takes one; "
+                        "nothing is configured (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
                    help="the ref the feeds live on, under refs/baton/ (default: refs/baton/ledger); a branch, "
                         "tag or any ref that is not a Baton ledger commit is refused, never replaced")
@@ -562,13 +568,17 @@ def add_lineage_commands(sub, common) -> None:
     p.set_defaults(func="lineage:merge")
 
     p = sub.add_parser("lineage", parents=[common], help="the handoff graph: forks, merges, conflicts",
-                       description="Show the lineage graph (all handoffs, or those connected to ID) as an "
+                       description="Show the lineage graph (the newest 50 handoffs, or the 50 nearest ID "
+                                   "among those connected to it, unless --limit says otherwise) as an "
                                    "indented tree with status, freshness and conflict marks, or as json, "
                                    "mermaid or dot. --as-of answers from a replay up to that point without "
                                    "touching the live index.")
     p.add_argument("id", metavar="ID", nargs="?", help=_ID_HELP + " (default: every handoff)")
     p.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text", help="default text")
     p.add_argument("--as-of", metavar="EVENT_ID|TIME", help="the graph after this event id or at this RFC 3339 time")
+    p.add_argument("--limit", metavar="N", type=int,
+                   help="show at most N handoffs: the newest, or with ID the nearest to it (default 50; 0: the "
+                        "whole graph); when some are left out, stderr says how many")
     p.set_defaults(func="lineage:lineage")
 
 

@@ -102,6 +102,9 @@ EVERY_RECORD = ["--limit", str(10**9)]
 """``handoff list`` lists every record with this (its default is the newest 50),
 on this tree and on an older ``--baseline`` alike (which has no ``--limit 0``):
 the baseline lineage is measured beside is the whole listing."""
+WHOLE_GRAPH = ["--limit", "0"]
+"""``lineage`` shows the whole graph with this (its default is the newest 50 handoffs); a
+``--baseline`` from before that default has no ``--limit`` and shows the whole graph anyway."""
 
 
 def run(argv: list[str], env: dict[str, str], what: str) -> dict:
@@ -128,16 +131,18 @@ def measure(root: Path, repeat: int, sides: dict[str, tuple[list[str], dict[str,
         for side, (launcher, env) in sides.items():
             mine, forked = root.parent / f"{root.name}-{side}", root.parent / f"{root.name}-branched-{side}"
             at = ["--project", str(mine)]
+            whole = WHOLE_GRAPH if side == "now" else []  # an older baseline's lineage has no --limit
             keep(f"{side}: handoff list --json",
                  run([*launcher, "handoff", "list", "--json", *EVERY_RECORD, *at], env, "list"))
             keep(f"{side}: lineage --format json",
-                 run([*launcher, "lineage", "--format", "json", *at], env, "lineage json"))
-            keep(f"{side}: lineage (text)", run([*launcher, "lineage", *at], env, "lineage text"))
+                 run([*launcher, "lineage", "--format", "json", *whole, *at], env, "lineage json"))
+            keep(f"{side}: lineage (text)", run([*launcher, "lineage", *whole, *at], env, "lineage text"))
             keep(f"{side}: handoff list --json (branched)",
                  run([*launcher, "handoff", "list", "--json", *EVERY_RECORD, "--project", str(forked)], env,
                      "list (branched)"))
             keep(f"{side}: lineage --format json (branched)",
-                 run([*launcher, "lineage", "--format", "json", "--project", str(forked)], env, "lineage (branched)"))
+                 run([*launcher, "lineage", "--format", "json", *whole, "--project", str(forked)], env,
+                     "lineage (branched)"))
             keep(f"{side}: verify --json", run([*launcher, "verify", "--json", *at], env, "verify"))
             copied = root.parent / f"{root.name}-copied-{side}-{rep}"
             shutil.copytree(mine, copied, symlinks=True)

@@ -64,7 +64,7 @@ def deep(tmp_path_factory) -> tuple[Path, list[str]]:
 
 def test_lineage_text_of_a_chain_deeper_than_the_recursion_limit_lists_every_handoff_in_one_column(deep, capsys):
     project, ids = deep
-    code, out, err = run(capsys, project, "lineage")
+    code, out, err = run(capsys, project, "lineage", "--limit", "0")
     assert code == 0, err
     lines = out.splitlines()
     assert len(lines) == DEPTH
@@ -74,7 +74,7 @@ def test_lineage_text_of_a_chain_deeper_than_the_recursion_limit_lists_every_han
 
 def test_lineage_json_of_the_deep_chain_has_every_node_and_edge_and_no_conflict(deep, capsys):
     project, ids = deep
-    view = run_json(capsys, project, "lineage", "--format", "json")
+    view = run_json(capsys, project, "lineage", "--limit", "0", "--format", "json")
     assert [n["id"] for n in view["nodes"]] == ids
     assert len(view["edges"]) == DEPTH - 1 and view["conflicts"] == []
 
@@ -82,12 +82,12 @@ def test_lineage_json_of_the_deep_chain_has_every_node_and_edge_and_no_conflict(
 @pytest.mark.parametrize("fmt,arrow", [("mermaid", "-->"), ("dot", "->")])
 def test_lineage_diagrams_of_the_deep_chain_draw_every_edge(deep, capsys, fmt, arrow):
     project, _ids = deep
-    code, out, err = run(capsys, project, "lineage", "--format", fmt)
+    code, out, err = run(capsys, project, "lineage", "--limit", "0", "--format", fmt)
     assert code == 0, err
     assert out.count(arrow) >= DEPTH - 1
 
 
 def test_lineage_of_the_deepest_handoff_walks_its_whole_line(deep, capsys):
     project, ids = deep
-    view = run_json(capsys, project, "lineage", ids[-1], "--format", "json")
+    view = run_json(capsys, project, "lineage", ids[-1], "--limit", "0", "--format", "json")
     assert len(view["nodes"]) == DEPTH and view["root"] == ids[-1]

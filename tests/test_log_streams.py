@@ -290,7 +290,7 @@ def big(tmp_path_factory) -> Path:
 def damaged(tmp_path_factory) -> tuple[Path, dict[bool, list[str]]]:
     """A big project, its whole log (text and JSON Lines), then a payload changed behind its digest at ``DAMAGED``."""
     root = _big_project(tmp_path_factory.mktemp("damaged"))
-    whole = {flag: run_here("log", *(["--json"] if flag else []), "--project", str(root), cwd=root)[1].splitlines()
+    whole = {flag: run_here("log", "--limit", "0", *(["--json"] if flag else []), "--project", str(root), cwd=root)[1].splitlines()
              for flag in (False, True)}
     feed = root / ".baton" / "ledger" / f"{WRITERS[0]}.jsonl"
     lines = feed.read_bytes().splitlines(keepends=True)
@@ -303,7 +303,7 @@ def damaged(tmp_path_factory) -> tuple[Path, dict[bool, list[str]]]:
 
 def test_a_feed_damaged_midway_leaves_the_text_printed_before_it_and_exits_3(damaged):
     root, whole = damaged
-    r = run_baton("log", "--project", str(root))
+    r = run_baton("log", "--limit", "0", "--project", str(root))
     printed = r.stdout.splitlines()
     assert r.returncode == 3  # as when the damage is found before anything is printed
     assert 0 < len(printed) < len(whole[False]) and printed == whole[False][:len(printed)]
@@ -312,7 +312,7 @@ def test_a_feed_damaged_midway_leaves_the_text_printed_before_it_and_exits_3(dam
 
 def test_a_feed_damaged_midway_ends_the_json_lines_with_the_error_on_one_line(damaged):
     root, whole = damaged
-    r = run_baton("log", "--json", "--project", str(root))
+    r = run_baton("log", "--limit", "0", "--json", "--project", str(root))
     *events, last = r.stdout.splitlines()
     assert r.returncode == 3
     assert 0 < len(events) < len(whole[True]) and events == whole[True][:len(events)]
@@ -340,7 +340,7 @@ def test_an_unknown_until_id_says_the_option_takes_an_events_id_or_a_time(big):
 
 @pytest.mark.parametrize("flags", [[], ["--json"]], ids=["text", "json"])
 def test_log_into_a_pipe_closed_after_one_line_exits_quietly(big, flags):
-    command = " ".join([sys.executable, "-m", "baton", "log", *flags, "--project", str(big)])
+    command = " ".join([sys.executable, "-m", "baton", "log", "--limit", "0", *flags, "--project", str(big)])
     r = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | head -1"], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and r.stderr == ""

@@ -7,6 +7,7 @@ starts in, and an http remote's refusals and failures say what they mean
 from __future__ import annotations
 
 import json
+import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -479,21 +480,117 @@ def test_an_https_remote_is_verified_with_the_ca_git_is_told_of_in_its_environme
         assert _writer(a) in remote_feeds(remote)
 
 
-# -- a path or URL given as the remote (team15 G3) -------------------------------------------------
+# -- a path or URL given as the remote, as `git fetch URL` takes one (team16 G3) ---------------
 
-@pytest.mark.parametrize("given", ["/srv/git/team.git", "file:///srv/git/team.git", "../team.git"])
-def test_a_path_or_url_given_as_the_remote_is_a_usage_error_that_says_to_add_it_as_a_named_remote(
-        capsys, team, given):
+def _remotes_configured(clone: Path) -> list[str]:
+    return subprocess.run(["git", "-C", str(clone), "remote"], capture_output=True, text=True,
+                          check=True).stdout.split()
+
+
+def _given(kind: str, remote: Path) -> str:
+    return str(remote) if kind == "path" else remote.as_uri()
+
+
+@pytest.mark.parametrize("kind", ["path", "file"])
+def test_a_path_or_file_url_given_as_the_remote_is_synced_with_and_no_remote_is_configured(capsys, team, kind):
+    remote, a, b = team
+    _checkpoint(capsys, a, "shared through a path given on the command line")
+    before = _remotes_configured(a)
+    result = run_json(capsys, a, "sync", "--remote", _given(kind, remote))
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+    assert result["remote"] == _given(kind, remote)
+    assert _remotes_configured(a) == before  # used for this sync only
+    assert run_json(capsys, a, "status")["sync"]["unshared"] == 0  # status counts the work as shared
+    got = run_json(capsys, b, "sync", "--remote", _given(kind, remote))
+    assert got["imported"] == {_writer(a): remote_feeds(remote)[_writer(a)].head.seq}
+
+
+def test_a_relative_path_given_as_the_remote_is_found_from_the_top_of_the_work_tree_as_git_fetch_finds_it(
+        capsys, team, monkeypatch):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from a subfolder")
+    deep = a / "src"
+    deep.mkdir()
+    code, result = _sync_from(capsys, monkeypatch, deep, "--remote", "../remote.git")
+    assert code == 0, result
+    assert result["pushed"] is True and refs_of(remote)[REF] == refs_of(a)[REF]
+
+
+def test_a_smart_http_url_given_as_the_remote_syncs_and_its_password_is_never_shown(capsys, team):
+    from tests.http_git_support import serve
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "over http, given on the command line")
+    with serve(remote.parent, "alice", "s3cret-pass") as base:
+        url = f"{base.replace('http://', 'http://alice:s3cret-pass@')}/{remote.name}"
+        code, out, err = run(capsys, a, "sync", "--remote", url, "--json")
+        assert code == 0, out + err
+        assert json.loads(out)["remote"] == f"{base.replace('http://', 'http://alice:***@')}/{remote.name}"
+        code, out, err = run(capsys, b, "sync", "--remote", url)
+    assert code == 0, out + err
+    assert _writer(a) in remote_feeds(remote) and (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").exists()
+    assert "s3cret-pass" not in out + err and "alice:***@" in out
+
+
+def test_a_path_given_as_the_remote_that_is_not_a_git_repository_is_exit_4_in_one_clean_line(capsys, team,
+                                                                                              tmp_path):
     _remote, a, _b = team
-    code, out, err = run(capsys, a, "sync", "--remote", given, "--json")
+    plain = tmp_path / "just-a-folder"
+    plain.mkdir()
+    for given in (str(plain), str(tmp_path / "no-such.git")):
+        code, out, err = run(capsys, a, "sync", "--remote", given, "--json")
+        error = json.loads(out)["error"]
+        assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+        assert error["details"]["url"] == given and "Traceback" not in err
+    code, out, err = run(capsys, a, "sync", "--remote", str(plain))
+    assert code == 4 and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_an_http_url_given_as_the_remote_with_no_repository_behind_it_says_so(capsys, team):
+    from tests.http_git_support import serve
+
+    remote, a, _b = team
+    with serve(remote.parent, "alice", "s3cret-pass") as base:
+        code, out, err = run(capsys, a, "sync", "--json", "--remote",
+                             f"{base.replace('http://', 'http://alice:s3cret-pass@')}/no-such.git")
     error = json.loads(out)["error"]
-    assert (code, error["code"]) == (2, "input_error"), out + err
-    assert "git remote add team" in error["message"] and "--remote" in error["message"]
-    assert f"git remote add {given}" not in error["message"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "the server has no git repository at that URL" in error["message"] and "s3cret-pass" not in out
 
 
-def test_a_credentialed_url_given_as_the_remote_is_never_echoed(capsys, team):
+def test_a_url_given_as_the_remote_holding_another_projects_ledger_is_refused_as_a_named_one_is(capsys, team,
+                                                                                               tmp_path):
+    from dulwich import porcelain
+
+    from tests.app_support import init_project
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "the team's work")
+    assert run_json(capsys, a, "sync")["pushed"]
+    other = tmp_path / "other"
+    other.mkdir()
+    porcelain.init(str(other)).close()
+    init_project(other)
+    _checkpoint(capsys, other, "another project's work")
+    before = refs_of(remote)[REF]
+    code, out, err = run(capsys, other, "sync", "--remote", remote.as_uri(), "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_other_project"), out + err
+    assert refs_of(remote)[REF] == before and REF not in refs_of(other)
+
+
+def test_a_name_that_is_neither_a_remote_nor_a_path_or_url_is_still_no_such_remote(capsys, team):
     _remote, a, _b = team
-    code, out, err = run(capsys, a, "sync", "--remote", "https://u:s3cr3tTok@example.com/x.git")
-    assert code == 2
-    assert "s3cr3tTok" not in out + err and "example.com" not in out + err
+    code, out, err = run(capsys, a, "sync", "--remote", "orgin", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "no_sync_remote"), out + err
+    assert "did you mean 'origin'?" in error["message"] and "path or URL" in error["message"]
+
+
+def test_a_configured_remote_wins_over_a_folder_of_the_same_name(capsys, team, tmp_path):
+    remote, a, _b = team
+    set_remote(a, str(remote), name="team.git")  # a name that looks like a path
+    (a / "team.git").mkdir()  # and a folder of that name that is no repository
+    _checkpoint(capsys, a, "through the named remote")
+    result = run_json(capsys, a, "sync", "--remote", "team.git")
+    assert result["pushed"] is True and result["remote"] == "team.git"

@@ -18,8 +18,21 @@ def init(args: argparse.Namespace):
 
 
 def log(app: Baton, args: argparse.Namespace):
-    return app.log_stream(event_type=args.type, stream=args.stream, since=args.since, until=args.until,
-                          limit=args.limit)
+    """Without ``--limit``, the newest 50 events (``log.DEFAULT_LIMIT``); when the limit left
+    some out, the text is followed by a line on stderr saying how many (``--json``: a last line)."""
+    stream = app.log_stream(event_type=args.type, stream=args.stream, since=args.since, until=args.until,
+                            limit=args.limit)
+    tail = stream.tail
+    if tail is not None:
+        stream.after_note = lambda: log_left_out(tail.limit, tail.more) if tail.truncated else None
+    return stream
+
+
+def log_left_out(limit: int, more: int | None) -> str:
+    """What ``baton log`` says after the newest ``limit`` events when ``more`` (None: uncounted) came before."""
+    earlier = f"{more:,} earlier" if more is not None else "earlier"
+    return (f"the newest {limit} events shown; {earlier} matching events left out: a larger --limit shows more, "
+            "--limit 0 every one")
 
 
 def verify(app: Baton, args: argparse.Namespace):

@@ -7,9 +7,11 @@ import argparse
 import attrs
 
 from baton.app import Baton
+from baton.cli_handlers.output import Noted
 from baton.cli_read import read_bounded
 from baton.domain.lineage import resolution_from_text
 from baton.domain.redaction.as_given import named_as_given
+from baton.domain.short_ids import short_id
 
 
 def fork(app: Baton, args: argparse.Namespace):
@@ -35,4 +37,14 @@ MERGE_FLAGS = {"title": "--title", "resolution": "--resolution-file"}
 
 
 def lineage(app: Baton, args: argparse.Namespace):
-    return app.lineage(args.id, format=args.format, as_of=args.as_of)
+    """Without ``--limit``, the newest 50 handoffs (``lineage.DEFAULT_LIMIT``); when the limit
+    leaves some out, the view is followed by a line on stderr saying how many (``--json`` and
+    ``--format json``: ``truncated``, ``more``, ``total``)."""
+    result = app.lineage(args.id, format=args.format, as_of=args.as_of, limit=args.limit)
+    if not result.more:
+        return result
+    total = result.total if result.total is not None else result.shown
+    which = (f"the {result.shown} nearest {short_id(result.root)} of the {total:,} handoffs connected to it"
+             if result.root else f"the newest {result.shown} of {total:,} handoffs")
+    return Noted(result, f"{which} shown ({result.more:,} more); a larger --limit shows more, --limit 0 the "
+                         "whole graph")

@@ -81,7 +81,7 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
     output. A failure while reading (a damaged feed) leaves the lines
     already read printed, then goes to ``print_failure`` as any other. Once
     the reader of standard output has gone (``baton.process_end``), nothing
-    more is read."""
+    more is read. Then, without ``--json``, the result's ``after_note()`` (when it has one) on stderr."""
     policy = _policy(args)
     if args.json:
         lines = (screened_json_line(line, policy) for line in result.json_line_iter())
@@ -102,6 +102,11 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
         raise
     if batch:
         sys.stdout.write("\n".join(batch) + "\n")
+    after = getattr(result, "after_note", None)
+    note = after() if after is not None and not args.json and not output_gone() else None
+    if note:  # the result's word about the lines just printed (``baton log``: how many the limit left out)
+        sys.stdout.flush()
+        print(f"baton: {screen_text(note, policy)}", file=sys.stderr)
 
 
 def _policy(args: argparse.Namespace) -> RedactionPolicy:

@@ -18,14 +18,13 @@ from baton.background import running
 from baton.commands import deferred
 from baton.commands.context import Limits, Project, read_local
 from baton.commands.leftovers import leftover_temporaries
-from baton.commands.verify import STRAY_NOTE, verify_project
+from baton.commands.verify import stray_note, verify_project
 from baton.commands.writer_claim import place_check
 from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
 from baton.gitinfo import config_problem, object_format
-from baton.ledger.feed import stray_files
 from baton.model import frozen
 from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
@@ -172,8 +171,9 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
             if torn:
                 detail += f"; torn tail pending quarantine in {', '.join(torn)}"
             checks.append(Check("ledger", "warn" if torn else "ok", detail))
-            for name in stray_files(opened.paths.ledger_dir):
-                checks.append(Check("ledger", "warn", f"{name}: {STRAY_NOTE}"))
+            feeds = {f.feed for f in report.feeds}
+            for name, writer in verified.stray.items():
+                checks.append(Check("ledger", "warn", f"{name}: {stray_note(name, writer, feeds)}"))
             for handoff, n in sorted(report.unfinished_forgets.items()):
                 checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: "
                                     f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the "

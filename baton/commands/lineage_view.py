@@ -40,9 +40,24 @@ class LineageResult:
     root: str | None
     as_of: str | None = None
     exit_code: int = 0
+    total: int | None = None
+    """How many handoffs the view covers in all (the project's, or those connected to ``root``)."""
+    limit: int = 0
+    """The most it shows (``lineage.limited_ids``; 0: all)."""
+
+    @property
+    def shown(self) -> int:
+        return len(self.view["nodes"])
+
+    @property
+    def more(self) -> int:
+        """The handoffs the limit left out."""
+        return max(0, (self.total if self.total is not None else self.shown) - self.shown)
 
     def to_json(self) -> dict[str, Any]:
-        out = {"root": self.root, "as_of": self.as_of, **self.view}
+        out = {"root": self.root, "as_of": self.as_of, **self.view, "truncated": self.more > 0,
+               "shown": self.shown, "total": self.total if self.total is not None else self.shown,
+               "more": self.more, "limit": self.limit}
         if self.format not in ("text", "json"):
             out["text"] = self.text()
         return out
@@ -68,36 +83,42 @@ class LineageResult:
 
 
 def lineage_view(project: "Project", token: str | None = None, *, format: str = "text",
-                 as_of: str | None = None, freshness: bool = True) -> LineageResult:
-    """The graph of the whole project, or of the handoffs connected to ``token``.
+                 as_of: str | None = None, freshness: bool = True, limit: int | None = None) -> LineageResult:
+    """The graph of the whole project, or of the handoffs connected to ``token``: at most
+    ``limit`` of them (None: ``lineage.DEFAULT_LIMIT``; 0: all), the newest, or those nearest
+    ``token`` (``lineage.limited_ids``); the result says how many were left out.
 
     Raises:
-        InputError (exit 2): unknown format, or ``as_of`` is neither an event id nor a time.
+        InputError (exit 2): unknown format, a negative limit, or ``as_of`` is neither an event id nor a time.
         NotFound / AmbiguousId (exit 4).
     """
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
+    limit = lineage.DEFAULT_LIMIT if limit is None else limit
+    lineage.limited_ids(lineage.Graph(()), set(), None, limit)  # a bad limit refused before anything is read
     if as_of is not None:
         missing = None
         with replayed_as_of(project, as_of) as runner:
             try:
-                view, root = _view(project, runner, token, freshness=False)
+                view, root, total = _view(project, runner, token, freshness=False, limit=limit)
             except NotFound as exc:
                 missing = exc
         if missing is not None:
             raise not_yet(project, token or "", as_of, missing) from None
-        return LineageResult(view, format, root, as_of)
-    view, root = _view(project, project.reading(), token, freshness=freshness)
-    return LineageResult(view, format, root)
+        return LineageResult(view, format, root, as_of, total=total, limit=limit)
+    view, root, total = _view(project, project.reading(), token, freshness=freshness, limit=limit)
+    return LineageResult(view, format, root, total=total, limit=limit)
 
 
-def _view(project: "Project", runner: Any, token: str | None, *, freshness: bool) -> tuple[dict[str, Any], str | None]:
+def _view(project: "Project", runner: Any, token: str | None, *, freshness: bool,
+          limit: int) -> tuple[dict[str, Any], str | None, int]:
     root = resolve_handoff_id(runner, token) if token else None
     graph = load_graph(runner) if root is None else load_component(runner, [root])
     candidates = lineage.conflict_candidates(graph)
     ids = lineage.subgraph_ids(graph, root)
-    states = _freshness(project, runner, ids) if freshness else {}
-    return lineage.to_json(graph, ids, candidates, states), root
+    shown = lineage.limited_ids(graph, ids, root, limit)
+    states = _freshness(project, runner, shown) if freshness else {}
+    return lineage.to_json(graph, shown, candidates, states), root, len(ids)
 
 
 def _freshness(project: "Project", runner: Any, ids: set[str]) -> dict[str, str]:

@@ -36,18 +36,44 @@ class LogResult:
         return "\n".join(text_lines(self.events))
 
 
+DEFAULT_LIMIT = 50
+"""How many events ``baton log`` shows unless told otherwise (the newest; ``limit`` 0: every one)."""
+
+
+class LogTail:
+    """What a limit left out of ``log_events``' events, known once they are read: whether any
+    event matched before the ones shown (``truncated``) and how many (``more``: None when the
+    index cannot count them without reading the ledger — a ``stream``, ``since`` or ``until``)."""
+
+    def __init__(self) -> None:
+        self.limit = 0
+        self.truncated = False
+        self.more: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"truncated": self.truncated, "limit": self.limit, "more": self.more}
+
+
+
 class LogStream:
     """``baton log``'s events as they are read (``log_events``): its lines
     are printed one event at a time, so what a pass holds is a chunk of each
     feed, whatever the ledger's size. A damaged feed found midway raises
     there, after the lines before it were handed out (docs/cli.md).
-    ``note()``: what to say instead of ``(no events)`` (None: nothing more)."""
+    ``note()``: what to say instead of ``(no events)`` (None: nothing more).
+    ``tail``: what the limit left out (with ``--json``, one last line
+    ``{"truncated": true, "limit", "more"}``; in text the command line's ``after_note``)."""
 
     exit_code = 0
 
-    def __init__(self, events: Iterable[Event], note: Callable[[], str | None] | None = None) -> None:
+    def __init__(self, events: Iterable[Event], note: Callable[[], str | None] | None = None,
+                 tail: LogTail | None = None) -> None:
         self.events = events
         self.note = note
+        self.tail = tail
+
+    after_note: Callable[[], str | None] | None = None
+    """What the command line says on stderr once the text lines were printed (its words for ``tail``)."""
 
     def text_lines(self) -> Iterator[str]:
         """``render``'s lines, one at a time."""
@@ -59,8 +85,12 @@ class LogStream:
             yield line
 
     def json_line_iter(self) -> Iterator[str]:
-        """``json_lines``' lines, one at a time."""
-        return (json_line(e) for e in self.events)
+        """``json_lines``' lines, one at a time; then, when the limit left events out, one line
+        saying so (no event has ``truncated``: ``jq 'select(.id)'`` keeps the events alone)."""
+        for e in self.events:
+            yield json_line(e)
+        if self.tail is not None and self.tail.truncated:
+            yield orjson.dumps(self.tail.to_json(), option=orjson.OPT_SORT_KEYS).decode()
 
 
 def json_line(event: Event) -> str:
@@ -191,10 +221,13 @@ def log_events(
     since: str | None = None,
     until: str | None = None,
     limit: int | None = None,
+    tail: LogTail | None = None,
 ) -> Iterator[Event]:
     """Events of the project, merged across feeds, optionally filtered, read
-    a chunk of each feed at a time: without ``limit`` they are handed out as
-    they are read, with it the last ``limit`` are held (and handed out at the end).
+    a chunk of each feed at a time: without ``limit`` (None or 0) every one, handed
+    out as they are read; with it the newest ``limit`` are held and handed out at
+    the end (``baton log`` gives ``DEFAULT_LIMIT`` unless told: ``Baton.log_stream``).
+    ``tail``, when given, learns what the limit left out.
 
     ``since`` is exclusive (events after that id or time), ``until``
     inclusive; both take an event id or an RFC 3339 time. ``type`` and
@@ -212,8 +245,8 @@ def log_events(
     if limit == 0:
         limit = None  # every event, as `handoff list --limit 0` lists every match
     if limit is not None:
-        # a limit past any count is every event's (the reader's queue takes at most sys.maxsize)
-        limit = min(limit, sys.maxsize)
+        # a limit past any count is every event's (the reader's queue takes at most sys.maxsize - 1)
+        limit = min(limit, sys.maxsize - 1)
     after = Until.parse(since, option="since") if since is not None else None
     upto = Until.parse(until, option="until") if until is not None else None
     for option, bound in (("until", upto), ("since", after)):
@@ -227,10 +260,29 @@ def log_events(
         return iter(())  # no event has such a type: nothing to read
     if _empty_window(after, upto):
         return iter(())  # no time is after ``since`` and at or before ``until``: nothing to read
-    chosen = _chosen(_read(project, after, upto, event_type, stream, limit), after, upto, event_type, stream)
     if limit is None:
-        return chosen
-    return iter(deque(chosen, maxlen=limit))
+        return _chosen(_read(project, after, upto, event_type, stream, None), after, upto, event_type, stream)
+    # one more than shown: whether any matching event came before them
+    held = deque(_chosen(_read(project, after, upto, event_type, stream, limit + 1), after, upto, event_type,
+                         stream), maxlen=limit + 1)
+    if len(held) > limit:
+        held.popleft()
+        if tail is not None:
+            tail.limit, tail.truncated = limit, True
+            countable = stream is None and after is None and upto is None
+            tail.more = _more(project, event_type, limit) if countable else None
+    return iter(held)
+
+
+def _more(project: "Project", event_type: str | None, shown: int) -> int | None:
+    """How many events of ``event_type`` (None: any) matched beyond the ``shown`` newest, counted
+    by the index (its ``event_counts``), not by reading the ledger; None when it cannot say."""
+    reading = getattr(project, "reading", None)
+    runner = reading() if reading is not None else None
+    if runner is None or "event_counts" not in runner.by_name or runner.pinned_until is not None:
+        return None
+    total = sum(int(doc.get("count") or 0) for key, doc in runner.docs("event_counts") if _matches(event_type, key))
+    return max(total - shown, 0) or None
 
 
 def _read(project: "Project", after: Until | None, upto: Until | None, event_type: str | None,

@@ -175,7 +175,8 @@ class _Erased:
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
                 restore_own_feed: bool = False, progress: "Progress | None" = None,
                 publishing: "Progress | None" = None, accept_project: str | None = None) -> SyncResult:
-    """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
+    """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``): a
+    configured remote's name, or a repository's path or URL (``transport.remote_url``).
 
     ``restore_own_feed``: this clone was restored from a backup; the remote's
     copy of its own feed may extend the local file (and is imported, verified).
@@ -191,14 +192,15 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
             (``baton.domain.ledger_refs``: a tag, a branch, the stash… are never Baton's to replace).
         LocalRefRefused (exit 3): this clone's ``ref`` exists and is not a Baton ledger commit:
             nothing imported or pushed, the ref as it was.
-        NoSyncRemote (exit 4): no git repository, or no such remote.
+        NoSyncRemote (exit 4): no git repository, or no such remote (and `remote` is no path or URL).
         GitUnsupported (exit 4): this repository, or a path remote, stores SHA-256 objects: nothing written.
         RemoteOtherProject (exit 4): the remote's ledger is another project's: nothing imported or pushed.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
     """
     if not (remote or "").strip():
-        raise InputError("`remote` must name a git remote (for example origin), not an empty name")
+        raise InputError("`remote` must name a git remote (for example origin) or give a repository's path or URL, "
+                         "not an empty name")
     ref = DEFAULT_REF if ref is None else ref  # an empty name is refused below, as an empty remote is
     if (problem := ledger_ref_problem(ref)) is not None:
         raise InputError(f"`ref` {problem}", details={"ref": ref})
@@ -209,6 +211,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     try:
         _check_local_ref(repo, ref.encode())  # before the remote is asked anything; again under the lock
         url, pushurl = transport.remote_url(repo, remote), transport.push_url(repo, remote)
+        if not transport.is_named_remote(repo, remote):
+            remote = transport.shown_url(url)  # a path or URL given for this sync: named as messages show it
         base = transport.relative_base(project)
         client, path = transport.client(repo, url, base)
         # where the round pushes: the remote's pushurl when git has one, as `git push` does

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import attrs
 
@@ -61,9 +61,11 @@ class VerifyResult:
     leftovers: list[str] = attrs.field(factory=list)
     """Temporary files a process killed mid-write left (``baton.commands.leftovers``), relative to
     ``.baton/``: named, not failures; ``baton rebuild`` removes them."""
-    stray: list[str] = attrs.field(factory=list)
-    """``*.jsonl`` files in the ledger folder whose name is no writer id (a cloud drive's
-    conflicted copy, a ``.bak``): not feeds, not read, never deleted (``feed.stray_files``)."""
+    stray: dict[str, str | None] = attrs.field(factory=dict)
+    """``*.jsonl`` files in the ledger folder that are no feed, each with the writer whose events
+    it holds when it is named for another writer (a copy: ``cp A.jsonl B.jsonl``), else None (its
+    name is no writer id: a cloud drive's conflicted copy, a ``.bak``): not read, never deleted
+    (``feed.stray_files``)."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -108,7 +110,8 @@ class VerifyResult:
                             "problem": self.project_problem()},
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "synced_beyond": self.synced_beyond, "repair": [plan.to_json() for plan in self.repair],
-                "leftovers": self.leftovers, "stray_files": list(self.stray)}
+                "leftovers": self.leftovers, "stray_files": list(self.stray),
+                "stray_copies": {name: writer for name, writer in self.stray.items() if writer is not None}}
 
     def render(self) -> str:
         r = self.report
@@ -145,7 +148,8 @@ class VerifyResult:
             lines.append(f"leftover temporary {'file' if len(self.leftovers) == 1 else 'files'} of a process killed "
                          f"mid-write (it may hold text a later forget erased): "
                          f"{', '.join('.baton/' + rel for rel in self.leftovers)}; `baton rebuild` removes them")
-        lines.extend(f"  ignored {name}: {STRAY_NOTE}" for name in self.stray)
+        feeds = {f.feed for f in r.feeds}
+        lines.extend(f"  ignored {name}: {stray_note(name, writer, feeds)}" for name, writer in self.stray.items())
         problem = self.project_problem()
         if problem:
             lines.append(f"FAIL project id: {problem}")
@@ -173,7 +177,7 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HANDOFF_FORGOTTEN, recorded_heads=heads,
-                           identity=(PROJECT_INITIALIZED, "project_id"), progress=progress)
+                           identity=(PROJECT_INITIALIZED, "project_id"), progress=progress, own=opened.writer)
     report.problems.extend(foreign_feed_problems(opened))
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
@@ -197,12 +201,27 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
                             not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel))))
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
-                        leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir))
+                        leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer))
 
 
 STRAY_NOTE = ("in the ledger folder but named no writer id, so no feed (a cloud drive's conflicted copy, a backup): "
               "not read, and left where it is; move it out of .baton/ledger/ once you no longer need it")
-"""What ``verify`` and ``doctor`` say of a stray ``*.jsonl`` file (``feed.stray_files``)."""
+"""What ``verify`` and ``doctor`` say of a stray ``*.jsonl`` file whose name is no writer id (``feed.stray_files``)."""
+
+
+def stray_note(name: str, writer: str | None, feeds: Iterable[str]) -> str:
+    """What ``verify`` and ``doctor`` say of the stray file ``name``: ``STRAY_NOTE``, or, for a file
+    named for one writer holding ``writer``'s events, why it is no feed and the fix — move it out
+    when ``writer``'s own feed is among the ledger's ``feeds``, else rename it to that feed's name
+    (a teammate's feed saved under the wrong name)."""
+    if writer is None:
+        return STRAY_NOTE
+    why = (f"named for writer {name[:-6]} but holding writer {writer}'s events, so no feed (a copy saved under "
+           f"another writer's name): not read as {name[:-6]}'s, and left where it is; ")
+    if writer in feeds:
+        return why + f"{writer}.jsonl is there, so move this copy out of .baton/ledger/ once you no longer need it"
+    return why + (f"if it is {writer}'s feed, rename it: `mv .baton/ledger/{name} .baton/ledger/{writer}.jsonl`; "
+                  "else move it out of .baton/ledger/")
 
 
 def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | None:

@@ -619,6 +619,37 @@ def subgraph_ids(graph: Graph, ident: str | None) -> set[str]:
     return set(graph.nodes) if ident is None else graph.component(ident)
 
 
+DEFAULT_LIMIT = 50
+"""How many handoffs a lineage view shows unless told otherwise (``limit`` 0: all), as ``handoff list``."""
+
+
+def limited_ids(graph: Graph, ids: set[str], around: str | None, limit: int) -> set[str]:
+    """The handoffs of ``ids`` a view shows under ``limit`` (0: all of them): the newest ``limit`` by
+    creation or, around one handoff (``around``), it and the ``limit - 1`` nearest it along parent
+    and child edges (breadth first; at one distance, the newer first) — the graph around the newest
+    work, or around the handoff asked about, never the whole history of a long project.
+
+    Raises:
+        InputError: ``limit`` is negative.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InputError("`limit` must be a positive number of handoffs, or 0 for the whole graph")
+    if limit == 0 or len(ids) <= limit:
+        return ids
+    if around is None:
+        newest = sorted((graph.nodes[i] for i in ids), key=lambda n: (n.created_at, n.id), reverse=True)
+        return {n.id for n in newest[:limit]}
+    shown: set[str] = {around}
+    layer = [around]
+    while layer and len(shown) < limit:
+        found = {x for ident in layer for x in (*graph.nodes[ident].parents, *graph.children.get(ident, ()))
+                 if x in ids and x not in shown}
+        layer = [n.id for n in sorted((graph.nodes[x] for x in found), key=lambda n: (n.created_at, n.id),
+                                      reverse=True)][:limit - len(shown)]
+        shown.update(layer)
+    return shown
+
+
 def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate],
             freshness: Mapping[str, str] | None = None) -> dict[str, Any]:
     conflicted = {x for c in candidates for x in (c.a, c.b)}

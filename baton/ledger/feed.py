@@ -114,12 +114,61 @@ def is_feed_file_name(name: str) -> bool:
     return name.endswith(".jsonl") and FEED_STEM.match(name[:-6]) is not None
 
 
-def stray_files(ledger_dir: Path) -> list[str]:
-    """The ``*.jsonl`` files in the ledger folder that name no feed (``is_feed_file_name``), sorted."""
+FIRST_LINE_LIMIT = 65536
+"""How far a feed file is read for its first line (``first_writer``); a longer first line is not judged."""
+
+
+def first_writer(path: str) -> str | None:
+    """The writer the first line of the file at ``path`` names, or None when it has no whole first
+    line within ``FIRST_LINE_LIMIT`` (empty, or its first append still being written) or that line
+    is no event naming one (damaged: ``verify`` says how). One read of 4 KiB for most feeds."""
     try:
-        return sorted(p.name for p in ledger_dir.glob("*.jsonl") if not is_feed_file_name(p.name))
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+            if b"\n" not in head and len(head) == 4096:
+                head += fh.read(FIRST_LINE_LIMIT - 4096)
     except OSError:
-        return []
+        return None
+    line, newline, _ = head.partition(b"\n")
+    if not newline:
+        return None
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    writer = raw.get("writer") if type(raw) is dict else None
+    return writer if isinstance(writer, str) else None
+
+
+def holds_another_writer(path: str, name: str, own: str | None = None) -> str | None:
+    """The writer whose events the file ``name`` (a feed file name, ``is_feed_file_name``) holds,
+    when its first event is not its name's writer's: a copy saved under another writer id's name
+    (``cp A.jsonl B.jsonl``, a teammate's feed saved as the wrong file). No feed: never read as
+    that writer's, never deleted (``verify`` and ``doctor`` name it). This clone's ``own`` feed
+    is never judged so: its file is the one it appends to, and ``verify`` reports another writer's
+    events there as ``wrong_writer``."""
+    stem = name[:-6]
+    if stem == own:
+        return None
+    writer = first_writer(path)
+    return writer if writer is not None and writer != stem else None
+
+
+def stray_files(ledger_dir: Path, own: str | None = None) -> dict[str, str | None]:
+    """The ``*.jsonl`` files in the ledger folder that are no feed, sorted, each with the writer
+    whose events it holds when that is why: named no writer id (``is_feed_file_name``: None), or
+    named one but holding another writer's events (``holds_another_writer``). One rule for both:
+    not read, never deleted, named by ``verify`` and ``doctor``."""
+    try:
+        found: dict[str, str | None] = {}
+        for p in sorted(ledger_dir.glob("*.jsonl")):
+            if not is_feed_file_name(p.name):
+                found[p.name] = None
+            elif p.is_file() and not p.is_symlink() and (writer := holds_another_writer(str(p), p.name, own)):
+                found[p.name] = writer
+        return found
+    except OSError:
+        return {}
 
 
 def merge_feeds(feeds: Iterable[Iterable[Event]]) -> Iterator[Event]:

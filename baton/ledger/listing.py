@@ -24,7 +24,7 @@ import os
 import time
 
 from baton.errors import StorageError
-from baton.ledger.feed import is_feed_file_name
+from baton.ledger.feed import first_writer, is_feed_file_name
 
 SETTLED_NS = 5_000_000_000
 """How long the folder must have been unchanged, in wall time, before a
@@ -47,6 +47,10 @@ class FolderListing:
         """The folder's key and the feeds it held, when that listing may be reused."""
         self._clock: tuple[int, int] = (-1, 0)
         """``(dev, ctime)``: the witness, the latest change time seen on a feed of that file system."""
+        self.own: str | None = None
+        """This clone's writer: its feed is never judged a copy of another's (``feed.holds_another_writer``)."""
+        self._copies: dict[tuple[str, int], bool] = {}
+        """``(file name, inode)`` → whether it holds another writer's events: its first line never changes."""
 
     def names(self) -> tuple[tuple[str, ...], FolderKey | None, bool]:
         """The feeds (sorted names), the folder's key (None: no folder) and
@@ -72,7 +76,7 @@ class FolderListing:
         try:
             with os.scandir(self.folder) as entries:
                 names = tuple(sorted(e.name[:-6] for e in entries if is_feed_file_name(e.name)
-                                     and e.is_file(follow_symlinks=False)))
+                                     and e.is_file(follow_symlinks=False) and not self._another_writers(e)))
         except FileNotFoundError:
             self.kept = None
             return (), None, False
@@ -83,6 +87,26 @@ class FolderListing:
         settled = (seen_dev == st.st_dev and changed < seen) or changed < listed_at - SETTLED_NS
         self.kept = (key, names) if settled else None
         return names, key, False
+
+    def set_own(self, writer: str) -> None:
+        """This clone's writer (again, after it changed): the next call lists the folder afresh."""
+        self.own, self.kept = writer, None
+
+    def _another_writers(self, entry: "os.DirEntry[str]") -> bool:
+        """Whether the feed-named file ``entry`` holds another writer's events (a stray copy: no
+        feed). Its first line is read once per file: a file without a whole one yet is asked again."""
+        if entry.name[:-6] == self.own:
+            return False
+        key = (entry.name, entry.inode())
+        known = self._copies.get(key)
+        if known is not None:
+            return known
+        found = first_writer(entry.path)
+        if found is None:
+            return False
+        copy: bool = found != entry.name[:-6]
+        self._copies[key] = copy
+        return copy
 
     def saw(self, st: os.stat_result) -> None:
         """Note the change time of a feed just ``stat``-ed (a witness for later listings)."""

@@ -133,6 +133,7 @@ class Ledger:
         path (None outside a hold, or after ``_forget``): the same ``stat``
         then also tells ``_own_feed`` that the path still names the kept file."""
         self._listing = FolderListing(self._folder)
+        self._listing.set_own(writer)
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -923,6 +924,7 @@ class Ledger:
         self.writer = writer
         self._own_path = f"{self._folder}/{writer}.jsonl"
         self._own_seen = self._own_mapped = None
+        self._listing.set_own(writer)
 
     @property
     def poisoned(self) -> str | None:

@@ -39,6 +39,7 @@ from baton.ledger.feed import (
     TornTail,
     collector_paused,
     feed_name,
+    holds_another_writer,
     is_feed_file_name,
     merge_feeds,
     scan_chunks,
@@ -128,6 +129,7 @@ def verify_ledger(
     recorded_heads: list[RecordedHead] | None = None,
     identity: tuple[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    own: str | None = None,
 ) -> VerifyReport:
     """``erasure_type``: the event type whose ``data.events`` lists the event
     ids whose payloads were erased on purpose (None: no erasure is legitimate).
@@ -136,9 +138,11 @@ def verify_ledger(
     on the same pass (the project id each ``project.initialized`` recorded).
     ``progress(done, about)``: told every ``PROGRESS_EVERY`` events how many
     were checked of about how many (estimated from the bytes read), and once
-    at the end (``done == about``)."""
+    at the end (``done == about``). ``own``: this clone's writer, whose feed file is checked
+    whatever it holds; any other file named for a writer whose first event is another writer's is
+    no feed and is not read (``feed.holds_another_writer``: ``stray_files`` names it)."""
     with collector_paused():
-        return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()), identity, progress)
+        return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()), identity, progress, own)
 
 
 PROGRESS_EVERY = 2000
@@ -439,14 +443,14 @@ class _HashesOf:
 
 def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedHead],
             identity: tuple[str, str] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> VerifyReport:
+            progress: Callable[[int, int], None] | None = None, own: str | None = None) -> VerifyReport:
     """Every feed streamed through one merge: memory holds a chunk of each feed;
     what the checks across feeds remember per event (its id and hash) and per
     stream goes into dicts, or for a ledger over ``SPILL_BYTES`` into a
     temporary database on disk — never the events' payloads."""
     try:
         paths = sorted(p for p in ledger_dir.glob("*.jsonl") if is_feed_file_name(p.name) and p.is_file()
-                       and not p.is_symlink())
+                       and not p.is_symlink() and not holds_another_writer(str(p), p.name, own))
         size = sum(p.stat().st_size for p in paths)
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc

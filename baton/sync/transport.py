@@ -32,7 +32,7 @@ from dulwich.repo import Repo
 from urllib3.exceptions import InsecureRequestWarning
 
 from baton.domain.wording import closest
-from baton.errors import GitLockHeld, GitUnsupported, InputError, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
+from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate, object_format_at
 from baton.sync.loose import write_loose_like_git
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
@@ -150,17 +150,26 @@ def _fast_loose_objects(repo) -> None:
 
 
 def remote_url(repo, remote: str) -> str:
+    """The URL a sync with ``remote`` fetches from: the configured remote of
+    that name's ``url`` or, as ``git fetch <url>`` takes one, ``remote``
+    itself when no remote has that name and it is a path or URL
+    (``looks_like_location``): used for this sync only, nothing configured.
+
+    Raises:
+        NoSyncRemote (exit 4): neither a configured remote's name nor a path or URL.
+    """
     url = _remote_setting(repo, remote, b"url")
-    if not url:
-        names = remote_names(repo)
-        if looks_like_location(remote):
-            # Never echoed: a URL may carry credentials, and the name slot is the wrong place for it.
-            raise InputError("`remote` takes the name of a git remote, not a path or URL: add the repository as "
-                             "a remote with `git remote add team <its path or URL>`, then sync with that name "
-                             f"as `remote` (this repository's remotes: {', '.join(names) or 'none'}); "
-                             "nothing was synced", details={"remotes": names})
-        raise NoSyncRemote(no_remote_message(remote, names), details={"remote": remote, "remotes": names})
-    return url
+    if url:
+        return url
+    if looks_like_location(remote):
+        return remote
+    names = remote_names(repo)
+    raise NoSyncRemote(no_remote_message(remote, names), details={"remote": remote, "remotes": names})
+
+
+def is_named_remote(repo, remote: str) -> bool:
+    """Whether ``remote`` names a remote this repository configures with a URL (not a path or URL given)."""
+    return bool(_remote_setting(repo, remote, b"url"))
 
 
 def looks_like_location(remote: str) -> bool:
@@ -182,12 +191,13 @@ def no_remote_message(remote: str, names: list[str]) -> str:
     """No remote named ``remote``: the remotes there are, the closest first
     when the name looks like a typo of one, or how to add one."""
     if not names:
-        return (f"no git remote named {remote!r} is configured, and this repository has none: add the team's "
-                f"with `git remote add {remote} URL`")
+        return (f"no git remote named {remote!r} is configured, and this repository has none: give the team's "
+                f"repository's path or URL as `remote`, or add it with `git remote add {remote} URL`")
     close = closest(remote, names, n=1)
     guess = f"did you mean {close[0]!r}? " if close else ""
     return (f"no git remote named {remote!r} is configured ({guess}this repository's remotes: "
-            f"{', '.join(names)}); name one with `remote`, or add it with `git remote add {remote} URL`")
+            f"{', '.join(names)}); name one with `remote`, give the repository's path or URL, or add it with "
+            f"`git remote add {remote} URL`")
 
 
 def push_url(repo, remote: str) -> str | None:

@@ -307,7 +307,7 @@ def run_harness(argv: list[str], cwd: Path, env: dict[str, str], *, timeout: flo
 
 def ledger_events(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:
     """Every event of the project's ledger, oldest first (``baton log --json``)."""
-    done = run_baton(project, env, "log", "--json")
+    done = run_baton(project, env, "log", "--limit", "0", "--json")
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _batons(project, env) -> list[dict]:
-    done = run_baton(project, env, "log", "--json")
+    done = run_baton(project, env, "log", "--limit", "0", "--json")
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     return [e for e in events if e.get("type") in ("baton.created", "baton.claimed")]
