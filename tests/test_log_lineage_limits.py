@@ -107,6 +107,16 @@ def test_lineage_json_says_truncated_shown_total_and_more(capsys, chain):
     assert code == 0 and json.loads(out)["more"] == CHAIN - 7 and err == ""
 
 
+def test_a_truncated_lineage_draws_no_edge_to_a_handoff_it_left_out_and_keeps_it_in_parents(capsys, chain):
+    root, ids = chain
+    view = run_json(capsys, root, "lineage", "--limit", "7")
+    shown = {n["id"] for n in view["nodes"]}
+    assert all(e["parent"] in shown and e["child"] in shown for e in view["edges"])
+    assert len(view["edges"]) == 6
+    oldest = next(n for n in view["nodes"] if n["id"] == ids[-7])
+    assert oldest["parents"] == [ids[-8]]
+
+
 def test_lineage_with_limit_0_shows_the_whole_graph(capsys, chain):
     root, ids = chain
     view = run_json(capsys, root, "lineage", "--limit", "0")

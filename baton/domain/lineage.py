@@ -662,7 +662,7 @@ def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate]
                       "freshness": (freshness or {}).get(node.id),
                       "conflicted": node.id in conflicted})
     edges = [{"parent": p, "child": n["id"], "relation": n["graph_relation"]}
-             for n in nodes for p in n["parents"]]
+             for n in nodes for p in n["parents"] if p in ids]  # a parent the limit left out: in `parents` only
     return {"nodes": nodes, "edges": edges,
             "conflicts": [c.to_json() for c in candidates if c.a in ids or c.b in ids]}
 
