@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from baton.commands.baton_settle import settle_carrying
 from baton.commands.batons import Peek
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
@@ -72,6 +73,8 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     assert state.current is not None  # decide claims only a pending baton of the key
     record_events(scope, decided, version=peek.version, durable=True, actor=state.current.owner, session=session)
     _resume_handoff(scope, record.id, session=session, harness=harness)
+    # any other baton carrying the same handoff (a private and a shared one) is settled by this claim
+    settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key)
     claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
     return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
         attrs.evolve(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)

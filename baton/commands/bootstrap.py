@@ -65,6 +65,7 @@ from baton.domain.batons import (
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
+from baton.domain.taken_up import taken_up_notices
 from baton.errors import BatonAlreadyClaimed, BatonError, InputError, LedgerBusy, ReadOnlyProject
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
@@ -144,12 +145,14 @@ def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
 
 def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
     """Notices for the batons left for this owner, or left by them, that another writer (a
-    teammate's clone) dismissed (``dismissed_elsewhere``), each told once (unless peeking)."""
+    teammate's clone) dismissed (``dismissed_elsewhere``), and for those a resume of their handoff
+    settled, here or elsewhere (``taken_up_notices``), each told once (unless peeking)."""
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)
-    fresh = dismissed_elsewhere((r for r, _ in baton_records(runner.docs("batons"))), writer=project.writer,
-                                owner=ctx.owner, told=told)
+    records = [r for r, _ in baton_records(runner.docs("batons"))]
+    fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told) \
+        + taken_up_notices(records, owner=ctx.owner, told=told)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
