@@ -10,10 +10,13 @@ took it up, instead of receiving it as fresh work.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from mcp import Client
 
 from baton.commands.context import Project
+from baton.ledger.envelope import EventDraft
 from baton.mcp_server import build_server
 from tests.batons_support import ALICE, append_raw, events
 from tests.cli_support import run, run_json
@@ -124,3 +127,47 @@ async def test_the_mcp_handoff_resume_tool_with_mark_resumed_settles_the_baton(p
     assert run_json(capsys, project, "session", "handoff", "--all")["items"] == []
     (dismissed,) = events(project, "baton.dismissed")
     assert dismissed.data["via"] == "resumed" and dismissed.session == "mcp-1"
+
+
+def _resumed_on_another_clone_later(project, handoff_id: str) -> None:
+    """A ``handoff.resumed`` as another clone's resume arrives by sync: made an hour after the
+    baton here was left, by a resume that never saw that baton (so it settled nothing)."""
+    later = time.time_ns() + 3600 * 10**9
+    opened = Project.open(project, clock=lambda: later)
+    try:
+        with opened.writing() as scope:
+            stream = f"handoff/{handoff_id}"
+            scope.append([EventDraft("handoff.resumed", stream, {"session": "far-1", "harness": None,
+                                                                 "freshness_state": "fresh"})],
+                         expected={stream: scope.txn.stream_version(stream)})
+    finally:
+        opened.close()
+
+
+def test_a_start_meeting_a_baton_whose_handoff_was_resumed_apart_since_dismisses_it(project, capsys):
+    handoff_id = ready_handoff(capsys, project)
+    run_json(capsys, project, "session", "handoff", "--from", handoff_id, *HERE)
+    _resumed_on_another_clone_later(project, handoff_id)
+
+    first = run_json(capsys, project, "bootstrap", "--session-id", "s-next", *HERE)
+    again = run(capsys, project, "bootstrap", "--session-id", "s-after", *HERE)[1]
+
+    assert first["handoff"] is None and first["claimed"] is False
+    told = [n for n in first["notices"] if "Taken up elsewhere" in n]
+    assert len(told) == 1 and handoff_id in told[0] and "another clone" in told[0]
+    assert "Taken up elsewhere" not in again
+    assert run_json(capsys, project, "session", "handoff", "--all")["items"] == []
+    assert [e.data["via"] for e in events(project, "baton.dismissed")] == ["resumed"]
+    assert events(project, "baton.claimed") == []
+
+
+def test_session_begin_does_not_receive_a_baton_whose_handoff_was_resumed_apart_since(project, capsys):
+    handoff_id = ready_handoff(capsys, project)
+    run_json(capsys, project, "session", "handoff", "--from", handoff_id, *HERE)
+    _resumed_on_another_clone_later(project, handoff_id)
+
+    begun = run_json(capsys, project, "session", "begin", "s-next", *HERE)
+    told = run(capsys, project, "bootstrap", "--session-id", "s-after", *HERE)[1]
+
+    assert begun["handoff"] is None and begun["receivedBaton"] is None
+    assert "Taken up elsewhere" in told

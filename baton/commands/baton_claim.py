@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from baton.commands.baton_settle import settle_carrying
+from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
 from baton.commands.batons import Peek
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
@@ -54,7 +54,9 @@ def key_state(scope: WriteScope, key: str) -> BatonKey:
 
 def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
                    harness: str | None = None) -> BatonRecord:
-    """Claim the baton ``peek`` read, exactly once.
+    """Claim the baton ``peek`` read, exactly once — unless its handoff was resumed elsewhere
+    after it was left (``baton_settle.taken_up_here``): then it is dismissed instead, and returned
+    dismissed (the caller delivers nothing).
 
     Decides on the baton index as it is under the lock, then appends
     ``baton.claimed`` expecting the stream version ``peek`` saw (fsynced).
@@ -68,6 +70,8 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     """
     record = peek.record
     state = key_state(scope, record.key)
+    if state.current is not None and state.current.id == record.id and taken_up_here(scope, state):
+        return settle_taken_up(scope, state, session=session)  # resumed elsewhere since it was left
     claimed_at = rfc3339_micros(scope.project.clock())
     decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
     assert state.current is not None  # decide claims only a pending baton of the key

@@ -59,13 +59,13 @@ from baton.domain.batons import (
     render_baton_markdown,
     render_latest_markdown,
     same_owner,
+    taken_up_notices,
     too_big_notice,
     unseen_lines,
     visible_handoffs,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
-from baton.domain.taken_up import taken_up_notices
 from baton.errors import BatonAlreadyClaimed, BatonError, InputError, LedgerBusy, ReadOnlyProject
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
@@ -154,6 +154,16 @@ def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, pe
     fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told) \
         + taken_up_notices(records, owner=ctx.owner, told=told)
     if fresh and not peek:
+        write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
+    return [notice for _, notice in fresh]
+
+
+def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionContext) -> list[str]:
+    """The one line a start that met ``dismissed`` (its handoff resumed elsewhere) is told, once:
+    its mark recorded with the dismissals told, so a later start does not tell it again."""
+    told = _read_told(project)
+    fresh = taken_up_notices([dismissed], owner=ctx.owner, told=told)
+    if fresh:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
 
@@ -752,7 +762,7 @@ class Start:
                 with scope.batch():  # the claim and the session's start: one append, all or nothing
                     claimed = claim_in_scope(scope, waiting, session=self.session_id)
                     if gate is not None:
-                        gate.record(scope, claimed, self.ctx)
+                        gate.record(scope, claimed if claimed.claimed else None, self.ctx)
         except BatonError as exc:
             if gate is not None and isinstance(exc, LedgerBusy):  # a harness's start: its brief all the same
                 return self.held_up(exc)
@@ -762,6 +772,9 @@ class Start:
                 return self.gated(self.result(self.standard([])))
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
             return self.gated(self.result(self.standard([notice]), extra=[notice]))
+        if not claimed.claimed:  # its handoff was resumed elsewhere since it was left: dismissed, told here
+            told = _taken_up_told(self.project, claimed, self.ctx)
+            return self.result(self.standard(told), extra=told)
         return self.result(brief, claimed, markdown)
 
     def again(self, scope: Any, offer: Offer | None) -> BootstrapResult:

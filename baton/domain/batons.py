@@ -726,6 +726,40 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
     return out
 
 
+def taken_up_notices(records: Iterable[BatonRecord], *, owner: str,
+                     told: Iterable[str]) -> list[tuple[str, str]]:
+    """``(mark, notice)`` for each baton left for ``owner`` (or a shared one, or one they left)
+    that a resume of its handoff settled, not told yet (``told``: the marks shown), oldest first."""
+    seen = set(told)
+    out = []
+    for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
+        mark = f"taken-up:{r.id}"
+        if r.status != DISMISSED or r.ended_via != RESUMED_VIA or mark in seen:
+            continue
+        if not (r.shared or same_owner(r.owner, owner) or (r.left_by is not None and same_owner(r.left_by, owner))):
+            continue
+        seen.add(mark)
+        out.append((mark, taken_up_notice(r)))
+    return out
+
+
+def taken_up_notice(r: BatonRecord) -> str:
+    """One line: the baton was not delivered because its handoff was taken up elsewhere, by whom
+    (the resuming session and its git identity, when the resume settled it; else a resume made
+    apart on another clone, which a session start here met after ``baton sync``)."""
+    whose = "the shared baton" if r.shared else f"the baton for {r.owner} on {r.branch}"
+    when = f" at {r.ended_at}" if r.ended_at else ""
+    writer = f", writer {r.ended_by_writer}" if r.ended_by_writer else ""
+    if r.ended_by_session:
+        who = f" ({r.ended_by}{writer})" if r.ended_by else (f" ({writer[2:]})" if writer else "")
+        how = f"its handoff was resumed by session {r.ended_by_session}{who}{when}"
+    else:
+        how = (f"its handoff was resumed after it was left, by a session on another clone (the resume came with "
+               f"`baton sync`; set aside{when}{writer})")
+    return (f"Taken up elsewhere: {whose} (baton {r.id}) was not delivered, because {how}; "
+            f"`baton handoff show {r.id}` reads it.")
+
+
 def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str, str], *, writer: str,
                           owner: str, branch: str, told: Iterable[str]) -> list[BatonRecord]:
     """The pending private batons this clone left for ``owner`` on a branch other

@@ -22,7 +22,8 @@ work. The rule, pure (the baton and the handoff's record are parameters):
   purpose (``--from`` of a resumed handoff) and is delivered. Times compare at
   the handoff record's precision, whole seconds: a resume in the same second
   as the baton counts as before it;
-- **told once** (``taken_up_notices``): the next session start of the baton's
+- **told once** (``baton.domain.batons.taken_up_notices``, beside the other
+  notices a session start reads, so a start loads no module for it): the next session start of the baton's
   owner (or of whoever left it) reads one line saying the handoff was taken
   up elsewhere, by which session and who, instead of receiving it.
 """
@@ -30,12 +31,9 @@ work. The rule, pure (the baton and the handoff's record are parameters):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Iterable
+from typing import Any
 
-from baton.domain.batons import DISMISSED, RESUMED_VIA, BatonRecord, same_owner
-
-TOLD_PREFIX = "taken-up:"
-"""The mark a told notice is remembered by (with the baton's id), beside the dismissals told."""
+from baton.domain.batons import BatonRecord
 
 
 def settled_by_resume(current: BatonRecord | None, handoff_id: str) -> bool:
@@ -53,31 +51,3 @@ def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None) -> b
     if not isinstance(resumed_at, str) or len(resumed_at) < 19 or len(record.created_at) < 19:
         return False
     return resumed_at[:19] > record.created_at[:19]
-
-
-def taken_up_notices(records: Iterable[BatonRecord], *, owner: str,
-                     told: Iterable[str]) -> list[tuple[str, str]]:
-    """``(mark, notice)`` for each baton left for ``owner`` (or a shared one, or one they left)
-    that a resume of its handoff settled, not told yet (``told``: the marks shown), oldest first."""
-    seen = set(told)
-    out = []
-    for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
-        mark = TOLD_PREFIX + r.id
-        if r.status != DISMISSED or r.ended_via != RESUMED_VIA or mark in seen:
-            continue
-        if not (r.shared or same_owner(r.owner, owner) or (r.left_by is not None and same_owner(r.left_by, owner))):
-            continue
-        seen.add(mark)
-        out.append((mark, taken_up_notice(r)))
-    return out
-
-
-def taken_up_notice(r: BatonRecord) -> str:
-    """One line: the baton was not delivered because its handoff was taken up elsewhere, by whom."""
-    whose = "the shared baton" if r.shared else f"the baton for {r.owner} on {r.branch}"
-    session = f"session {r.ended_by_session}" if r.ended_by_session else "another session"
-    who = f" ({r.ended_by})" if r.ended_by else ""
-    where = f" on writer {r.ended_by_writer}" if r.ended_by_writer else ""
-    when = f" at {r.ended_at}" if r.ended_at else ""
-    return (f"Taken up elsewhere: {whose} (baton {r.id}) was not delivered, because its handoff was already "
-            f"resumed by {session}{who}{where}{when}; `baton handoff show {r.id}` reads it.")
