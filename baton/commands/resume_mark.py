@@ -1,8 +1,9 @@
 """``resume --mark-resumed``: the brief (``baton.commands.resume``), then the
 resume recorded (``handoff.resumed``, with the session, harness and freshness
 state), and in the same batch every pending baton carrying the handoff settled
-(dismissed ``via: "resumed"``: ``baton.domain.taken_up``). The application loads this module only for ``--mark-resumed``:
-reading and rendering a record never imports the event classes or the decider.
+(dismissed ``via: "resumed"``: ``baton.domain.taken_up``). The application
+loads this module only for ``--mark-resumed``: reading and rendering a record
+never imports the event classes or the decider.
 """
 
 from __future__ import annotations

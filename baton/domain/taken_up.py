@@ -23,8 +23,9 @@ work. The rule, pure (the baton and the handoff's record are parameters):
   the handoff record's precision, whole seconds: a resume in the same second
   as the baton counts as before it;
 - **told once** (``baton.domain.batons.taken_up_notices``, beside the other
-  notices a session start reads, so a start loads no module for it): the next session start of the baton's
-  owner (or of whoever left it) reads one line saying the handoff was taken
+  notices a session start reads, so a start loads no module for it): the
+  next session start of the baton's owner (or of whoever left it; every
+  owner's, for a shared baton) reads one line saying the handoff was taken
   up elsewhere, by which session and who, instead of receiving it.
 """
 
