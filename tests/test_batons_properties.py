@@ -1,9 +1,10 @@
-"""Property: whatever sequence of batons, starts, cancels and dismissals, the invariants hold.
+"""Property: whatever sequence of batons, starts, cancels, dismissals and resumes, the invariants hold.
 
 A tiny model of the spec runs beside the real commands: it says which baton a
 start must receive. Every delivery must match it, no baton is claimed twice,
-a private baton never crosses owner or branch, and replaying the ledger gives
-the same index.
+a private baton never crosses owner or branch, a handoff resumed by hand
+(``resume --mark-resumed``) settles the pending baton carrying it, and replaying
+the ledger gives the same index.
 """
 
 from __future__ import annotations
@@ -13,9 +14,20 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from baton.app import Baton
 from baton.commands.context import Project
-from tests.app_support import cancel_baton, dismiss_baton, init_project, list_pending_batons
+from tests.app_support import (
+    cancel_baton,
+    dismiss_baton,
+    init_project,
+    list_pending_batons,
+    promote_handoff,
+    resume_handoff,
+    scope_handoff_as_baton,
+    validate_handoff_command,
+)
 from tests.batons_support import events, leave, start
+from tests.handoff_support import payload
 
 OWNERS = ["alice@example.com", "bob@example.com"]
 BRANCHES = ["main", "feature/x"]
@@ -26,9 +38,20 @@ ops = st.lists(
         st.tuples(st.just("start"), st.sampled_from(OWNERS), st.sampled_from(BRANCHES)),
         st.tuples(st.just("cancel"), st.sampled_from(OWNERS), st.sampled_from(BRANCHES)),
         st.tuples(st.just("dismiss_any")),
+        st.tuples(st.just("hand_on"), st.sampled_from(OWNERS), st.sampled_from(BRANCHES), st.booleans()),
+        st.tuples(st.just("resume_any")),
     ),
     min_size=1, max_size=10,
 )
+
+
+def _hand_on_a_ready_handoff(project, *, owner: str, branch: str, shared: bool):
+    """``session handoff --from`` of a handoff captured, validated and made ready; its baton record."""
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload()).handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id, accept_warnings="property test fixture")
+    return scope_handoff_as_baton(project, handoff_id, owner=owner, branch=branch, shared=shared).created.record
 
 
 @settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -37,6 +60,7 @@ def test_deliveries_follow_the_spec_model_and_claims_are_single_use(tmp_path_fac
     project = tmp_path_factory.mktemp("prop")
     init_project(project)
     model: dict[str, dict] = {}  # key -> newest pending baton {id, owner, branch, shared}
+    ready: set[str] = set()  # batons carrying a ready handoff (handed on with --from): resumable by hand
     for n, op in enumerate(ops):
         if op[0] == "leave":
             _, owner, branch, shared = op
@@ -59,6 +83,16 @@ def test_deliveries_follow_the_spec_model_and_claims_are_single_use(tmp_path_fac
             assert result["cancelled"] is bool(own)
             for k in own:
                 del model[k]
+        elif op[0] == "hand_on":
+            _, owner, branch, shared = op
+            record = _hand_on_a_ready_handoff(project, owner=owner, branch=branch, shared=shared)
+            model[record.key] = {"id": record.id, "owner": owner, "branch": branch, "shared": shared}
+            ready.add(record.id)
+        elif op[0] == "resume_any":
+            resumable = sorted(b["id"] for b in model.values() if b["id"] in ready)
+            if resumable:
+                resume_handoff(project, resumable[-1], mark_resumed=True, session=f"m{n}")
+                model = {k: v for k, v in model.items() if v["id"] != resumable[-1]}
         else:
             pending = list_pending_batons(project).records
             if pending:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
 from baton.commands.batons import Peek
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
@@ -53,7 +54,9 @@ def key_state(scope: WriteScope, key: str) -> BatonKey:
 
 def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
                    harness: str | None = None) -> BatonRecord:
-    """Claim the baton ``peek`` read, exactly once.
+    """Claim the baton ``peek`` read, exactly once — unless its handoff was resumed elsewhere
+    after it was left (``baton_settle.taken_up_here``): then it is dismissed instead, and returned
+    dismissed (the caller delivers nothing).
 
     Decides on the baton index as it is under the lock, then appends
     ``baton.claimed`` expecting the stream version ``peek`` saw (fsynced).
@@ -67,11 +70,15 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     """
     record = peek.record
     state = key_state(scope, record.key)
+    if state.current is not None and state.current.id == record.id and taken_up_here(scope, state):
+        return settle_taken_up(scope, state, session=session)  # resumed elsewhere since it was left
     claimed_at = rfc3339_micros(scope.project.clock())
     decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
     assert state.current is not None  # decide claims only a pending baton of the key
     record_events(scope, decided, version=peek.version, durable=True, actor=state.current.owner, session=session)
     _resume_handoff(scope, record.id, session=session, harness=harness)
+    # any other baton carrying the same handoff (a private and a shared one) is settled by this claim
+    settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key)
     claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
     return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
         attrs.evolve(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)

@@ -60,6 +60,7 @@ from baton.domain.batons import (
     render_baton_markdown,
     render_latest_markdown,
     same_owner,
+    taken_up_notices,
     too_big_notice,
     unseen_lines,
     visible_handoffs,
@@ -145,13 +146,25 @@ def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
 
 def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
     """Notices for the batons left for this owner, or left by them, that another writer (a
-    teammate's clone) dismissed or cancelled (``dismissed_elsewhere``), each told once (unless peeking)."""
+    teammate's clone) dismissed or cancelled (``dismissed_elsewhere``), and for those a resume of their
+    handoff settled, here or elsewhere (``taken_up_notices``), each told once (unless peeking)."""
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)
-    fresh = dismissed_elsewhere((r for r, _ in baton_records(runner.docs("batons"))), writer=project.writer,
-                                owner=ctx.owner, told=told)
+    records = [r for r, _ in baton_records(runner.docs("batons"))]
+    fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told) \
+        + taken_up_notices(records, owner=ctx.owner, told=told)
     if fresh and not peek:
+        write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
+    return [notice for _, notice in fresh]
+
+
+def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionContext) -> list[str]:
+    """The one line a start that met ``dismissed`` (its handoff resumed elsewhere) is told, once:
+    its mark recorded with the dismissals told, so a later start does not tell it again."""
+    told = _read_told(project)
+    fresh = taken_up_notices([dismissed], owner=ctx.owner, told=told)
+    if fresh:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
 
@@ -772,7 +785,7 @@ class Start:
                 with scope.batch():  # the claim and the session's start: one append, all or nothing
                     claimed = claim_in_scope(scope, waiting, session=self.session_id)
                     if gate is not None:
-                        gate.record(scope, claimed, self.ctx)
+                        gate.record(scope, claimed if claimed.claimed else None, self.ctx)
         except BatonError as exc:
             if gate is not None and isinstance(exc, LedgerBusy):  # a harness's start: its brief all the same
                 return self.held_up(exc)
@@ -782,6 +795,9 @@ class Start:
                 return self.gated(self.result(self.standard([])))
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
             return self.gated(self.result(self.standard([notice]), extra=[notice]))
+        if not claimed.claimed:  # its handoff was resumed elsewhere since it was left: dismissed, told here
+            told = _taken_up_told(self.project, claimed, self.ctx)
+            return self.result(self.standard(told), extra=told)
         return self.result(brief, claimed, markdown)
 
     def again(self, scope: Any, offer: Offer | None) -> BootstrapResult:

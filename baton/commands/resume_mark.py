@@ -1,7 +1,9 @@
 """``resume --mark-resumed``: the brief (``baton.commands.resume``), then the
 resume recorded (``handoff.resumed``, with the session, harness and freshness
-state). The application loads this module only for ``--mark-resumed``:
-reading and rendering a record never imports the event classes or the decider.
+state), and in the same batch every pending baton carrying the handoff settled
+(dismissed ``via: "resumed"``: ``baton.domain.taken_up``). The application
+loads this module only for ``--mark-resumed``: reading and rendering a record
+never imports the event classes or the decider.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from baton.commands.baton_settle import settle_carrying
 from baton.commands.handoff_facts import now_timestamp
+from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff
 from baton.commands.record import record as record_events
 from baton.commands.resume import ResumeResult, resume_handoff
@@ -38,16 +42,20 @@ def resume_and_mark(project: "Project", token: str = "latest", *, session: str |
 def mark_resumed(opened: "Project", handoff_id: str, freshness_state: str, *, session: str | None,
                  harness: str | None) -> dict[str, Any] | None:
     """Append ``handoff.resumed`` for ``handoff_id``, decided on the record as it
-    is under the lock; returns the record as the index now holds it (or None).
+    is under the lock, and dismiss each pending baton carrying it (``settle_carrying``)
+    in the same batch; returns the record as the index now holds it (or None).
 
     Raises:
         TransitionError: the record cannot be resumed any more.
         StreamVersionConflict: its stream moved on while deciding.
     """
+    actor = recorded_owner(opened)
     with opened.writing() as scope:
         current = load_handoff(scope.runner, handoff_id)
         decided = aggregate.decide(current, aggregate.Resume(session, harness, freshness_state),
                                    now=now_timestamp(opened.clock()))
-        record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
-                      session=session)
+        with scope.batch():  # the resume and the batons it settles: one append, all or nothing
+            record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
+                          session=session)
+            settle_carrying(scope, handoff_id, session=session, actor=actor)
         return scope.runner.get("handoffs", handoff_id)

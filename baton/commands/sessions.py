@@ -205,6 +205,8 @@ def begin_session(
             received = None
             if peek is not None and claim_in_scope is not None:
                 received = claim_in_scope(scope, peek, session=session_id, harness=harness)
+                if not received.claimed:  # resumed elsewhere since it was left: dismissed, not received
+                    received = None
             changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
                                    received_baton=received.id if received else received_baton)
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,

@@ -39,6 +39,9 @@ SUPERSEDED = "superseded"
 CANCELLED = "cancelled"
 DISMISSED = "dismissed"
 STATUSES = (PENDING, CLAIMED, SUPERSEDED, CANCELLED, DISMISSED)
+RESUMED_VIA = "resumed"
+"""A dismissal's ``via`` when the handoff the baton carries was resumed another way
+(``baton.domain.taken_up``): the baton is settled, and its owner told once."""
 SUPERSEDED_UNSEEN = "superseded-unseen"
 """How a listing shows a baton superseded before anyone on its key saw it (``superseded_unseen``)."""
 
@@ -223,6 +226,11 @@ class BatonRecord:
     """Who cancelled or dismissed it: that event's ``actor``, when recorded."""
     ended_by_writer: str | None = None
     """The writer (clone) whose feed holds the event that cancelled or dismissed it."""
+    ended_via: str | None = None
+    """How it was dismissed (the event's ``via``: ``cli``, ``archive``, ``resumed``, …), when recorded."""
+    ended_by_session: str | None = None
+    """The session that dismissed it (the event's ``session``; with ``via`` ``resumed``: the session that
+    resumed its handoff), when recorded."""
     replaced_unseen: tuple[dict[str, Any], ...] = ()
     """The pending batons of this key this one superseded although whoever left it never saw them
     (left on another replica while this one was apart: ``baton sync``), or that another session
@@ -261,6 +269,8 @@ class BatonRecord:
             **({"leftBy": self.left_by} if self.left_by else {}),
             **({"endedBy": self.ended_by} if self.ended_by else {}),
             **({"endedByWriter": self.ended_by_writer} if self.ended_by_writer else {}),
+            **({"endedVia": self.ended_via} if self.ended_via else {}),
+            **({"endedBySession": self.ended_by_session} if self.ended_by_session else {}),
             **({"replacedUnseen": [dict(u) for u in self.replaced_unseen]} if self.replaced_unseen else {}),
         }
 
@@ -293,6 +303,8 @@ class BatonRecord:
             left_by=_opt_str(raw.get("leftBy")),
             ended_by=_opt_str(raw.get("endedBy")),
             ended_by_writer=_opt_str(raw.get("endedByWriter")),
+            ended_via=_opt_str(raw.get("endedVia")),
+            ended_by_session=_opt_str(raw.get("endedBySession")),
             replaced_unseen=tuple(dict(u) for u in raw.get("replacedUnseen") or () if isinstance(u, Mapping)
                                   and isinstance(u.get("id"), str)) if isinstance(raw.get("replacedUnseen"), list)
             else (),
@@ -706,7 +718,8 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
     out = []
     for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
         mark = f"{r.status}:{r.id}"
-        if r.status not in (DISMISSED, CANCELLED) or mark in seen or r.ended_by_writer in (None, writer):
+        if (r.status not in (DISMISSED, CANCELLED) or mark in seen or r.ended_by_writer in (None, writer)
+                or r.ended_via == RESUMED_VIA):
             continue
         mine = not r.shared and same_owner(r.owner, owner)
         left = r.left_by is not None and same_owner(r.left_by, owner)
@@ -720,6 +733,40 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
                           f"{r.status} by {by} at {r.ended_at or 'an unknown time'}, so no session receives it; "
                           f"`baton handoff show {r.id}` reads it."))
     return out
+
+
+def taken_up_notices(records: Iterable[BatonRecord], *, owner: str,
+                     told: Iterable[str]) -> list[tuple[str, str]]:
+    """``(mark, notice)`` for each baton left for ``owner`` (or a shared one, or one they left)
+    that a resume of its handoff settled, not told yet (``told``: the marks shown), oldest first."""
+    seen = set(told)
+    out = []
+    for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
+        mark = f"taken-up:{r.id}"
+        if r.status != DISMISSED or r.ended_via != RESUMED_VIA or mark in seen:
+            continue
+        if not (r.shared or same_owner(r.owner, owner) or (r.left_by is not None and same_owner(r.left_by, owner))):
+            continue
+        seen.add(mark)
+        out.append((mark, taken_up_notice(r)))
+    return out
+
+
+def taken_up_notice(r: BatonRecord) -> str:
+    """One line: the baton was not delivered because its handoff was taken up elsewhere, by whom
+    (the resuming session and its git identity, when the resume settled it; else a resume made
+    apart on another clone, which a session start here met after ``baton sync``)."""
+    whose = "the shared baton" if r.shared else f"the baton for {r.owner} on {r.branch}"
+    when = f" at {r.ended_at}" if r.ended_at else ""
+    writer = f", writer {r.ended_by_writer}" if r.ended_by_writer else ""
+    if r.ended_by_session:
+        who = f" ({r.ended_by}{writer})" if r.ended_by else (f" ({writer[2:]})" if writer else "")
+        how = f"its handoff was resumed by session {r.ended_by_session}{who}{when}"
+    else:
+        how = (f"its handoff was resumed after it was left, by a session on another clone (the resume came with "
+               f"`baton sync`; set aside{when}{writer})")
+    return (f"Taken up elsewhere: {whose} (baton {r.id}) was not delivered, because {how}; "
+            f"`baton handoff show {r.id}` reads it.")
 
 
 def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str, str], *, writer: str,

@@ -46,7 +46,7 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 9
+    version = 10
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
     5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
@@ -58,7 +58,9 @@ class BatonsBase:
     8: a baton that supersedes a pending one another session left on this clone and none read
     names it too (``unread``, with its ``firstStep``), and keeps naming those the replaced one named.
     9: a baton names who left it (``leftBy``: its ``baton.created``'s actor) and who cancelled or
-    dismissed it (``endedBy``, ``endedByWriter``)."""
+    dismissed it (``endedBy``, ``endedByWriter``).
+    10: a dismissed baton names how (``endedVia``: ``resumed`` when its handoff was resumed another
+    way, ``baton.domain.taken_up``) and by which session (``endedBySession``)."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 

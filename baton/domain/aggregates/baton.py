@@ -360,8 +360,13 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         record = replace_fields(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
     else:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
+        via = by_session = None
+        if isinstance(event, BatonDismissed):
+            via = event.via if isinstance(event.via, str) and event.via else None
+            by_session = event.session if via is not None and isinstance(event.session, str) and event.session \
+                else None
         record = replace_fields(current, status=status, ended_at=recorded.at, ended_by=recorded.actor,
-                                ended_by_writer=recorded.writer)
+                                ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session)
     return Folded(replace_fields(moved, current=record), True)
 
 

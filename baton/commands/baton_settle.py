@@ -1,0 +1,83 @@
+"""Settling the pending batons that carry a handoff just resumed (``baton.domain.taken_up``).
+
+A resume (``resume --mark-resumed``, the MCP ``handoff_resume`` tool with
+``mark_resumed``, a session start's claim of one of its batons) dismisses every
+other pending baton carrying the same handoff, ``via: "resumed"``, naming the
+resuming session, in the resume's own batch. The keys to look at come from the
+``baton_scopes`` projection (every scope the handoff was given as a baton): a
+lookup per scope, nothing that grows with the project.
+
+A session start that meets a pending baton whose handoff was resumed after it
+was left (another clone resumed it apart, and ``baton sync`` brought the resume
+here: ``taken_up_before``) dismisses it the same way instead of claiming it
+(``settle_taken_up``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from baton.commands.record import record as record_events
+from baton.domain.aggregates import baton as baton_aggregate
+from baton.domain.aggregates.baton import BatonKey
+from baton.domain.batons import DISMISSED, RESUMED_VIA, BatonRecord, baton_key
+from baton.domain.taken_up import settled_by_resume, taken_up_before
+from baton.ledger.clock import rfc3339_micros
+
+if TYPE_CHECKING:
+    from baton.commands.context import WriteScope
+
+
+def keys_carrying(runner, handoff_id: str) -> list[str]:
+    """The baton keys ``handoff_id`` was ever given to as a baton (``baton_scopes``), sorted."""
+    if "baton_scopes" not in runner.by_name or "batons" not in runner.by_name:
+        return []
+    doc = runner.get("baton_scopes", handoff_id)
+    scopes = doc.get("scopes") if isinstance(doc, dict) else None
+    keys = set()
+    for s in scopes if isinstance(scopes, list) else ():
+        if isinstance(s, dict) and isinstance(s.get("owner"), str) and isinstance(s.get("branch"), str):
+            keys.add(baton_key(s["owner"], s["branch"], s.get("shared") is True))
+    return sorted(keys)
+
+
+def settle_carrying(scope: "WriteScope", handoff_id: str, *, session: str | None, actor: str | None,
+                    skip_key: str | None = None) -> list[BatonRecord]:
+    """Dismiss (``via: "resumed"``) each pending baton carrying ``handoff_id``, but the one on
+    ``skip_key`` (the baton a claim takes); returns them as they were. Call inside the resume's batch."""
+    settled = []
+    for key in keys_carrying(scope.runner, handoff_id):
+        if key == skip_key:
+            continue
+        state = BatonKey.from_doc(key, scope.runner.get("batons", key))
+        if not settled_by_resume(state.current, handoff_id):
+            continue
+        decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(handoff_id, session=session,
+                                                                             via=RESUMED_VIA))
+        record_events(scope, decided, version=state.version, actor=actor, session=session)
+        assert state.current is not None  # settled_by_resume: it is pending
+        settled.append(state.current)
+    return settled
+
+
+def taken_up_here(scope: "WriteScope", state: BatonKey) -> bool:
+    """Whether the key's current baton, pending, carries a handoff resumed after it was left
+    (``taken_up_before``, on the handoff's record as the index holds it under the lock)."""
+    current = state.current
+    if current is None or not current.pending or "handoffs" not in scope.runner.by_name:
+        return False
+    return taken_up_before(current, scope.runner.get("handoffs", current.id))
+
+
+def settle_taken_up(scope: "WriteScope", state: BatonKey, *, session: str | None) -> BatonRecord:
+    """Dismiss the key's current baton (``via: "resumed"``) instead of claiming it: its handoff was
+    resumed elsewhere after it was left; returns it as dismissed. ``session``: the start that met it
+    (the envelope's; the event names no resuming session: the resume did not see this baton)."""
+    current = state.current
+    assert current is not None  # taken_up_here: it is pending
+    decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(current.id, via=RESUMED_VIA))
+    record_events(scope, decided, version=state.version, session=session)
+    return attrs.evolve(current, status=DISMISSED, ended_via=RESUMED_VIA,
+                        ended_at=rfc3339_micros(scope.project.clock()), ended_by_writer=scope.project.writer)

@@ -1,0 +1,54 @@
+"""A handoff resumed while a pending baton carries it: the baton is settled, and its owner told once.
+
+A baton is claimed exactly once (session-handoff-baton.txt). A handoff handed on
+as a baton (``session handoff --from``, a session's end) can also be resumed
+another way while the baton waits: ``baton resume --mark-resumed`` in another
+terminal, the MCP ``handoff_resume`` tool with ``mark_resumed``, or the claim of
+*another* baton carrying the same handoff (a private and a shared one). Left
+pending, the baton would hand the same work to a second session as fresh
+work. The rule, pure (the baton and the handoff's record are parameters):
+
+- **at the resume** (``settled_by_resume``): every pending baton carrying the
+  resumed handoff is dismissed in the same batch as ``handoff.resumed``, with
+  ``via: "resumed"`` and the resuming session; a claim settles the other batons
+  carrying its handoff the same way. These are events, so ``baton rebuild``
+  replays the same outcome, and ``baton sync`` carries it to every clone that
+  has the baton;
+- **at a session start** (``taken_up_before``): a baton left on one clone while
+  another clone, apart, resumed its handoff (``baton sync`` brought the two
+  together, and the resume there never saw the baton) is met pending with its
+  handoff resumed *after* it was left: it is dismissed the same way instead of
+  claimed. A handoff resumed *before* the baton was left was handed on again on
+  purpose (``--from`` of a resumed handoff) and is delivered. Times compare at
+  the handoff record's precision, whole seconds: a resume in the same second
+  as the baton counts as before it;
+- **told once** (``baton.domain.batons.taken_up_notices``, beside the other
+  notices a session start reads, so a start loads no module for it): the
+  next session start of the baton's owner (or of whoever left it; every
+  owner's, for a shared baton) reads one line saying the handoff was taken
+  up elsewhere, by which session and who, instead of receiving it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from baton.domain.batons import BatonRecord
+
+
+def settled_by_resume(current: BatonRecord | None, handoff_id: str) -> bool:
+    """Whether resuming ``handoff_id`` settles ``current`` (a key's current baton): it is
+    pending and carries that handoff."""
+    return current is not None and current.pending and current.id == handoff_id
+
+
+def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None) -> bool:
+    """Whether the pending baton ``record`` met at a session start carries a handoff resumed
+    after the baton was left (``handoff``: its record as the handoff index holds it)."""
+    if not record.pending or not isinstance(handoff, Mapping) or handoff.get("status") != "resumed":
+        return False
+    resumed_at = handoff.get("resumed_at")
+    if not isinstance(resumed_at, str) or len(resumed_at) < 19 or len(record.created_at) < 19:
+        return False
+    return resumed_at[:19] > record.created_at[:19]
