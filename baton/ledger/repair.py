@@ -358,12 +358,20 @@ def _line_item(raw: bytes, pos: int, end: int) -> dict[str, Any]:
     return item
 
 
-def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str | None:
+def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True, reuse: str | None = None) -> str | None:
     """Move ``repair``'s lines into ``quarantine/`` (with a manifest) and take
     them out of the feed, under the project's write lock: the feed is cut at
     ``repair.cut`` or, when lines after the cut are kept, rewritten whole
     (a new file renamed over it) with only the kept lines. Returns the
     quarantine file's name (None when there was nothing to set aside).
+
+    The manifest is written first: it records the plan, the feed's bytes before
+    (``feed_sha256``) and the feed the repair leaves (``result_sha256``), so a
+    ``baton repair`` run again after this process is killed at any point finds
+    it (``unfinished_repairs``) and finishes this one repair rather than
+    starting another. ``reuse``: the name (``<feed>.<cut>.<uuid>``) of such an
+    unfinished repair whose feed was not changed yet: its manifest is kept, its
+    copy completed if the kill cut it short, and no second copy is made.
 
     Raises:
         StorageError: the feed changed since the plan, or a file operation failed
@@ -391,16 +399,22 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
         tail = b"".join(raw[item["offset"]:item["offset"] + item["bytes"]] for item in repair.set_aside)
         kept = raw[:repair.cut] + b"".join(kept_piece(raw, o, n) for o, n in repair.kept_after) \
             if repair.kept_after else None
-        name = f"{repair.feed}.{repair.cut}.{uuid7()}"
-        manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair")
+        result = raw[:repair.cut] if kept is None else kept
+        name = reuse or f"{repair.feed}.{repair.cut}.{uuid7()}"
+        manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair",
+                        feed_bytes=len(raw), feed_sha256=sha256(raw).hexdigest(),
+                        result_bytes=len(result), result_sha256=sha256(result).hexdigest())
         written: list[Path] = []  # removed again unless the feed is cut: no empty or partial copy is kept
         try:
             if repair.set_aside:  # else nothing leaves the feed: its events are only put back in chain order
                 quarantine.mkdir(parents=True, exist_ok=True)
-                _write_new(quarantine / f"{name}.repair", tail, fsync, written)
-                _write_new(quarantine / f"{name}.manifest.json",
-                           orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n", fsync,
-                           written)
+                if reuse is None:  # the plan first: a re-run after a kill from here on finds it
+                    _write_new(quarantine / f"{name}{MANIFEST_SUFFIX}",
+                               orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n",
+                               fsync, written)
+                    _write_new(quarantine / f"{name}.repair", tail, fsync, written)
+                elif _read_or_none(quarantine / f"{name}.repair") != tail:  # killed while it was written
+                    _write_over(quarantine / f"{name}.repair", tail, fsync)
                 if fsync:
                     files.fsync_dir(quarantine)
             if kept is None:
@@ -412,7 +426,7 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             raise StorageError(f"the damaged lines of {path} were set aside in {quarantine / name}.repair "
                                f"and the feed cut, not yet durable: {exc}; run `baton repair` again") from exc
         except (OSError, StorageError) as exc:
-            for copy in written:  # the feed still holds them
+            for copy in reversed(written):  # the feed still holds them (the copy goes before its manifest)
                 files.remove_if_there(copy)
             raise StorageError(f"could not set aside the damaged lines of {path}: {exc}") from exc
         return f"{name}.repair" if repair.set_aside else None
@@ -421,6 +435,115 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             fcntl.flock(lock, fcntl.LOCK_UN)
         finally:
             os.close(lock)
+
+
+MANIFEST_SUFFIX = ".manifest.json"
+
+
+@frozen
+class Unfinished:
+    """A repair a process killed mid-way left unrecorded: its manifest is in
+    ``quarantine/`` and no ``ledger.repaired`` names its file."""
+
+    repair: FeedRepair
+    """The plan, as its manifest records it."""
+    name: str
+    """``<feed>.<cut>.<uuid>``: the manifest is ``<name>.manifest.json``, the copy ``<name>.repair``."""
+    landed: bool
+    """The feed was cut or rewritten (it starts with the bytes the repair leaves): only the
+    record is missing. Else the feed is as it was planned, and the repair is done again with
+    this ``name`` (``set_aside``'s ``reuse``)."""
+
+    @property
+    def file(self) -> str:
+        return f"{self.name}.repair"
+
+
+def unfinished_repairs(baton_dir: Path, recorded: set[str]) -> list[Unfinished]:
+    """The repairs whose manifest is in ``quarantine/`` but whose file no recorded
+    ``ledger.repaired`` names (``recorded``: ``VerifyReport.quarantined``), and whose
+    feed is either as the manifest planned it or as the repair leaves it. A manifest
+    cut short by a kill (it does not parse) with no copy beside it is a plan that
+    never began: it is removed. Manifests written before repairs recorded their
+    result (no ``result_sha256``) are left alone.
+
+    Raises:
+        StorageError: a feed could not be read.
+    """
+    quarantine = Path(baton_dir) / "quarantine"
+    try:
+        names = sorted(entry.name for entry in os.scandir(quarantine)
+                       if entry.name.endswith(MANIFEST_SUFFIX) and entry.is_file(follow_symlinks=False))
+    except OSError:
+        return []
+    found = []
+    for manifest_name in names:
+        name = manifest_name[:-len(MANIFEST_SUFFIX)]
+        if f"{name}.repair" in recorded:
+            continue
+        try:
+            manifest = orjson.loads((quarantine / manifest_name).read_bytes())
+        except orjson.JSONDecodeError:
+            if not os.path.lexists(quarantine / f"{name}.repair"):
+                files.remove_if_there(quarantine / manifest_name)
+            continue
+        except OSError:
+            continue
+        repair = _from_manifest(manifest)
+        if repair is None or manifest.get("file") != f"{name}.repair":
+            continue
+        feed = Path(baton_dir) / "ledger" / f"{repair.feed}.jsonl"
+        try:
+            raw = files.read_range(str(feed), 0)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StorageError(f"cannot read feed {feed}: {exc}") from exc
+        if len(raw) == repair.size and sha256(raw).hexdigest() == repair.digest:
+            found.append(Unfinished(repair, name, landed=False))
+        elif len(raw) >= manifest["result_bytes"] \
+                and sha256(raw[:manifest["result_bytes"]]).hexdigest() == manifest["result_sha256"]:
+            found.append(Unfinished(repair, name, landed=True))
+    return found
+
+
+def _from_manifest(manifest: Any) -> FeedRepair | None:
+    """The plan a manifest records, or None when it is not one (an older manifest, another file)."""
+    try:
+        kept = manifest["kept"]
+        if not isinstance(manifest["result_sha256"], str) or not isinstance(manifest["result_bytes"], int):
+            return None
+        return FeedRepair(manifest["feed"], int(manifest["cut_at"]), int(manifest["bytes"]),
+                          FeedHead(offset=int(kept["offset"]), seq=int(kept["seq"]), hash=kept["hash"]),
+                          list(manifest["set_aside"]), list(manifest["lost"]), list(manifest["reasons"]),
+                          kept_after=[[int(o), int(n)] for o, n in manifest["kept_after"]],
+                          size=int(manifest["feed_bytes"]), digest=str(manifest["feed_sha256"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def same_plan(a: FeedRepair, b: FeedRepair) -> bool:
+    """True when ``a`` and ``b`` set aside and keep the same bytes of the same feed."""
+    return (a.feed, a.cut, a.size, a.digest, a.kept_after) == (b.feed, b.cut, b.size, b.digest, b.kept_after) \
+        and [(i["offset"], i["bytes"]) for i in a.set_aside] == [(i["offset"], i["bytes"]) for i in b.set_aside]
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _write_over(path: Path, data: bytes, fsync: bool) -> None:
+    """``data`` as the whole of ``path`` (a copy a kill cut short: the feed still holds its bytes)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        files.write_all(fd, data)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _rewrite(path: Path, kept: bytes, fsync: bool) -> None:
