@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Callable
 
 import attrs
 
+import baton.ledger.files as files
 from baton.commands.context import foreign_feed_name, foreign_refusal
 from baton.commands.repair_plan import plan_lines, seq_range
-from baton.commands.synced_feed import synced_seq
+from baton.commands.synced_feed import synced_copy, synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import InputError, NotFound, StorageError
@@ -24,6 +25,7 @@ from baton.ledger.repair import (
     FeedRepair,
     Unfinished,
     plan_repair,
+    plan_restore,
     same_plan,
     set_aside,
     unfinished_repairs,
@@ -153,6 +155,9 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside
         raise foreign_refusal(*folders[0])
+    restore = None if despite_synced else restore_plan(project, before, plans)
+    if restore is not None:  # this clone's own feed put back as its ledger ref holds it
+        plans = sorted([p for p in plans if p.feed != restore.feed] + [restore], key=lambda p: p.feed)
     synced = synced_beyond_cut(project, plans)
     if (not plans and not links) or dry_run:
         return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
@@ -170,6 +175,11 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
                          "forking the feed against the remote's copy: run `baton sync` given `restore_own_feed` "
                          "first, which takes the events back from the remote; `despite_synced` repairs anyway "
                          "(docs/sync.md)", details={"feed": own, "synced_seq": seq, "kept_seq": kept})
+    if not yes and restore is not None:
+        raise InputError(f"`baton repair` would restore this clone's own feed {restore.feed} as its ledger ref holds "
+                         f"it (seq 1-{restore.restored}, the remote's copy at the last sync) and set "
+                         f"{counted(len(restore.set_aside), 'line')} of the local file that cannot be proven to "
+                         "follow it aside into .baton/quarantine/: `yes` does it, `dry_run` shows them first")
     if not yes:
         count = sum(len(p.set_aside) for p in plans)
         what = "it is not a feed; never what it points to" if len(links) == 1 else "not feeds; never what they point to"
@@ -183,11 +193,9 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     project.foreign_feeds = [item for item in project.foreign_feeds if item not in links]
     unlanded = [u for u in unfinished_repairs(project.paths.baton_dir, before.quarantined) if not u.landed]
     quarantined = []
-    for index, plan in enumerate(plans):  # a repair killed before it changed the feed is done with its own copy
+    for plan in plans:  # a repair killed before it changed the feed is done again with its own copy
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
-        if again is not None:
-            plans[index] = again.repair
-        quarantined.append(set_aside(project.paths.baton_dir, plans[index], reuse=again.name if again is not None else None))
+        quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     if plans:
         with project.writing() as scope:
             scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
@@ -215,6 +223,26 @@ def finish_landed(project: "Project", before: VerifyReport, *, dry_run: bool, ye
     with project.writing() as scope:
         scope.append([u.repair.draft(project.writer, u.file) for u in landed], durable=True)
     return landed, verify_project(project, progress).report
+
+
+def restore_plan(project: "Project", before: VerifyReport, plans: list[FeedRepair]) -> FeedRepair | None:
+    """This clone's own feed restored from its ledger ref (``plan_restore``) when the ref holds
+    it and the file does not extend that copy: damaged where a cut would fork it against the
+    remote's copy, or forked already by an earlier repair. None otherwise (then a plain repair)."""
+    own = project.writer
+    damaged = next((p for p in plans if p.feed == own), None)
+    if not own or (damaged is not None and synced_seq(project, own) <= damaged.kept.seq):
+        return None  # a cut keeps everything the ref holds: nothing to fork
+    base = synced_copy(project, own)
+    if base is None:
+        return None
+    try:
+        raw = files.read_range(str(project.paths.ledger_dir / f"{own}.jsonl"), 0)
+    except FileNotFoundError:
+        raw = b""
+    except OSError as exc:
+        raise StorageError(f"cannot read feed {own}: {exc}") from exc
+    return plan_restore(own, base, raw, before)
 
 
 def synced_beyond(synced: tuple[str, int, int] | None) -> dict | None:

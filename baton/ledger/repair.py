@@ -78,6 +78,11 @@ class FeedRepair:
     """The feed's size when planned."""
     digest: str | None = attrs.field(default=None, repr=False)
     """sha256 of the feed's bytes when planned: a feed that changed since is not touched."""
+    base: bytes = attrs.field(default=b"", repr=False)
+    """A restore (``plan_restore``): the copy of the feed on this clone's ledger ref, read before
+    the feed's bytes — every offset of the plan counts in ``base + feed``; empty for a plain repair."""
+    restored: int = 0
+    """A restore: the seq of the last event of ``base``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +90,7 @@ class FeedRepair:
             "kept": {"seq": self.kept.seq, "hash": self.kept.hash, "offset": self.kept.offset},
             "set_aside": self.set_aside, "lost": self.lost, "reasons": self.reasons,
             "kept_after": self.kept_after,
+            "restored_from_ref": {"seq": self.restored, "bytes": len(self.base)} if self.restored else None,
         }
 
     def draft(self, writer: str, quarantined: str | None) -> EventDraft:
@@ -163,6 +169,43 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
 
 
 ERASED = "erased_without_forget"
+
+
+def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> FeedRepair | None:
+    """This clone's own feed put back as its ledger ref holds it (``base``: what the remote held
+    at the last sync), when the file ``raw`` is damaged where a restore cannot mend it (an event
+    replaced by garbage) or forked from it (a repair that recorded ``ledger.repaired`` where the
+    remote holds another event): every event of ``base`` is kept, then the file's events that
+    provably follow it (``_sound_lines`` over ``base + raw``); the file's lines that do not are
+    set aside — not its sound copies of events ``base`` holds, which are kept from ``base``.
+    None when there is nothing to restore (the file extends ``base``, or differs from it only by
+    copies of its events) or ``base`` is not a whole, sound feed."""
+    if not base or raw.startswith(base):
+        return None
+    scan = scan_bytes(feed, base, FeedHead(), collect=True)
+    if scan.problems or scan.torn is not None or scan.head.offset != len(base):
+        return None
+    joined = base + raw
+    kept_lines, aside = _sound_lines(feed, joined, len(joined))
+    kept_bytes = b"".join(kept_piece(joined, o, n) for o, n in kept_lines)
+    if not kept_bytes.startswith(base) or any(item["offset"] < len(base) for item in aside):
+        return None
+    hashes = _kept_hashes(kept_bytes, feed)
+    held = set(hashes.values())
+    aside = [item for item in aside  # a sound copy of an event the ref holds is kept from the ref
+             if not (item.get("hash") in held and str(item.get("reason", "")).startswith("fork: a copy of"))]
+    if not aside and kept_bytes == raw:
+        return None
+    gone = {item.get("hash") for item in aside}
+    lost = sorted({(h.seq, h.hash, h.source) for h in report.recorded
+                   if h.feed == feed and hashes.get(h.seq) != h.hash and h.hash not in gone})
+    kept = scan_bytes(feed, kept_bytes, FeedHead()).head
+    return FeedRepair(feed, 0, sum(item["bytes"] for item in aside), kept, aside,
+                      [{"seq": seq, "hash": hash_, "source": source} for seq, hash_, source in lost],
+                      [f"this clone's ledger ref holds feed {feed} up to seq {scan.head.seq} (the remote's copy at "
+                       "the last sync), which the local file does not extend"],
+                      kept_after=[[o, n] for o, n in kept_lines], size=len(raw), digest=sha256(raw).hexdigest(),
+                      base=base, restored=scan.head.seq)
 
 
 def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]], list[dict[str, Any]]]:
@@ -396,13 +439,15 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True, reuse:
         planned = repair.size or repair.cut + repair.length
         if len(raw) != planned or (repair.digest is not None and sha256(raw).hexdigest() != repair.digest):
             raise StorageError(f"feed {repair.feed} changed since the repair was planned; run `baton repair` again")
+        feed_size, feed_digest = len(raw), sha256(raw).hexdigest()
+        raw = repair.base + raw  # a restore: the ledger ref's copy first (``FeedRepair.base``)
         tail = b"".join(raw[item["offset"]:item["offset"] + item["bytes"]] for item in repair.set_aside)
         kept = raw[:repair.cut] + b"".join(kept_piece(raw, o, n) for o, n in repair.kept_after) \
             if repair.kept_after else None
         result = raw[:repair.cut] if kept is None else kept
         name = reuse or f"{repair.feed}.{repair.cut}.{uuid7()}"
         manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair",
-                        feed_bytes=len(raw), feed_sha256=sha256(raw).hexdigest(),
+                        feed_bytes=feed_size, feed_sha256=feed_digest,
                         result_bytes=len(result), result_sha256=sha256(result).hexdigest())
         written: list[Path] = []  # removed again unless the feed is cut: no empty or partial copy is kept
         try:

@@ -16,7 +16,7 @@ from dulwich.errors import NotGitRepository
 from dulwich.repo import Repo
 
 from baton.gitinfo import locate
-from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, read_feeds
+from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, feed_bytes, read_feeds
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -45,3 +45,26 @@ def synced_seq(project: "Project", feed: str) -> int:
     if held is None or held.problem is not None:
         return 0
     return held.head.seq
+
+
+def synced_copy(project: "Project", feed: str) -> bytes | None:
+    """The bytes of ``feed`` on this clone's ledger ref — the copy the remote held at the last
+    sync — or None (no git repository, no ref, no such feed, a ref that cannot be read)."""
+    where = locate(project.root)
+    if where is None:
+        return None
+    try:
+        repo = Repo(str(where.common_dir))
+    except (NotGitRepository, OSError, ValueError):
+        return None
+    try:
+        refs: dict[Any, bytes] = dict(repo.refs.as_dict())
+        sha = refs.get(DEFAULT_REF.encode())
+        held = read_feeds(repo, sha).get(feed) if sha is not None else None
+        if held is None or held.problem is not None:
+            return None
+        return b"".join(data for _offset, data in feed_bytes(repo, held))
+    except (BadRefFeed, KeyError, OSError, ValueError, AssertionError):
+        return None
+    finally:
+        repo.close()
