@@ -151,3 +151,36 @@ def test_a_feed_that_extends_its_ledger_ref_is_left_alone(capsys, team):
     code, out, _err = run(capsys, a, "repair", "--yes")
     assert code == 0 and "nothing to repair" in out
     assert _feed(a).read_bytes() == before
+
+
+def _forgotten_after_the_sync(capsys, a: Path) -> str:
+    """A handoff holding a secret synced, then forgotten here before the next sync: the ledger
+    ref's copy still holds the text the local file no longer does."""
+    checkpoint(capsys, a, "a0")
+    out = run_json(capsys, a, "checkpoint", "create", "--title", "RESTORE-NEVER-UNFORGETS-5521", "--objective", "x")
+    handoff = out["handoff"]["id"] if "handoff" in out else out["id"]
+    checkpoint(capsys, a, "a2")
+    run_json(capsys, a, "sync")
+    run_json(capsys, a, "forget", handoff, "--yes")
+    return "RESTORE-NEVER-UNFORGETS-5521"
+
+
+def test_a_feed_that_differs_from_its_ledger_ref_only_by_a_forget_is_left_alone(capsys, team):
+    _remote, a, _b = team
+    secret = _forgotten_after_the_sync(capsys, a)
+    before = _feed(a).read_bytes()
+    code, out, _err = run(capsys, a, "repair", "--yes")
+    assert code == 0 and "nothing to repair" in out
+    assert _feed(a).read_bytes() == before and secret.encode() not in before
+
+
+def test_a_restore_keeps_the_payloads_a_forget_erased_here_erased(capsys, team):
+    _remote, a, _b = team
+    secret = _forgotten_after_the_sync(capsys, a)
+    lines = _feed(a).read_bytes().splitlines(keepends=True)
+    lines[1] = b"garbage where seq 2 was\n"
+    _feed(a).write_bytes(b"".join(lines))
+    code, out, err = run(capsys, a, "repair", "--yes")
+    assert code == 0, out + err
+    assert secret.encode() not in _feed(a).read_bytes()
+    assert run(capsys, a, "verify")[0] == 0

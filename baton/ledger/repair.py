@@ -171,6 +171,27 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
 ERASED = "erased_without_forget"
 
 
+def _sound_by_hash(feed: str, raw: bytes, shift: int) -> dict[str | None, tuple[int, int]]:
+    """Each sound whole line of ``raw`` by its event's hash: ``(offset + shift, bytes)``."""
+    found: dict[str | None, tuple[int, int]] = {}
+    pos = 0
+    while (nl := raw.find(b"\n", pos)) >= 0:
+        event, kind, _ = check_line_after(feed, raw[pos:nl], 0, None, 0)
+        if event is not None and kind in CHAIN_KINDS:
+            found.setdefault(event.hash, (pos + shift, nl + 1 - pos))
+        pos = nl + 1
+    return found
+
+
+def _piece_hash(raw: bytes, offset: int, length: int) -> str | None:
+    try:
+        parsed = orjson.loads(raw[offset:offset + length])
+    except orjson.JSONDecodeError:
+        return None
+    value = parsed.get("hash") if isinstance(parsed, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> FeedRepair | None:
     """This clone's own feed put back as its ledger ref holds it (``base``: what the remote held
     at the last sync), when the file ``raw`` is damaged where a restore cannot mend it (an event
@@ -187,9 +208,13 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
         return None
     joined = base + raw
     kept_lines, aside = _sound_lines(feed, joined, len(joined))
-    kept_bytes = b"".join(kept_piece(joined, o, n) for o, n in kept_lines)
-    if not kept_bytes.startswith(base) or any(item["offset"] < len(base) for item in aside):
+    if any(item["offset"] < len(base) for item in aside) or len(kept_lines) < scan.head.seq:
         return None
+    # the file's own sound copy of an event the ref holds (same hash) is kept rather than the ref's:
+    # its bytes may differ only by a payload a forget erased here since the last sync
+    own = _sound_by_hash(feed, raw, len(base))
+    kept_lines = [own.get(_piece_hash(joined, o, n), (o, n)) for o, n in kept_lines]
+    kept_bytes = b"".join(kept_piece(joined, o, n) for o, n in kept_lines)
     hashes = _kept_hashes(kept_bytes, feed)
     held = set(hashes.values())
     aside = [item for item in aside  # a sound copy of an event the ref holds is kept from the ref
