@@ -103,8 +103,7 @@ class ForgetResult:
             lines.append(f"  removed {counted(len(self.removed_files), 'materialized file')}")
         if self.erased_quarantine:
             lines.append(f"  erased {counted(sum(self.erased_quarantine.values()), 'line')} of it that `baton repair` had "
-                         f"set aside, in {', '.join('.baton/quarantine/' + n for n in sorted(self.erased_quarantine))} "
-                         "(manifest updated)")
+                         f"set aside, in {', '.join('.baton/quarantine/' + n for n in sorted(self.erased_quarantine))}")
         if self.removed_quarantine:
             lines.append(f"  removed {counted(len(self.removed_quarantine), 'quarantined fragment')} holding erased text")
         if self.removed_leftovers:
@@ -125,8 +124,11 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         # time (at 100,000 events holding them all was ~780 MB for a handful of payloads).
         events = [e for e in project.ledger.iter_all() if carries_handoff(e, handoff_id)]
         copies = read_copies(project.paths.quarantine_dir)
-        held = {e.id for e in events}
-        events += [e for c in copies for e in c.events() if carries_handoff(e, handoff_id) and e.id not in held]
+        seen = {e.id for e in events if not e.erased}  # an event erased in the ledger may be whole in a copy
+        for copy_event in (e for c in copies for e in c.events() if carries_handoff(e, handoff_id)):
+            if copy_event.id not in seen and not copy_event.erased:
+                events.append(copy_event)
+                seen.add(copy_event.id)
         plan = plan_forget(handoff_id, events)
         if not plan.events:
             raise NotFound(f"handoff {handoff_id} has no payload left to forget",

@@ -233,7 +233,7 @@ def restore_plan(project: "Project", before: VerifyReport, plans: list[FeedRepai
     damaged = next((p for p in plans if p.feed == own), None)
     if not own or (damaged is not None and synced_seq(project, own) <= damaged.kept.seq):
         return None  # a cut keeps everything the ref holds: nothing to fork
-    base = synced_copy(project, own)
+    base = synced_copy(project, own, unless_held=damaged is None)  # a sound file that extends it: not read
     if base is None:
         return None
     try:

@@ -33,13 +33,14 @@ def synced_seq(project: "Project", feed: str) -> int:
     return seq
 
 
-def synced_copy(project: "Project", feed: str) -> bytes | None:
-    """``baton.sync.synced.synced_copy``: ``feed``'s bytes on this clone's ledger ref (None: none)."""
+def synced_copy(project: "Project", feed: str, unless_held: bool = False) -> bytes | None:
+    """``baton.sync.synced.synced_copy``: ``feed``'s bytes on this clone's ledger ref (None: none,
+    or, ``unless_held``, the local file extends them)."""
     where = locate(project.root)
     if where is None or not _may_hold(Path(where.common_dir), DEFAULT_REF):
         return None
     synced = __import__("baton.sync.synced", fromlist=["synced_copy"])
-    copy: bytes | None = synced.synced_copy(project, feed)
+    copy: bytes | None = synced.synced_copy(project, feed, unless_held)
     return copy
 
 
