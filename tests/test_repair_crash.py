@@ -160,3 +160,31 @@ def test_a_repair_without_yes_after_a_kill_past_the_rewrite_refuses_and_names_th
     r = run_baton("repair", "--project", str(project))
     assert r.returncode == 2 and "left unrecorded" in r.stderr and ".baton/quarantine/" in r.stderr
     assert _repaired_events(feed) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", ["before_copy", "before_change", "after_change"])
+def test_a_restore_from_the_ledger_ref_killed_at_any_step_is_finished_once_and_syncs(capsys, tmp_path, step):
+    from tests.cli_support import run, run_json
+    from tests.sync_support import checkpoint, make_team, remote_feeds, writer_of
+
+    remote, a, _b = make_team(tmp_path)
+    for i in range(3):
+        checkpoint(capsys, a, f"a{i}")
+    run_json(capsys, a, "sync")
+    feed = a / ".baton" / "ledger" / f"{writer_of(a)}.jsonl"
+    whole = feed.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    lines[1] = b"garbage where seq 2 was\n"
+    feed.write_bytes(b"".join(lines))
+    _killed_repair(a, step)
+
+    r = run_baton("repair", "--yes", "--json", "--project", str(a))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert feed.read_bytes().startswith(whole)
+    [copy] = (a / ".baton" / "quarantine").glob("*.repair")
+    assert copy.read_bytes() == b"garbage where seq 2 was\n"
+    [recorded] = _repaired_events(feed)
+    assert recorded["data"]["quarantine"] == copy.name
+    assert run(capsys, a, "sync")[0] == 0
+    assert remote_feeds(remote)[writer_of(a)].head.seq == whole.count(b"\n") + 1
