@@ -155,7 +155,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside
         raise foreign_refusal(*folders[0])
-    restore = None if despite_synced else restore_plan(project, before, plans)
+    restore = None if despite_synced or feed not in (None, project.writer) else restore_plan(project, before, plans)
     if restore is not None:  # this clone's own feed put back as its ledger ref holds it
         plans = sorted([p for p in plans if p.feed != restore.feed] + [restore], key=lambda p: p.feed)
     synced = synced_beyond_cut(project, plans)

@@ -198,7 +198,8 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
     replaced by garbage) or forked from it (a repair that recorded ``ledger.repaired`` where the
     remote holds another event): every event of ``base`` is kept, then the file's events that
     provably follow it (``_sound_lines`` over ``base + raw``); the file's lines that do not are
-    set aside — not its sound copies of events ``base`` holds, which are kept from ``base``.
+    set aside — not its sound copies of events ``base`` holds, which are kept in place of the ref's
+    (same hash: they may differ only by a payload a forget erased here since the last sync).
     None when there is nothing to restore (the file extends ``base``, or differs from it only by
     copies of its events) or ``base`` is not a whole, sound feed."""
     if not base or raw.startswith(base):
@@ -217,13 +218,14 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
     kept_bytes = b"".join(kept_piece(joined, o, n) for o, n in kept_lines)
     hashes = _kept_hashes(kept_bytes, feed)
     held = set(hashes.values())
-    aside = [item for item in aside  # a sound copy of an event the ref holds is kept from the ref
+    aside = [item for item in aside  # a sound copy of an event the ref holds: kept (above), not set aside
              if not (item.get("hash") in held and str(item.get("reason", "")).startswith("fork: a copy of"))]
     if not aside and kept_bytes == raw:
         return None
     gone = {item.get("hash") for item in aside}
     lost = sorted({(h.seq, h.hash, h.source) for h in report.recorded
-                   if h.feed == feed and hashes.get(h.seq) != h.hash and h.hash not in gone})
+                   if h.feed == feed and hashes.get(h.seq) != h.hash and h.hash not in gone},
+                  key=lambda h: (h[0], h[2], h[1] or ""))
     kept = scan_bytes(feed, kept_bytes, FeedHead()).head
     return FeedRepair(feed, 0, sum(item["bytes"] for item in aside), kept, aside,
                       [{"seq": seq, "hash": hash_, "source": source} for seq, hash_, source in lost],
