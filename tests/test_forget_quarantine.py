@@ -177,3 +177,29 @@ def test_a_forget_killed_between_the_manifest_and_the_copy_is_finished_by_runnin
     assert _holding(project / ".baton", SECRET) == []
     assert manifest["sha256"] == hashlib.sha256(copy.read_bytes()).hexdigest()
     assert _baton(project, "verify").returncode == 0
+
+
+def test_a_teammates_forget_brought_in_by_sync_erases_the_copy_a_repair_set_aside_here(capsys, tmp_path):
+    from tests.cli_support import run, run_json
+    from tests.sync_support import make_team, writer_of
+
+    _remote, a, b = make_team(tmp_path)
+    out = run_json(capsys, a, "checkpoint", "create", "--title", f"title {SECRET}", "--objective", "o")
+    handoff = out["handoff"]["id"] if "handoff" in out else out["id"]
+    assert run(capsys, a, "sync")[0] == 0
+    assert run(capsys, b, "sync")[0] == 0
+    copy_of_a = b / ".baton" / "ledger" / f"{writer_of(a)}.jsonl"
+    lines = copy_of_a.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if SECRET.encode() in line)
+    copy_of_a.write_bytes(b"".join(lines[:at + 1] + [lines[at]] + lines[at + 1:]))  # a line repeated in b's copy
+    assert run(capsys, b, "repair", "--yes")[0] == 0
+    assert f"quarantine/{_copy_and_manifest(b)[0].name}" in _holding(b / ".baton", SECRET)
+
+    run_json(capsys, a, "forget", handoff, "--yes")
+    assert run(capsys, a, "sync")[0] == 0
+    assert run(capsys, b, "sync")[0] == 0
+    assert _holding(b / ".baton", SECRET) == []
+    copy, manifest = _copy_and_manifest(b)
+    assert manifest["sha256"] == hashlib.sha256(copy.read_bytes()).hexdigest()
+    assert [item.get("forgotten") for item in manifest["set_aside"]] == ["erased"]
+    assert run(capsys, b, "verify")[0] == 0
