@@ -203,3 +203,35 @@ def test_a_teammates_forget_brought_in_by_sync_erases_the_copy_a_repair_set_asid
     assert manifest["sha256"] == hashlib.sha256(copy.read_bytes()).hexdigest()
     assert [item.get("forgotten") for item in manifest["set_aside"]] == ["erased"]
     assert run(capsys, b, "verify")[0] == 0
+
+
+KILLED_BEFORE_RENAME = r"""
+import os, signal, sys
+real = os.replace
+
+
+def replace(src, dst, *args, **kwargs):
+    if os.path.basename(str(src)).startswith(".forget."):  # the new copy written, not renamed yet
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst, *args, **kwargs)
+
+
+os.replace = replace
+from baton.cli import main
+sys.exit(main(["forget", sys.argv[1], "--yes", "--project", sys.argv[2]]))
+"""
+
+
+@pytest.mark.slow
+def test_the_temporary_copy_a_forget_killed_before_its_rename_left_is_named_by_verify_and_removed_by_rebuild(set_aside):
+    project, handoff = set_aside
+    child = subprocess.run([sys.executable, "-c", KILLED_BEFORE_RENAME, handoff, str(project)], capture_output=True,
+                           timeout=120)
+    assert child.returncode == -signal.SIGKILL, child.stderr.decode()
+    [leftover] = (project / ".baton" / "quarantine").glob(".forget.*")
+    verified = json.loads(run_baton("verify", "--json", "--project", str(project)).stdout)
+    assert verified["leftovers"] == [f"quarantine/{leftover.name}"]
+    assert _baton(project, "rebuild").returncode == 0
+    assert not leftover.exists()
+    assert _baton(project, "forget", handoff, "--yes").returncode == 0
+    assert _holding(project / ".baton", SECRET) == []
