@@ -189,16 +189,19 @@ def _add_ledger_care(sub, common) -> None:
                                    "byte, into .baton/quarantine/ with a manifest, cut the feed there and "
                                    "record a ledger.repaired event, so the ledger verifies again. A feed "
                                    "found shorter than a recorded head is acknowledged the same way; a feed "
-                                   "that is a symbolic link is removed (never the file it points to). Never "
+                                   "that is a symbolic link is removed (never the file it points to). This "
+                                   "clone's own feed, once synced, is put back as its ledger ref holds it, "
+                                   "the local lines that do not follow it set aside. A repair killed midway "
+                                   "is finished by running it again. Never "
                                    "implicit: without --yes it changes nothing. Exit 0 when the ledger then "
                                    "verifies, 2 without --yes, 3 when problems remain.")
     p.add_argument("--feed", metavar="F", help="repair only this feed (a writer id)")
     p.add_argument("--dry-run", action="store_true", help="show what would be set aside; change nothing")
     p.add_argument("--yes", action="store_true", help="do it: set the lines aside and record the repair")
     p.add_argument("--despite-synced", action="store_true",
-                   help="repair this clone's own feed although the last sync saw it hold more than the repair "
-                        "keeps (its ledger.repaired event then forks the feed against the remote's copy; "
-                        "`baton sync --restore-own-feed` first takes those events back instead)")
+                   help="cut this clone's own feed although the last sync saw it hold more than the cut "
+                        "keeps (its ledger.repaired event then forks the feed against the remote's copy); "
+                        "without it the repair puts the feed back as the ledger ref holds it instead")
     p.set_defaults(func="ledger:repair", feed_links=True)
 
 

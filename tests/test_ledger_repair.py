@@ -192,8 +192,13 @@ def test_a_crash_between_the_cut_and_its_record_is_completed_by_a_second_repair(
 
     code, out, _ = repair(project, "--yes")
     assert code == 0 and out["repaired"] is True and out["verified"] is True
-    [plan] = out["feeds"]
-    assert plan["cut_at"] is None and plan["kept"]["seq"] == 2 and [h["seq"] for h in plan["lost"]] == [5]
+    assert out["feeds"] == []  # nothing left to plan: the first repair is recorded, as it was planned
+    [plan] = out["finished"]
+    assert plan["cut_at"] == len(lines[0]) + len(lines[1]) and plan["quarantine"] == aside.name
+    assert [i["seq"] for i in plan["set_aside"]] == [3, 4, 5] and plan["lost"] == []
+    recorded = orjson.loads(feed.read_bytes().splitlines()[-1])
+    assert recorded["type"] == REPAIRED_TYPE and recorded["data"]["quarantine"] == aside.name
+    assert [e["seq"] for e in recorded["data"]["set_aside"]] == [3, 4, 5]
     assert run_baton("verify", "--project", str(project)).returncode == 0
     assert len(list((project / ".baton" / "quarantine").glob("*.repair"))) == 1
 

@@ -1,10 +1,11 @@
 """A repair of this clone's own feed after it was synced (docs/sync.md, "A
-repair of a feed already synced"): the events the repair would set aside or
+repair of a feed already synced"): the events a cut would set aside or
 acknowledge as lost are on the remote, and its `ledger.repaired` event would
 fork the feed against the remote's copy. `verify` and `repair` read this
-clone's ledger ref (what the last sync saw; no network) and say to run
-`baton sync --restore-own-feed` first; `repair --yes` refuses unless
-`--despite-synced`."""
+clone's ledger ref (what the last sync saw; no network): `verify` says to run
+`baton sync --restore-own-feed` or `baton repair --yes`, which restores the
+feed as the ref holds it (tests/test_repair_restores_own_feed.py) instead of
+cutting it; `--despite-synced` cuts anyway."""
 
 from __future__ import annotations
 
@@ -47,30 +48,31 @@ def test_verify_says_to_restore_from_the_remote_when_the_damaged_own_feed_was_sy
     assert "baton sync --restore-own-feed" in out
 
 
-def test_repair_refuses_to_fork_a_synced_own_feed_and_changes_nothing(capsys, team):
-    _remote, a, _b = team
-    _synced_then_cut(capsys, a)
-    cut = _feed(a).read_bytes()
-    code, _out, err = run(capsys, a, "repair", "--yes")
-    assert code == 2
-    assert "--restore-own-feed" in err and "--despite-synced" in err
-    assert _feed(a).read_bytes() == cut
-    assert not (a / ".baton" / "quarantine").exists() or not list((a / ".baton" / "quarantine").iterdir())
+def test_repair_restores_a_synced_own_feed_instead_of_forking_it(capsys, team):
+    remote, a, _b = team
+    whole = _synced_then_cut(capsys, a)
+    code, out, err = run(capsys, a, "repair", "--yes")
+    assert code == 0, out + err
+    assert _feed(a).read_bytes().startswith(whole)  # every event back, then the record of the restore
+    assert run(capsys, a, "verify")[0] == 0
+    checkpoint(capsys, a, "a5")
+    assert run(capsys, a, "sync")[0] == 0
+    assert remote_feeds(remote)[writer_of(a)].head.seq == whole.count(b"\n") + 2  # ledger.repaired, a5
 
 
-def test_repair_dry_run_names_the_restore_first(capsys, team):
+def test_repair_dry_run_says_it_would_restore_from_the_ledger_ref(capsys, team):
     _remote, a, _b = team
     whole = _synced_then_cut(capsys, a)
     code, out, _err = run(capsys, a, "repair", "--dry-run", "--json")
     assert code == 0
-    assert json.loads(out)["synced_beyond"] == {"feed": writer_of(a), "seq": whole.count(b"\n"),
-                                                "kept_seq": whole.count(b"\n") - 1}
+    [plan] = json.loads(out)["feeds"]
+    assert plan["restored_from_ref"]["seq"] == whole.count(b"\n") and plan["kept"]["seq"] == whole.count(b"\n")
+    assert json.loads(out)["synced_beyond"] is None  # a restore forks nothing
 
 
-def test_the_restore_the_refusal_names_recovers_every_event(capsys, team):
+def test_the_restore_from_the_remote_still_recovers_every_event(capsys, team):
     remote, a, _b = team
     whole = _synced_then_cut(capsys, a)
-    assert run(capsys, a, "repair", "--yes")[0] == 2
     code, out, err = run(capsys, a, "sync", "--restore-own-feed")
     assert code == 0, out + err
     assert _feed(a).read_bytes() == whole

@@ -14,8 +14,13 @@ lock, in this order:
 4. delete ``index.sqlite`` (its free pages would still hold the text) and the
    damaged copies kept in ``cache/``, rebuild it from the erased ledger, and
    remove the materialized files no document shows any more;
-5. remove quarantined fragments that hold one of the erased strings (a torn
-   tail may be a prefix of one of those lines), and the temporary files a
+5. in the copies ``baton repair`` set aside (``quarantine/*.repair``, read for
+   the handoff's events in step 1 too, so a handoff whose every event was set
+   aside is still found), erase those events' payloads and blank any other
+   piece holding an erased string, manifests updated
+   (``baton.ledger.quarantined``); remove the other quarantined fragments
+   that hold one of the erased strings (a torn tail may be a prefix of one
+   of those lines), and the temporary files a
    process killed before renaming them into place left under ``.baton/``
    holding one (a materialized handoff or baton written whole, never shown).
 
@@ -41,6 +46,7 @@ from baton.domain.wording import counted
 from baton.errors import NotFound, RecordedNotIndexed, StorageError
 from baton.events.names import handoff_stream
 from baton.ledger import erase  # called as erase.erase_payloads: the seam tests cut (a crash mid-forget)
+from baton.ledger.quarantined import COPY_SUFFIX, MANIFEST_SUFFIX, erase_in_copies, read_copies
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -59,13 +65,16 @@ class ForgetResult:
     derived: tuple[str, ...] = ()
     removed_leftovers: tuple[str, ...] = ()
     """Temporary files a killed process left under ``.baton/`` holding erased text (paths under ``.baton/``)."""
+    erased_quarantine: dict[str, int] = attrs.field(factory=dict)
+    """Repair copies in ``quarantine/`` whose pieces of this handoff were erased or blanked: name → how many."""
 
     def to_json(self) -> dict[str, Any]:
         return {"handoff": self.plan.handoff, "forgotten": self.done, "reason": self.reason,
                 "events": list(self.plan.events), "types": dict(self.plan.types),
                 "already_erased": self.plan.already_erased, "feeds": dict(self.feeds),
                 "removed_files": list(self.removed_files), "removed_quarantine": list(self.removed_quarantine),
-                "removed_leftovers": list(self.removed_leftovers), "derived": list(self.derived)}
+                "removed_leftovers": list(self.removed_leftovers), "derived": list(self.derived),
+                "erased_quarantine": dict(self.erased_quarantine)}
 
     def derived_line(self) -> str | None:
         """A forget erases one handoff; its forks, amendments, continuations and
@@ -92,6 +101,9 @@ class ForgetResult:
         lines = [f"forgot handoff {self.plan.handoff}: {counted(len(self.plan.events), 'payload')} erased ({kinds})"]
         if self.removed_files:
             lines.append(f"  removed {counted(len(self.removed_files), 'materialized file')}")
+        if self.erased_quarantine:
+            lines.append(f"  erased {counted(sum(self.erased_quarantine.values()), 'line')} of it that `baton repair` had "
+                         f"set aside, in {', '.join('.baton/quarantine/' + n for n in sorted(self.erased_quarantine))}")
         if self.removed_quarantine:
             lines.append(f"  removed {counted(len(self.removed_quarantine), 'quarantined fragment')} holding erased text")
         if self.removed_leftovers:
@@ -111,6 +123,12 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         # Only the events that carry the handoff are kept: the ledger is read a chunk of each feed at a
         # time (at 100,000 events holding them all was ~780 MB for a handful of payloads).
         events = [e for e in project.ledger.iter_all() if carries_handoff(e, handoff_id)]
+        copies = read_copies(project.paths.quarantine_dir)
+        seen = {e.id for e in events if not e.erased}  # an event erased in the ledger may be whole in a copy
+        for copy_event in (e for c in copies for e in c.events() if carries_handoff(e, handoff_id)):
+            if copy_event.id not in seen and not copy_event.erased:
+                events.append(copy_event)
+                seen.add(copy_event.id)
         plan = plan_forget(handoff_id, events)
         if not plan.events:
             raise NotFound(f"handoff {handoff_id} has no payload left to forget",
@@ -134,15 +152,19 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         scope.txn.refresh()
         scope.runner.rebuild(reason="forget", progress=project.on_progress)  # ~15 s at 100k events: shown
         removed = scope.runner.prune_files(shown)
+        in_copies = erase_in_copies(read_copies(project.paths.quarantine_dir), frozenset(plan.events),
+                                    _needles(project, erased_data), handoff_id)
         quarantine, leftovers = _remove_erased_copies(project, erased_data)
-    return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived, tuple(leftovers))
+    return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived, tuple(leftovers),
+                        in_copies)
 
 
-def scrub_after_erasure(project: "Project", erased_data: list[Any]) -> tuple[list[str], list[str]]:
+def scrub_after_erasure(project: "Project", erased_data: list[Any],
+                        ids: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
     """Steps 4 and 5 above for payloads erased by someone else's forget that
-    ``baton sync`` brought in: the caller holds the ledger lock and has
-    rewritten the feeds. Returns the materialized files (leftover temporary
-    copies included) and the quarantined fragments removed.
+    ``baton sync`` brought in (``ids``: those events'): the caller holds the
+    ledger lock and has rewritten the feeds. Returns the materialized files
+    (leftover temporary copies included) and the quarantined fragments removed.
 
     Raises: StorageError (exit 1).
     """
@@ -152,6 +174,7 @@ def scrub_after_erasure(project: "Project", erased_data: list[Any]) -> tuple[lis
     project.ledger._forget()  # what it read before the rewrite holds the payloads
     runner.rebuild(reason="forget")
     removed = runner.prune_files(shown)
+    erase_in_copies(read_copies(project.paths.quarantine_dir), ids, _needles(project, erased_data), None)
     quarantine, leftovers = _remove_erased_copies(project, erased_data)
     return removed + leftovers, quarantine
 
@@ -187,8 +210,9 @@ def _handoff_id(project: "Project", runner: Any, token: str) -> str:
         if len(wanted) < 8:
             raise
         prefix = handoff_stream(wanted)
-        found = {e.stream.partition("/")[2] for e in project.ledger.iter_all() if e.stream.startswith(prefix)}
-        if len(found) == 1:  # one handoff the projections no longer show (a forget that did not finish)
+        held = [*project.ledger.iter_all(), *(e for c in read_copies(project.paths.quarantine_dir) for e in c.events())]
+        found = {e.stream.partition("/")[2] for e in held if e.stream.startswith(prefix)}
+        if len(found) == 1:  # one the projections no longer show (a forget that did not finish, a repair set it aside)
             return found.pop()
         raise
 
@@ -218,18 +242,27 @@ def _remove_erased_copies(project: "Project", erased: list[Any]) -> tuple[list[s
     (``TEMPORARY_PREFIX``) that hold erased text; the fragments' names and
     the leftovers' paths under ``.baton/``."""
     folder = project.paths.quarantine_dir
-    fragments = [(path, path.name) for path in sorted(folder.iterdir())] if folder.is_dir() else []
+    fragments = [(path, path.name) for path in sorted(folder.iterdir())  # repair copies: ``erase_in_copies``
+                 if not path.name.endswith((COPY_SUFFIX, MANIFEST_SUFFIX))] if folder.is_dir() else []
     leftovers = _leftover_temporaries(project)
     if not fragments and not leftovers:
         return [], []
+    needles = _needles(project, erased)
+    return _remove_holding(fragments, needles), _remove_holding(leftovers, needles)
+
+
+def _needles(project: "Project", erased: list[Any]) -> set[bytes]:
+    """The strings of the ``erased`` payloads, as text and as JSON spells them, that no feed still holds
+    (a string other events hold is not what went)."""
     needles = set()
     for data in erased:
         for text in payload_strings(data):
             needles.add(text.encode("utf-8"))
             needles.add(orjson.dumps(text)[1:-1])
+    if not needles:
+        return needles
     ledger = b"".join(p.read_bytes() for p in project.paths.ledger_dir.glob("*.jsonl"))
-    needles = {n for n in needles if n not in ledger}  # a string other events still hold is not what went
-    return _remove_holding(fragments, needles), _remove_holding(leftovers, needles)
+    return {n for n in needles if n not in ledger}
 
 
 def _remove_holding(candidates: list[tuple[Path, str]], needles: set[bytes]) -> list[str]:

@@ -4,7 +4,8 @@ Every file Baton writes whole is written first under a temporary name in the
 same folder and then renamed over its target: a materialized file (``handoffs/``,
 ``batons/``) as ``.tmp.<pid>.<8 hex>`` (``baton.config.write_bytes_atomic``),
 a feed rewritten by ``forget`` as ``.erase.<pid>.<8 hex>`` and by ``repair`` as
-``.repair.<pid>.<8 hex>`` (``ledger/``). A process killed between the write
+``.repair.<pid>.<8 hex>`` (``ledger/``), a repair's copy or manifest rewritten by
+``forget`` as ``.forget.<pid>.<8 hex>`` (``quarantine/``). A process killed between the write
 and the rename (``kill -9``, a crash, a power cut) leaves that file behind,
 holding the whole text it was writing — text a later ``baton forget`` may
 have erased from the ledger. ``baton rebuild`` removes them; ``verify`` and
@@ -29,15 +30,16 @@ from baton.errors import StorageError
 if TYPE_CHECKING:
     from baton.project import ProjectPaths
 
-LEFTOVER_NAME = re.compile(r"^\.(tmp|erase|repair)\.([0-9]{1,10})\.[0-9a-f]{8}$")
-"""A temporary name Baton writes (``write_bytes_atomic``, ``erase.replace_feed``, ``repair._rewrite``)."""
+LEFTOVER_NAME = re.compile(r"^\.(tmp|erase|repair|forget)\.([0-9]{1,10})\.[0-9a-f]{8}$")
+"""A temporary name Baton writes (``write_bytes_atomic``, ``erase.replace_feed``, ``repair._rewrite``,
+``quarantined._replace``)."""
 
 
 def leftover_temporaries(paths: "ProjectPaths") -> list[str]:
     """The leftovers (module docstring), as paths relative to ``.baton/``, sorted."""
     found = []
     for folder, kinds in ((paths.handoffs_dir, {"tmp"}), (paths.batons_dir, {"tmp"}),
-                          (paths.ledger_dir, {"erase", "repair"})):
+                          (paths.ledger_dir, {"erase", "repair"}), (paths.quarantine_dir, {"forget"})):
         try:
             if not stat.S_ISDIR(os.lstat(folder).st_mode):
                 continue  # a link where the folder belongs is not looked into

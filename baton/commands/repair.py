@@ -13,13 +13,23 @@ from typing import TYPE_CHECKING, Callable
 
 import attrs
 
+import baton.ledger.files as files
 from baton.commands.context import foreign_feed_name, foreign_refusal
 from baton.commands.repair_plan import plan_lines, seq_range
-from baton.commands.synced_feed import synced_seq
+from baton.commands.synced_feed import synced_copy, synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import InputError, NotFound, StorageError
-from baton.ledger.repair import LINE_PROBLEMS, FeedRepair, plan_repair, set_aside
+from baton.ledger.repair import (
+    LINE_PROBLEMS,
+    FeedRepair,
+    Unfinished,
+    plan_repair,
+    plan_restore,
+    same_plan,
+    set_aside,
+    unfinished_repairs,
+)
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
 
@@ -40,6 +50,9 @@ class RepairResult:
     synced_beyond: dict | None = None
     """This clone's own feed, when the repair would cut it before the seq its ledger ref
     holds: ``{"feed", "seq", "kept_seq"}`` (docs/sync.md, "A repair of a feed already synced")."""
+    finished: list[Unfinished] = attrs.field(factory=list)
+    """Repairs a killed ``baton repair --yes`` had cut or rewritten the feed for but not recorded:
+    recorded by this run (or, with ``--dry-run``, to be)."""
 
     @property
     def exit_code(self) -> int:
@@ -53,12 +66,18 @@ class RepairResult:
             "verified": self.after.ok,
             "problems_left": [p.to_json() for p in self.after.all_problems()],
             "synced_beyond": self.synced_beyond,
+            "finished": [dict(u.repair.to_json(), quarantine=u.file) for u in self.finished],
         }
 
     def render(self) -> str:
         shown = [_link_line(link) for link in self.links]
+        for u in self.finished:  # repairs a killed ``repair --yes`` left unrecorded
+            shown.extend(plan_lines(u.repair, "Would set aside" if self.dry_run else "Set aside"))
+            shown.append(f"  the bytes are in .baton/quarantine/{u.file} (manifest beside it): a `baton repair --yes` "
+                         f"killed after changing feed {u.repair.feed} left this repair unrecorded; "
+                         + ("`--yes` records it" if self.dry_run else "recorded now as a ledger.repaired event"))
         if shown and not self.plans:
-            if self.dry_run or not any(link["removed"] for link in self.links):
+            if self.dry_run or not (self.finished or any(link["removed"] for link in self.links)):
                 return "\n".join([*shown, "Nothing was changed (--dry-run)."] if self.dry_run else shown)
             return "\n".join(shown + ["The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."])
         if not self.plans:
@@ -125,6 +144,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
             and not os.path.lexists(ledger_dir / f"{feed}.jsonl"):  # said before the ledger is checked, not after
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
     before = verify_project(project, progress).report
+    finished, before = finish_landed(project, before, dry_run=dry_run, yes=yes, progress=progress)
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
@@ -135,9 +155,13 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside
         raise foreign_refusal(*folders[0])
+    restore = None if despite_synced or feed not in (None, project.writer) else restore_plan(project, before, plans)
+    if restore is not None:  # this clone's own feed put back as its ledger ref holds it
+        plans = sorted([p for p in plans if p.feed != restore.feed] + [restore], key=lambda p: p.feed)
     synced = synced_beyond_cut(project, plans)
     if (not plans and not links) or dry_run:
-        return RepairResult(plans, dry_run, False, [], before, listed, synced_beyond(synced))
+        return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
+                            finished)
     if feed is not None:
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
@@ -151,6 +175,11 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
                          "forking the feed against the remote's copy: run `baton sync` given `restore_own_feed` "
                          "first, which takes the events back from the remote; `despite_synced` repairs anyway "
                          "(docs/sync.md)", details={"feed": own, "synced_seq": seq, "kept_seq": kept})
+    if not yes and restore is not None:
+        raise InputError(f"`baton repair` would restore this clone's own feed {restore.feed} as its ledger ref holds "
+                         f"it (seq 1-{restore.restored}, the remote's copy at the last sync) and set "
+                         f"{counted(len(restore.set_aside), 'line')} of the local file that cannot be proven to "
+                         "follow it aside into .baton/quarantine/: `yes` does it, `dry_run` shows them first")
     if not yes:
         count = sum(len(p.set_aside) for p in plans)
         what = "it is not a feed; never what it points to" if len(links) == 1 else "not feeds; never what they point to"
@@ -162,11 +191,58 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         remove_foreign_feed(project, rel)
         shown["removed"] = True
     project.foreign_feeds = [item for item in project.foreign_feeds if item not in links]
-    quarantined = [set_aside(project.paths.baton_dir, plan) for plan in plans]
+    unlanded = [u for u in unfinished_repairs(project.paths.baton_dir, before.quarantined) if not u.landed]
+    quarantined = []
+    for plan in plans:  # a repair killed before it changed the feed is done again with its own copy
+        again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
+        quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     if plans:
         with project.writing() as scope:
             scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
-    return RepairResult(plans, False, bool(plans), quarantined, verify_project(project, progress).report, listed)
+    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined,
+                        verify_project(project, progress).report, listed, finished=finished)
+
+
+def finish_landed(project: "Project", before: VerifyReport, *, dry_run: bool, yes: bool,
+                  progress: Callable[[int, int], None] | None) -> tuple[list[Unfinished], VerifyReport]:
+    """Record the repairs a killed ``baton repair --yes`` cut or rewrote a feed for but never
+    recorded (``unfinished_repairs``): their ``ledger.repaired`` events, from their manifests, in
+    one append; then the ledger is checked again. Returns them and the check to plan from.
+
+    Raises:
+        InputError (exit 2): there are some, and neither ``--yes`` nor ``--dry-run``.
+    """
+    landed = [u for u in unfinished_repairs(project.paths.baton_dir, before.quarantined) if u.landed]
+    if not landed or dry_run:
+        return landed, before
+    if not yes:
+        raise InputError(f"`baton repair` would record the repair of {', '.join(u.repair.feed for u in landed)} "
+                         "that a repair killed mid-way left unrecorded (its lines are already in "
+                         f"{', '.join('.baton/quarantine/' + u.file for u in landed)}): `yes` does it, "
+                         "`dry_run` shows it first")
+    with project.writing() as scope:
+        scope.append([u.repair.draft(project.writer, u.file) for u in landed], durable=True)
+    return landed, verify_project(project, progress).report
+
+
+def restore_plan(project: "Project", before: VerifyReport, plans: list[FeedRepair]) -> FeedRepair | None:
+    """This clone's own feed restored from its ledger ref (``plan_restore``) when the ref holds
+    it and the file does not extend that copy: damaged where a cut would fork it against the
+    remote's copy, or forked already by an earlier repair. None otherwise (then a plain repair)."""
+    own = project.writer
+    damaged = next((p for p in plans if p.feed == own), None)
+    if not own or (damaged is not None and synced_seq(project, own) <= damaged.kept.seq):
+        return None  # a cut keeps everything the ref holds: nothing to fork
+    base = synced_copy(project, own, unless_held=damaged is None)  # a sound file that extends it: not read
+    if base is None:
+        return None
+    try:
+        raw = files.read_range(str(project.paths.ledger_dir / f"{own}.jsonl"), 0)
+    except FileNotFoundError:
+        raw = b""
+    except OSError as exc:
+        raise StorageError(f"cannot read feed {own}: {exc}") from exc
+    return plan_restore(own, base, raw, before)
 
 
 def synced_beyond(synced: tuple[str, int, int] | None) -> dict | None:

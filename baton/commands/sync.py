@@ -293,7 +293,7 @@ def _scrub_erased(project: "Project", erased: _Erased) -> None:
     pending = project.paths.baton_dir / ERASURE_PENDING
     if erased.feeds or pending.exists():
         with ledger_lock(project):
-            forget.scrub_after_erasure(project, erased.payloads)
+            forget.scrub_after_erasure(project, erased.payloads, frozenset(erased.ids))
             unlink(pending)
         erased.scrubbed = True
 

@@ -33,6 +33,17 @@ def synced_seq(project: "Project", feed: str) -> int:
     return seq
 
 
+def synced_copy(project: "Project", feed: str, unless_held: bool = False) -> bytes | None:
+    """``baton.sync.synced.synced_copy``: ``feed``'s bytes on this clone's ledger ref (None: none,
+    or, ``unless_held``, the local file extends them)."""
+    where = locate(project.root)
+    if where is None or not _may_hold(Path(where.common_dir), DEFAULT_REF):
+        return None
+    synced = __import__("baton.sync.synced", fromlist=["synced_copy"])
+    copy: bytes | None = synced.synced_copy(project, feed, unless_held)
+    return copy
+
+
 def _may_hold(common_dir: Path, ref: str) -> bool:
     """Whether the repository may have ``ref``: a loose ref file, or a line of
     ``packed-refs`` naming it (anything unreadable may: the reader decides)."""

@@ -161,9 +161,10 @@ class VerifyResult:
         if self.synced_beyond is not None:
             s = self.synced_beyond
             lines.append(f"this clone's own feed {s['feed']} was synced up to seq {s['seq']} (its ledger ref holds it), "
-                         f"beyond seq {s['sound_seq']}: run `baton sync --restore-own-feed` first, which takes those "
-                         "events back from the remote; a repair now would fork the feed against the remote's copy "
-                         "(docs/sync.md)")
+                         f"beyond seq {s['sound_seq']}: `baton sync --restore-own-feed` takes those events back from "
+                         "the remote, or `baton repair --yes` puts the feed back as the ledger ref holds it and sets "
+                         "aside the local lines that do not follow it (a cut would fork the feed against the "
+                         "remote's copy; docs/sync.md)")
         elif kinds - INDEX_PROBLEMS:
             for plan in self.repair:
                 if plan.cut is not None:

@@ -78,6 +78,11 @@ class FeedRepair:
     """The feed's size when planned."""
     digest: str | None = attrs.field(default=None, repr=False)
     """sha256 of the feed's bytes when planned: a feed that changed since is not touched."""
+    base: bytes = attrs.field(default=b"", repr=False)
+    """A restore (``plan_restore``): the copy of the feed on this clone's ledger ref, read before
+    the feed's bytes — every offset of the plan counts in ``base + feed``; empty for a plain repair."""
+    restored: int = 0
+    """A restore: the seq of the last event of ``base``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +90,7 @@ class FeedRepair:
             "kept": {"seq": self.kept.seq, "hash": self.kept.hash, "offset": self.kept.offset},
             "set_aside": self.set_aside, "lost": self.lost, "reasons": self.reasons,
             "kept_after": self.kept_after,
+            "restored_from_ref": {"seq": self.restored, "bytes": len(self.base)} if self.restored else None,
         }
 
     def draft(self, writer: str, quarantined: str | None) -> EventDraft:
@@ -163,6 +169,70 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
 
 
 ERASED = "erased_without_forget"
+
+
+def _sound_by_hash(feed: str, raw: bytes, shift: int) -> dict[str | None, tuple[int, int]]:
+    """Each sound whole line of ``raw`` by its event's hash: ``(offset + shift, bytes)``."""
+    found: dict[str | None, tuple[int, int]] = {}
+    pos = 0
+    while (nl := raw.find(b"\n", pos)) >= 0:
+        event, kind, _ = check_line_after(feed, raw[pos:nl], 0, None, 0)
+        if event is not None and kind in CHAIN_KINDS:
+            found.setdefault(event.hash, (pos + shift, nl + 1 - pos))
+        pos = nl + 1
+    return found
+
+
+def _piece_hash(raw: bytes, offset: int, length: int) -> str | None:
+    try:
+        parsed = orjson.loads(raw[offset:offset + length])
+    except orjson.JSONDecodeError:
+        return None
+    value = parsed.get("hash") if isinstance(parsed, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> FeedRepair | None:
+    """This clone's own feed put back as its ledger ref holds it (``base``: what the remote held
+    at the last sync), when the file ``raw`` is damaged where a restore cannot mend it (an event
+    replaced by garbage) or forked from it (a repair that recorded ``ledger.repaired`` where the
+    remote holds another event): every event of ``base`` is kept, then the file's events that
+    provably follow it (``_sound_lines`` over ``base + raw``); the file's lines that do not are
+    set aside — not its sound copies of events ``base`` holds, which are kept in place of the ref's
+    (same hash: they may differ only by a payload a forget erased here since the last sync).
+    None when there is nothing to restore (the file extends ``base``, or differs from it only by
+    copies of its events) or ``base`` is not a whole, sound feed."""
+    if not base or raw.startswith(base):
+        return None
+    scan = scan_bytes(feed, base, FeedHead(), collect=True)
+    if scan.problems or scan.torn is not None or scan.head.offset != len(base):
+        return None
+    joined = base + raw
+    kept_lines, aside = _sound_lines(feed, joined, len(joined))
+    if any(item["offset"] < len(base) for item in aside) or len(kept_lines) < scan.head.seq:
+        return None
+    # the file's own sound copy of an event the ref holds (same hash) is kept rather than the ref's:
+    # its bytes may differ only by a payload a forget erased here since the last sync
+    own = _sound_by_hash(feed, raw, len(base))
+    kept_lines = [own.get(_piece_hash(joined, o, n), (o, n)) for o, n in kept_lines]
+    kept_bytes = b"".join(kept_piece(joined, o, n) for o, n in kept_lines)
+    hashes = _kept_hashes(kept_bytes, feed)
+    held = set(hashes.values())
+    aside = [item for item in aside  # a sound copy of an event the ref holds: kept (above), not set aside
+             if not (item.get("hash") in held and str(item.get("reason", "")).startswith("fork: a copy of"))]
+    if not aside and kept_bytes == raw:
+        return None
+    gone = {item.get("hash") for item in aside}
+    lost = sorted({(h.seq, h.hash, h.source) for h in report.recorded
+                   if h.feed == feed and hashes.get(h.seq) != h.hash and h.hash not in gone},
+                  key=lambda h: (h[0], h[2], h[1] or ""))
+    kept = scan_bytes(feed, kept_bytes, FeedHead()).head
+    return FeedRepair(feed, 0, sum(item["bytes"] for item in aside), kept, aside,
+                      [{"seq": seq, "hash": hash_, "source": source} for seq, hash_, source in lost],
+                      [f"this clone's ledger ref holds feed {feed} up to seq {scan.head.seq} (the remote's copy at "
+                       "the last sync), which the local file does not extend"],
+                      kept_after=[[o, n] for o, n in kept_lines], size=len(raw), digest=sha256(raw).hexdigest(),
+                      base=base, restored=scan.head.seq)
 
 
 def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]], list[dict[str, Any]]]:
@@ -358,12 +428,20 @@ def _line_item(raw: bytes, pos: int, end: int) -> dict[str, Any]:
     return item
 
 
-def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str | None:
+def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True, reuse: str | None = None) -> str | None:
     """Move ``repair``'s lines into ``quarantine/`` (with a manifest) and take
     them out of the feed, under the project's write lock: the feed is cut at
     ``repair.cut`` or, when lines after the cut are kept, rewritten whole
     (a new file renamed over it) with only the kept lines. Returns the
     quarantine file's name (None when there was nothing to set aside).
+
+    The manifest is written first: it records the plan, the feed's bytes before
+    (``feed_sha256``) and the feed the repair leaves (``result_sha256``), so a
+    ``baton repair`` run again after this process is killed at any point finds
+    it (``unfinished_repairs``) and finishes this one repair rather than
+    starting another. ``reuse``: the name (``<feed>.<cut>.<uuid>``) of such an
+    unfinished repair whose feed was not changed yet: its manifest is kept, its
+    copy completed if the kill cut it short, and no second copy is made.
 
     Raises:
         StorageError: the feed changed since the plan, or a file operation failed
@@ -388,19 +466,27 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
         planned = repair.size or repair.cut + repair.length
         if len(raw) != planned or (repair.digest is not None and sha256(raw).hexdigest() != repair.digest):
             raise StorageError(f"feed {repair.feed} changed since the repair was planned; run `baton repair` again")
+        feed_size, feed_digest = len(raw), sha256(raw).hexdigest()
+        raw = repair.base + raw  # a restore: the ledger ref's copy first (``FeedRepair.base``)
         tail = b"".join(raw[item["offset"]:item["offset"] + item["bytes"]] for item in repair.set_aside)
         kept = raw[:repair.cut] + b"".join(kept_piece(raw, o, n) for o, n in repair.kept_after) \
             if repair.kept_after else None
-        name = f"{repair.feed}.{repair.cut}.{uuid7()}"
-        manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair")
+        result = raw[:repair.cut] if kept is None else kept
+        name = reuse or f"{repair.feed}.{repair.cut}.{uuid7()}"
+        manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair",
+                        feed_bytes=feed_size, feed_sha256=feed_digest,
+                        result_bytes=len(result), result_sha256=sha256(result).hexdigest())
         written: list[Path] = []  # removed again unless the feed is cut: no empty or partial copy is kept
         try:
             if repair.set_aside:  # else nothing leaves the feed: its events are only put back in chain order
                 quarantine.mkdir(parents=True, exist_ok=True)
-                _write_new(quarantine / f"{name}.repair", tail, fsync, written)
-                _write_new(quarantine / f"{name}.manifest.json",
-                           orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n", fsync,
-                           written)
+                if reuse is None:  # the plan first: a re-run after a kill from here on finds it
+                    _write_new(quarantine / f"{name}{MANIFEST_SUFFIX}",
+                               orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n",
+                               fsync, written)
+                    _write_new(quarantine / f"{name}.repair", tail, fsync, written)
+                elif _read_or_none(quarantine / f"{name}.repair") != tail:  # killed while it was written
+                    _write_over(quarantine / f"{name}.repair", tail, fsync)
                 if fsync:
                     files.fsync_dir(quarantine)
             if kept is None:
@@ -412,7 +498,7 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             raise StorageError(f"the damaged lines of {path} were set aside in {quarantine / name}.repair "
                                f"and the feed cut, not yet durable: {exc}; run `baton repair` again") from exc
         except (OSError, StorageError) as exc:
-            for copy in written:  # the feed still holds them
+            for copy in reversed(written):  # the feed still holds them (the copy goes before its manifest)
                 files.remove_if_there(copy)
             raise StorageError(f"could not set aside the damaged lines of {path}: {exc}") from exc
         return f"{name}.repair" if repair.set_aside else None
@@ -421,6 +507,115 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             fcntl.flock(lock, fcntl.LOCK_UN)
         finally:
             os.close(lock)
+
+
+MANIFEST_SUFFIX = ".manifest.json"
+
+
+@frozen
+class Unfinished:
+    """A repair a process killed mid-way left unrecorded: its manifest is in
+    ``quarantine/`` and no ``ledger.repaired`` names its file."""
+
+    repair: FeedRepair
+    """The plan, as its manifest records it."""
+    name: str
+    """``<feed>.<cut>.<uuid>``: the manifest is ``<name>.manifest.json``, the copy ``<name>.repair``."""
+    landed: bool
+    """The feed was cut or rewritten (it starts with the bytes the repair leaves): only the
+    record is missing. Else the feed is as it was planned, and the repair is done again with
+    this ``name`` (``set_aside``'s ``reuse``)."""
+
+    @property
+    def file(self) -> str:
+        return f"{self.name}.repair"
+
+
+def unfinished_repairs(baton_dir: Path, recorded: set[str]) -> list[Unfinished]:
+    """The repairs whose manifest is in ``quarantine/`` but whose file no recorded
+    ``ledger.repaired`` names (``recorded``: ``VerifyReport.quarantined``), and whose
+    feed is either as the manifest planned it or as the repair leaves it. A manifest
+    cut short by a kill (it does not parse) with no copy beside it is a plan that
+    never began: it is removed. Manifests written before repairs recorded their
+    result (no ``result_sha256``) are left alone.
+
+    Raises:
+        StorageError: a feed could not be read.
+    """
+    quarantine = Path(baton_dir) / "quarantine"
+    try:
+        names = sorted(entry.name for entry in os.scandir(quarantine)
+                       if entry.name.endswith(MANIFEST_SUFFIX) and entry.is_file(follow_symlinks=False))
+    except OSError:
+        return []
+    found = []
+    for manifest_name in names:
+        name = manifest_name[:-len(MANIFEST_SUFFIX)]
+        if f"{name}.repair" in recorded:
+            continue
+        try:
+            manifest = orjson.loads((quarantine / manifest_name).read_bytes())
+        except orjson.JSONDecodeError:
+            if not os.path.lexists(quarantine / f"{name}.repair"):
+                files.remove_if_there(quarantine / manifest_name)
+            continue
+        except OSError:
+            continue
+        repair = _from_manifest(manifest)
+        if repair is None or manifest.get("file") != f"{name}.repair":
+            continue
+        feed = Path(baton_dir) / "ledger" / f"{repair.feed}.jsonl"
+        try:
+            raw = files.read_range(str(feed), 0)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StorageError(f"cannot read feed {feed}: {exc}") from exc
+        if len(raw) == repair.size and sha256(raw).hexdigest() == repair.digest:
+            found.append(Unfinished(repair, name, landed=False))
+        elif len(raw) >= manifest["result_bytes"] \
+                and sha256(raw[:manifest["result_bytes"]]).hexdigest() == manifest["result_sha256"]:
+            found.append(Unfinished(repair, name, landed=True))
+    return found
+
+
+def _from_manifest(manifest: Any) -> FeedRepair | None:
+    """The plan a manifest records, or None when it is not one (an older manifest, another file)."""
+    try:
+        kept = manifest["kept"]
+        if not isinstance(manifest["result_sha256"], str) or not isinstance(manifest["result_bytes"], int):
+            return None
+        return FeedRepair(manifest["feed"], int(manifest["cut_at"]), int(manifest["bytes"]),
+                          FeedHead(offset=int(kept["offset"]), seq=int(kept["seq"]), hash=kept["hash"]),
+                          list(manifest["set_aside"]), list(manifest["lost"]), list(manifest["reasons"]),
+                          kept_after=[[int(o), int(n)] for o, n in manifest["kept_after"]],
+                          size=int(manifest["feed_bytes"]), digest=str(manifest["feed_sha256"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def same_plan(a: FeedRepair, b: FeedRepair) -> bool:
+    """True when ``a`` and ``b`` set aside and keep the same bytes of the same feed."""
+    return (a.feed, a.cut, a.size, a.digest, a.kept_after) == (b.feed, b.cut, b.size, b.digest, b.kept_after) \
+        and [(i["offset"], i["bytes"]) for i in a.set_aside] == [(i["offset"], i["bytes"]) for i in b.set_aside]
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _write_over(path: Path, data: bytes, fsync: bool) -> None:
+    """``data`` as the whole of ``path`` (a copy a kill cut short: the feed still holds its bytes)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        files.write_all(fd, data)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _rewrite(path: Path, kept: bytes, fsync: bool) -> None:

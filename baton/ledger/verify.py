@@ -97,6 +97,9 @@ class VerifyReport:
     identities: list[tuple[str, int, Any]] = attrs.field(factory=list)
     """``(writer, seq, data[identity_key])`` of every event of ``identity_type`` (the project's
     ``project.initialized``: which project the ledger says it is)."""
+    quarantined: set[str] = attrs.field(factory=set)
+    """The quarantine files (``data.quarantine``) every recorded ``ledger.repaired`` names: a
+    repair's manifest whose file is not among them was never recorded (``repair.unfinished_repairs``)."""
 
     @property
     def ok(self) -> bool:
@@ -486,6 +489,7 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
     erased: list[tuple[str, str, int]] = []
     """(writer, id, seq) of every erased event."""
     set_aside: dict[str, set[str]] = {}
+    quarantined: set[str] = set()
     identities: list[tuple[str, int, Any]] = []
     seen, stream_of, set_stream = memory.seen, memory.stream, memory.set_stream
     for order, event in enumerate(merged):
@@ -516,6 +520,8 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
             recorded.extend(_heads_in(data, f"ledger.heads of {event.writer} seq {event.seq}"))
         elif event.type == REPAIRED_TYPE:
             _note_repair(data, event, set_aside, recorded)
+            if isinstance(data.get("quarantine"), str):
+                quarantined.add(data["quarantine"])
         elif identity is not None and event.type == identity[0]:
             identities.append((event.writer, event.seq, data.get(identity[1])))
         elif erasure_type is not None and event.type == erasure_type:
@@ -543,7 +549,7 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
                         concurrent=concurrent,
                         heads_checked=len(recorded),
                         recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())],
-                        identities=identities)
+                        identities=identities, quarantined=quarantined)
 
 
 def _unfinished(named_by: dict[str, str], erased: set[str], memory: "_InMemory | _OnDisk") -> dict[str, int]:

@@ -50,7 +50,9 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
             break
     if start is None and base is not None:
         hint = (" (a clone restored from a backup takes its published events back with a sync given "
-                "`restore_own_feed`)") if feed == work.project.writer else ""
+                "`restore_own_feed`; a feed a repair forked or damage a restore cannot mend: `baton repair` "
+                "puts it back as this clone's ledger ref holds it and sets the local events that do not follow "
+                "it aside into .baton/quarantine/)") if feed == work.project.writer else ""
         raise Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
                                  f"the local feed {feed} no longer extends what was synced before "
                                  f"(seq {base.head.seq}): it was rewritten or cut{hint}"))

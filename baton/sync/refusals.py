@@ -55,8 +55,9 @@ def own_feed_refusal(feed: str, remote: "RefFeed", publishes: bool = True) -> Re
     else:
         then = ("the local file no longer extends what this clone published either, so nothing of it is "
                 "published and the remote keeps its copy; if `baton repair` cut this feed after it was "
-                "synced, its ledger.repaired event forked the feed: docs/sync.md, \"A repair of a feed "
-                "already synced\", says the way back")
+                "synced, its ledger.repaired event forked the feed: `baton repair` now puts the feed back as "
+                "this clone's ledger ref holds it and sets the local events after the fork aside into "
+                ".baton/quarantine/ (docs/sync.md, \"A repair of a feed already synced\")")
     return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
                        f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
                        "prefix of the local file: events written elsewhere under this writer id (a copied "
