@@ -900,6 +900,6 @@ def _stream_name_findings(stream: str, redactions) -> list:
     field = f"stream name (from {_STREAM_SOURCES.get(kind, 'an id, owner or branch')})"
     seen: dict[str, object] = {}
     for r in redactions:
-        seen.setdefault(r.rule, attrs.evolve(r, field=field))
+        seen.setdefault(r.rule, r._replace(field=field))  # a named tuple's (value_class)
     return list(seen.values())
 
