@@ -540,8 +540,9 @@ class Project:
             return draft
         data = dict(outcome.payload)
         data["_redacted"] = list(data.get("_redacted") or []) + records
-        return attrs.evolve(draft, data=data, actor=actor.payload if actor else draft.actor,
-                            session=session.payload if session else draft.session)
+        return draft._replace(  # type: ignore[attr-defined]  # a named tuple's (value_class)
+            data=data, actor=actor.payload if actor else draft.actor,
+            session=session.payload if session else draft.session)
 
     def log(self, level: str, event: str, **fields: object) -> None:
         """A local log record (``BATON_LOG``; ids, names and timings only: ``baton.oplog``)."""

@@ -16,7 +16,7 @@ harness pushes by running a command, so none has one (``None``).
 No adapter reads the transcript: ``transcript_path`` is never opened.
 
 The values here (the payload's context and metadata, an adapter's hooks and
-files) are named tuples (``baton.domain.values.value_class``), not attrs classes: immutable, compared by
+files) are named tuples (``baton.values.value_class``), not attrs classes: immutable, compared by
 value, and defined without attrs, whose import and class building are about
 half of a process that only answers a prompt. ``baton hook … UserPromptSubmit``
 with an ordinary prompt imports no attrs at all (``docs/performance.md``).
@@ -30,7 +30,7 @@ import shlex
 import orjson
 
 from baton.domain.handoff_requests import is_explicit_request
-from baton.domain.values import value_class
+from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:

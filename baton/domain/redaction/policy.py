@@ -12,8 +12,8 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from baton.domain.redaction.rules import ACTIONS, REDACT, RULE_NAME_PATTERN, PathRule, PatternRule, Rule
 from baton.domain.redaction.table import DEFAULT_RULE_NAMES, DEFAULT_RULES
 from baton.domain.regexes import compiled
-from baton.domain.values import value_class
 from baton.errors import PolicyConfigError
+from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ taken for a secret, the keyword prefilter, and applying one rule to a text.
 - :class:`PathRule`: file-name globs applied to path-like fields only.
 
 Patterns are compiled on first use (``baton.domain.regexes``), not at import.
-The rules are named tuples (``baton.domain.values.value_class``), not attrs
+The rules are named tuples (``baton.values.value_class``), not attrs
 classes: the output screen every answer passes loads neither attrs nor
 ``typing`` (``docs/performance.md``). A rule's tests (``confirm``,
 ``key_test``, ``value_test``) are module-level functions built once with the
@@ -28,7 +28,7 @@ from collections import Counter
 
 from baton.domain.redaction.secret_rules import DOCUMENTED_EXAMPLES, PLACEHOLDER_MARKS, PLACEHOLDER_WORDS
 from baton.domain.regexes import compiled, lazy
-from baton.domain.values import value_class
+from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from baton.domain.redaction.rules import (
     replacement_for,
 )
 from baton.domain.regexes import compiled, lazy
-from baton.domain.values import value_class
+from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:
