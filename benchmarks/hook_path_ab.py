@@ -15,6 +15,10 @@ and without attrs (``FLOORS``). Compile the bytecode of every
 version first (``python -m compileall -q baton``): with
 ``PYTHONDONTWRITEBYTECODE`` set every import would compile from source.
 
+The last two columns are CPU beside the two floors' CPU (issue 27's hook-path
+targets read CPU on a loaded machine). Run it with ``BATON_HOOK_SERVER=0``: the
+hook path in its own process.
+
 ``@PROJECT`` runs that version on its own copy instead of ``PROJECT_COPY``:
 versions that leave different files behind (a hook-path process now leaves
 the index's WAL for the next one, ``baton.process_end``) would otherwise
@@ -97,12 +101,13 @@ def main() -> None:
             cpu.clear()
     floor_wall, floor_cpu = statistics.median(wall["python -c pass"]), statistics.median(cpu["python -c pass"])
     stack, bare = statistics.median(wall["stack floor"]), statistics.median(wall["stack floor without attrs"])
-    print(f"{'':34} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6} {'/stack':>7} {'/no-attrs':>9}   "
-          f"(medians of {repeat}; load {os.getloadavg()[0]:.1f})")
+    stack_cpu, bare_cpu = statistics.median(cpu["stack floor"]), statistics.median(cpu["stack floor without attrs"])
+    print(f"{'':34} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6} {'/stack':>7} {'/no-attrs':>9} "
+          f"{'cpu/stack':>9} {'cpu/no-attrs':>12}   (medians of {repeat}; load {os.getloadavg()[0]:.1f})")
     for key in wall:
         w, c = statistics.median(wall[key]), statistics.median(cpu[key])
         print(f"{key:34} {w * 1000:8.1f} {w / floor_wall:6.2f} {c * 1000:8.1f} {c / floor_cpu:6.2f} "
-              f"{w / stack:7.2f} {w / bare:9.2f}")
+              f"{w / stack:7.2f} {w / bare:9.2f} {c / stack_cpu:9.2f} {c / bare_cpu:12.2f}")
 
 
 if __name__ == "__main__":

@@ -9,13 +9,15 @@ hook appends ``session.begun``). Each repetition runs, as fresh processes and in
 - ``python -c pass`` and the stack's floor (``import attrs, orjson, sqlite3, hashlib, argparse``);
 - the modules an ordinary prompt's hook loads (the command line, the hook's runner, the
   adapter: no attrs), alone, with attrs, and with the output screen (``baton.domain.redaction.output``,
-  whose rules and policy are attrs classes) and the ledger's writer (``baton.ledger.store``);
+  whose rules, policy and outcome are named tuples since helper ``hook27``: no attrs), the screen
+  and attrs, and the screen and the ledger's writer (``baton.ledger.store``, attrs-based);
 - ``bound``: the least a steady start does, with none of Baton's models: the payload, the
   config, ``HEAD``, the index's ``meta``, a listing of the ledger's feeds, the 20 newest
   records a brief may use read and parsed, a brief's worth of text, the ledger lock, one
   line appended and fsynced (to the scratch file, not a feed), one index transaction, the
-  answer printed. ``bound + screen + writer``: the same, with the real output screen run
-  over the text and the writer's modules loaded (the append stays the raw one: a bound);
+  answer printed. ``bound + screen``: the same, with the real output screen run over the
+  text; ``bound + screen + writer``: and the writer's modules loaded (the append stays the
+  raw one: a bound);
 - the real ``baton hook claude-code SessionStart`` (``BATON_HOOK_SERVER=0``).
 
 Prints the median CPU time (user + system, from the kernel's accounting of the child) and
@@ -39,6 +41,7 @@ IMPORTS = {
     "prompt-path modules (no attrs)": PROMPT_PATH,
     "+ attrs": PROMPT_PATH + "; import attrs",
     "+ output screen": PROMPT_PATH + "; import baton.domain.redaction.output",
+    "+ output screen + attrs": PROMPT_PATH + "; import baton.domain.redaction.output, attrs",
     "+ output screen + writer": PROMPT_PATH + "; import baton.domain.redaction.output, baton.ledger.store",
 }
 
@@ -66,9 +69,10 @@ for doc in docs:
     lines += [f"- {d}" for d in (doc.get("decisions") or [])[:2]]
 brief = "\n".join(lines)[:6000]
 if WITH_SCREEN:
-    import baton.ledger.store
     from baton.domain.redaction import RedactionPolicy, screen_text
     brief = screen_text(brief, RedactionPolicy())
+if WITH_WRITER:
+    import baton.ledger.store
 line = orjson.dumps({"type": "session.begun", "data": {"sessionId": payload["session_id"]}},
                     option=orjson.OPT_SORT_KEYS)
 digest = hashlib.sha256(line).hexdigest().encode()
@@ -95,8 +99,9 @@ def main() -> None:
     python = sys.executable
     runs = {"python -c pass": [python, "-c", "pass"]}
     runs.update({name: [python, "-c", code + "\nimport os; os._exit(0)"] for name, code in IMPORTS.items()})
-    runs["bound"] = [python, "-c", "WITH_SCREEN = False\n" + BOUND]
-    runs["bound + screen + writer"] = [python, "-c", "WITH_SCREEN = True\n" + BOUND]
+    runs["bound"] = [python, "-c", "WITH_SCREEN = WITH_WRITER = False\n" + BOUND]
+    runs["bound + screen"] = [python, "-c", "WITH_SCREEN = True\nWITH_WRITER = False\n" + BOUND]
+    runs["bound + screen + writer"] = [python, "-c", "WITH_SCREEN = WITH_WRITER = True\n" + BOUND]
     runs["hook SessionStart (today)"] = [python, "-m", "baton", "hook", "claude-code", "SessionStart"]
     env = dict(os.environ, BATON_HOOK_SERVER="0",
                PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -286,16 +286,16 @@ class LedgerContract:
         cursor = ledger.changes_since({}).cursors["w1"]
         self.append(ledger, [draft(n=3)])
         assert ledger.head_holds("w1", cursor)
-        assert ledger.head_holds("w1", attrs.evolve(cursor, line=0))  # a cursor kept without its line length
+        assert ledger.head_holds("w1", cursor._replace(line=0))  # a cursor kept without its line length
 
     def test_a_cursor_that_does_not_describe_the_feed_does_not_hold(self):
         ledger = self.new_ledger(clock=ticking())
         self.append(ledger, [draft(n=1), draft(n=2)])
         cursor = ledger.changes_since({}).cursors["w1"]
-        wrong_hash = attrs.evolve(cursor, head=attrs.evolve(cursor.head, hash="sha256:" + "0" * 64))
-        past_the_end = attrs.evolve(cursor, head=attrs.evolve(cursor.head, offset=cursor.head.offset + 10))
-        mid_line = attrs.evolve(cursor, head=attrs.evolve(cursor.head, offset=cursor.head.offset - 1), line=0)
-        for bad in (wrong_hash, past_the_end, mid_line, attrs.evolve(cursor, line=cursor.line + 1)):
+        wrong_hash = cursor._replace(head=cursor.head._replace(hash="sha256:" + "0" * 64))
+        past_the_end = cursor._replace(head=cursor.head._replace(offset=cursor.head.offset + 10))
+        mid_line = cursor._replace(head=cursor.head._replace(offset=cursor.head.offset - 1), line=0)
+        for bad in (wrong_hash, past_the_end, mid_line, cursor._replace(line=cursor.line + 1)):
             assert not ledger.head_holds("w1", bad)
             with pytest.raises(FeedRewritten):
                 ledger.changes_since({"w1": bad})

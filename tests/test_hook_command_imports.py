@@ -68,7 +68,7 @@ PROMPT_HOOKS = [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit
 PROMPT_HOOK_MODULES = {
     # Baton's own: the command line, the hook runner and its notices, the adapter, the recogniser.
     "baton", "baton.cli", "baton.errors", "baton.domain", "baton.domain.limits", "baton.domain.handoff_requests",
-    "baton.domain.regexes",
+    "baton.domain.regexes", "baton.values",  # the protocol's value classes' one definition
     "baton.harnesses", "baton.harnesses.protocol", "baton.harnesses.hook", "baton.harnesses.notices",
     # The standard library beyond the floor's: the watchdog's thread, the recogniser's Unicode
     # folding, argparse's messages, ``python -m`` and the paused collector (not ``typing``:

@@ -540,8 +540,9 @@ class Project:
             return draft
         data = dict(outcome.payload)
         data["_redacted"] = list(data.get("_redacted") or []) + records
-        return attrs.evolve(draft, data=data, actor=actor.payload if actor else draft.actor,
-                            session=session.payload if session else draft.session)
+        return draft._replace(  # type: ignore[attr-defined]  # a named tuple's (value_class)
+            data=data, actor=actor.payload if actor else draft.actor,
+            session=session.payload if session else draft.session)
 
     def log(self, level: str, event: str, **fields: object) -> None:
         """A local log record (``BATON_LOG``; ids, names and timings only: ``baton.oplog``)."""
@@ -900,6 +901,6 @@ def _stream_name_findings(stream: str, redactions) -> list:
     field = f"stream name (from {_STREAM_SOURCES.get(kind, 'an id, owner or branch')})"
     seen: dict[str, object] = {}
     for r in redactions:
-        seen.setdefault(r.rule, attrs.evolve(r, field=field))
+        seen.setdefault(r.rule, r._replace(field=field))  # a named tuple's (value_class)
     return list(seen.values())
 

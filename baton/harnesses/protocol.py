@@ -16,7 +16,7 @@ harness pushes by running a command, so none has one (``None``).
 No adapter reads the transcript: ``transcript_path`` is never opened.
 
 The values here (the payload's context and metadata, an adapter's hooks and
-files) are named tuples (``value_class``), not attrs classes: immutable, compared by
+files) are named tuples (``baton.values.value_class``), not attrs classes: immutable, compared by
 value, and defined without attrs, whose import and class building are about
 half of a process that only answers a prompt. ``baton hook … UserPromptSubmit``
 with an ordinary prompt imports no attrs at all (``docs/performance.md``).
@@ -26,36 +26,17 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections import namedtuple
 
 import orjson
 
 from baton.domain.handoff_requests import is_explicit_request
+from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, dataclass_transform
-
-    _T = TypeVar("_T")
-
-    @dataclass_transform(frozen_default=True)
-    def value_class(cls: type[_T]) -> type[_T]:
-        """To a type checker, a frozen dataclass: typed fields, the same constructor."""
+    from typing import Any, Callable, Iterable, Mapping, Protocol
 else:
     Protocol = object  # HarnessAdapter is an interface for type checkers; at run time a plain base
-
-def value_class(cls: type) -> type:  # type: ignore[no-redef]
-    """``cls`` (annotated fields, defaults last, methods) as an immutable named tuple.
-
-    ``typing.NamedTuple`` would do the same, but it turns each annotation into
-    a ``ForwardRef`` and compiles it (0.27 ms a class here, against 0.05 ms):
-    the annotations stay documentation, never evaluated.
-    """
-    fields = tuple(cls.__dict__.get("__annotations__", {}))
-    defaults = [cls.__dict__[name] for name in fields if name in cls.__dict__]
-    body = {key: item for key, item in cls.__dict__.items()
-            if key not in fields and key not in ("__dict__", "__weakref__")}
-    return type(cls.__name__, (namedtuple(cls.__name__, fields, defaults=defaults),), {**body, "__slots__": ()})
 
 
 SESSION_START = "session_start"

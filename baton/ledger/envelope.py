@@ -21,6 +21,7 @@ from baton.canonical import CANONICAL, canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
 from baton.ledger.clock import next_hlc
 from baton.model import frozen
+from baton.values import value_class
 
 ENVELOPE_VERSION = 1
 _dumps = orjson.dumps
@@ -36,9 +37,9 @@ _REQUIRED = {
 }
 
 
-@frozen
+@value_class
 class EventDraft:
-    """What a command asks the ledger to append; the ledger seals it."""
+    """What a command asks the ledger to append; the ledger seals it (a named tuple: ``value_class``)."""
 
     type: str
     stream: str

@@ -31,12 +31,13 @@ from baton.canonical import canonical_bytes, sha256_tag
 from baton.errors import EnvelopeError, LedgerCorrupt
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import KNOWN_FIELDS, Event
-from baton.model import frozen, mutable
+from baton.model import mutable
+from baton.values import value_class
 
 
-@frozen
+@value_class
 class FeedHead:
-    """How far a reader has got in one feed."""
+    """How far a reader has got in one feed (a named tuple: ``value_class``)."""
 
     offset: int = 0
     seq: int = 0
@@ -51,7 +52,7 @@ class FeedHead:
         return cls(offset=raw["offset"], seq=raw["seq"], hash=raw.get("hash"), hlc=raw.get("hlc", 0))
 
 
-@frozen(slots=False)
+@value_class
 class FeedProblem:
     feed: str
     offset: int
@@ -63,7 +64,7 @@ class FeedProblem:
         return {"feed": self.feed, "offset": self.offset, "seq": self.seq, "kind": self.kind, "message": self.message}
 
 
-@frozen(slots=False)
+@value_class
 class TornTail:
     offset: int
     length: int

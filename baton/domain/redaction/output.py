@@ -5,14 +5,16 @@ kept as a digest and a bounded summary is ``baton.domain.redaction.summary``.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
 import orjson
 
 from baton.domain.redaction.policy import RedactionPolicy
 from baton.domain.redaction.rules import Rule
 from baton.domain.redaction.walk import per_policy, redact_strings, scrub_memo
 from baton.domain.visible import printable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 CLEAN_ENCODINGS = 32
 """Whole answers remembered clean per policy (``screen_encoded``), each at most ``CLEAN_ENCODING_BYTES``."""

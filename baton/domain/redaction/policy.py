@@ -8,15 +8,16 @@ from __future__ import annotations
 import re
 import time
 from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any, Iterable, Mapping, Sequence
-
-import attrs
 
 from baton.domain.redaction.rules import ACTIONS, REDACT, RULE_NAME_PATTERN, PathRule, PatternRule, Rule
 from baton.domain.redaction.table import DEFAULT_RULE_NAMES, DEFAULT_RULES
 from baton.domain.regexes import compiled
 from baton.errors import PolicyConfigError
-from baton.model import frozen
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping, Sequence
 
 DEFAULT_ENTROPY_THRESHOLD = 3.0
 """Bits per character. Dictionary words and repeated placeholders
@@ -34,8 +35,11 @@ DEFAULT_PATH_FIELDS = frozenset(
 with ``"type": "file"`` also makes its ``ref`` path-like."""
 
 
-@frozen(slots=False)
+@value_class
 class RedactionPolicy:
+    """Which rules run and the two numbers a value test reads: a named tuple
+    (``value_class``), compared and hashed by value, changed with ``_replace``."""
+
     rules: tuple[Rule, ...] = DEFAULT_RULES
     entropy_threshold: float = DEFAULT_ENTROPY_THRESHOLD
     min_secret_length: int = DEFAULT_MIN_SECRET_LENGTH
@@ -205,7 +209,7 @@ def build_redaction_policy(
         if index is None:
             problems.append(f"actions names unknown rule {rule_name!r}")
             continue
-        rules[index] = attrs.evolve(rules[index], action=action)
+        rules[index] = rules[index]._replace(action=action)  # type: ignore[union-attr]  # a named tuple's (value_class)
     if isinstance(entropy_threshold, bool) or not isinstance(entropy_threshold, (int, float)) \
             or not 0 <= entropy_threshold <= 16:
         problems.append(f"entropy_threshold must be a number of bits per character from 0 to 16, not {entropy_threshold!r}")

@@ -10,6 +10,11 @@ taken for a secret, the keyword prefilter, and applying one rule to a text.
 - :class:`PathRule`: file-name globs applied to path-like fields only.
 
 Patterns are compiled on first use (``baton.domain.regexes``), not at import.
+The rules are named tuples (``baton.values.value_class``), not attrs
+classes: the output screen every answer passes loads neither attrs nor
+``typing`` (``docs/performance.md``). A rule's tests (``confirm``,
+``key_test``, ``value_test``) are module-level functions built once with the
+rule table, so comparing two rules compares them by identity.
 """
 
 from __future__ import annotations
@@ -20,16 +25,14 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
-
-import attrs
 
 from baton.domain.redaction.secret_rules import DOCUMENTED_EXAMPLES, PLACEHOLDER_MARKS, PLACEHOLDER_WORDS
 from baton.domain.regexes import compiled, lazy
-from baton.model import frozen
+from baton.values import value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Callable, Iterator, Protocol, Sequence, Union
 else:
     Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
@@ -76,7 +79,7 @@ class Thresholds(Protocol):
     def min_secret_length(self) -> int: ...
 
 
-@frozen
+@value_class
 class PatternRule:
     """A regular expression over any string value (and dict key).
 
@@ -92,7 +95,7 @@ class PatternRule:
     reason: str
     regex: str
     action: str = REDACT
-    confirm: Callable[[str], bool] | None = attrs.field(default=None, eq=False)
+    confirm: Callable[[str], bool] | None = None
     keywords: tuple[str, ...] = ()
     min_entropy: float = 0.0
     flags: int = 0
@@ -128,8 +131,11 @@ class PatternRule:
             yield start, end
 
 
-KeyTest = Callable[[tuple[str, ...]], bool]
-ValueTest = Callable[[str, Thresholds], bool]
+if TYPE_CHECKING:
+    KeyTest = Callable[[tuple[str, ...]], bool]
+    ValueTest = Callable[[str, Thresholds], bool]
+else:
+    KeyTest = ValueTest = object  # names for type checkers; at run time never evaluated
 
 _ASSIGNMENT = lazy(
     r"""
@@ -241,15 +247,15 @@ def _could_assign_regex(last_words: tuple[str, ...]) -> str:
     return rf"""(?:{words})(?:[_.\-]*{_QUALIFIER})*[_.\-]*["']?[ \t]*[:=]"""
 
 
-@frozen(slots=False)
+@value_class
 class AssignmentRule:
     """``name = value`` text and ``{"name": "value"}`` pairs whose name says
     "secret" and whose value looks like one. Only the value is replaced."""
 
     name: str
     reason: str
-    key_test: KeyTest = attrs.field(eq=False)
-    value_test: ValueTest = attrs.field(eq=False)
+    key_test: KeyTest
+    value_test: ValueTest
     action: str = REDACT
     last_words: tuple[str, ...] = ()
     """When given (lower case): ``key_test`` passes only keys whose last word
@@ -285,7 +291,7 @@ class AssignmentRule:
         return self.key_test(key_words(key)) and self.value_test(value, policy)
 
 
-@frozen(slots=False)
+@value_class
 class PathRule:
     """File-name globs for path-like fields. A glob without ``/`` is matched
     against the last component; with ``/``, against the path's tail.
@@ -322,7 +328,10 @@ def _glob_hit(path: str, base: str, glob: str) -> bool:
     return fnmatch.fnmatchcase(base, glob)
 
 
-Rule = Union[PatternRule, AssignmentRule, PathRule]
+if TYPE_CHECKING:
+    Rule = Union[PatternRule, AssignmentRule, PathRule]
+else:
+    Rule = object  # a name for type checkers (any of the three rules); at run time never evaluated
 
 
 # -- value tests: placeholders, examples, entropy --------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import binascii
 import re
-from typing import Callable
 
 import orjson
 
@@ -27,6 +26,10 @@ from baton.domain.redaction.rules import (
 )
 from baton.domain.redaction.secret_rules import LEFT_BOUNDARY, PROVIDER_RULES
 from baton.domain.regexes import compiled
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
+if TYPE_CHECKING:
+    from typing import Callable
 
 _SECRET_WORDS = frozenset({
     "secret", "token", "password", "passwd", "pwd", "passphrase", "key", "apikey",

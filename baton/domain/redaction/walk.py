@@ -11,7 +11,7 @@ remembered per rule set, so a long-lived process screens each once.
 from __future__ import annotations
 
 import bisect
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 import orjson
 
@@ -28,10 +28,14 @@ from baton.domain.redaction.rules import (
     replacement_for,
 )
 from baton.domain.regexes import compiled, lazy
-from baton.model import frozen
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@frozen(slots=False)
+@value_class
 class Redaction:
     """One field changed by one rule. Never holds the removed value."""
 
@@ -44,7 +48,7 @@ class Redaction:
         return {"field": self.field, "rule": self.rule, "reason": self.reason, "replacement": self.replacement}
 
 
-@frozen
+@value_class
 class RedactionOutcome:
     """The cleaned payload and what was done to it.
 
@@ -281,7 +285,7 @@ class _Walk:
 def _note_fired(fired: list[Rule], rule: Rule) -> None:
     # By identity: a policy's rules are distinct objects, and comparing rules
     # by value (every field, the regex text included) on each hit made a text
-    # holding many secrets quadratic in attrs' equality.
+    # holding many secrets quadratic in tuple equality.
     if not any(known is rule for known in fired):
         fired.append(rule)
 
