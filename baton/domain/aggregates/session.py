@@ -85,7 +85,7 @@ def decide_session(state: dict[str, Any] | None, command: BeginSession | EndSess
     end of a session already ended records nothing — Codex reports an end at
     every turn (``Stop``), and ``session end ID`` may be run twice. What a later
     end hands on is its own record, ``baton.created`` naming the session
-    (``sessionId``), not another end: a session ends once, as ``metrics``
+    (its ``session``), not another end: a session ends once, as ``metrics``
     counts it."""
     match command:
         case BeginSession():
