@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from baton.app import Baton
@@ -54,6 +54,14 @@ def _ready(app: Baton, session: str) -> str:
 
 def _ended(repo, session):
     return [e for e in events(repo, "session.ended") if e.stream == f"session/{session}"]
+
+
+def _session_docs(root):
+    opened = Project.open(root)
+    try:
+        return sorted(opened.reading().docs("sessions"))
+    finally:
+        opened.close()
 
 
 def _metrics(root):
@@ -188,6 +196,8 @@ def _run(app: Baton, step: str, session: str) -> None:
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(steps=STEPS)
+@example(steps=[("begin", "a"), ("stop", "a"), ("ready", "a"), ("stop", "a"), ("end", "a"), ("begin", "a"),
+                ("end", "a"), ("stop", "b"), ("end", "b")])
 def test_sessions_begun_ended_and_open_agree_for_any_sequence_of_starts_ends_and_turn_ends(steps):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "proj"
@@ -210,6 +220,8 @@ def test_sessions_begun_ended_and_open_agree_for_any_sequence_of_starts_ends_and
         assert counted["sessions_begun"] + counted["sessions_start_missed"] == len(touched)
         last = {e.stream: e.type for e in recorded}
         assert counted["sessions_ended"] == Counter(last.values())["session.ended"]
+        built = _session_docs(root)
         with Baton.open(root) as app:
             app.rebuild()
-        assert _metrics(root) == counted  # a replay counts what the index built as they ran counted
+        assert _session_docs(root) == built  # a replay folds the sessions the index built as they ran
+        assert _metrics(root) == counted
