@@ -47,8 +47,8 @@ def test_session_begin_mints_a_session_id_when_none_is_given(project):
 
 
 def test_session_end_with_an_empty_payload_leaves_no_baton_and_is_not_an_error(project):
-    for payload in (None, {}, {"nextSteps": []}):
-        result = end_session(project, "s1", payload, owner=ALICE, branch="main")
+    for n, payload in enumerate((None, {}, {"nextSteps": []})):
+        result = end_session(project, f"s{n}", payload, owner=ALICE, branch="main")
         assert result.exit_code == 0 and result.created is None
     assert events(project, "baton.created") == []
     assert len(events(project, "session.ended")) == 3

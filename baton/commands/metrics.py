@@ -9,7 +9,9 @@ Only events the baton index accepted count: a malformed ``baton.created``
 (no handoff id, no step) or a claim of a baton that was not pending changes
 no baton, so it is no telemetry either (the ``batons`` projection counts
 them as it folds). The raw per-type counts of the ledger stay under
-``events``.
+``events``. Sessions are counted as sessions, from the sessions index
+(``baton.domain.session_counts``), never as their events: a ledger written
+before an end was recorded once holds a ``session.ended`` for each later end.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from baton.commands.batons import current_batons
-from baton.events.catalogue import HandoffCaptured, ObjectiveSet, SessionBegun, SessionEnded
+from baton.domain.session_counts import session_counts
+from baton.events.catalogue import HandoffCaptured, ObjectiveSet
 from baton.model import frozen
 from baton.projections.batons import OPERATIONS
 from baton.projections.continuity_metrics import totals as continuity_totals
@@ -84,9 +87,7 @@ def local_metrics(project: "Project") -> MetricsResult:
     recent = sorted(recent, key=lambda r: r.get("hlc", 0))[-RECENT:]
     counts.update(
         batons_pending=sum(1 for r in batons if r.pending),
-        sessions_begun=events.get(SessionBegun.TYPE, 0),
-        sessions_ended=events.get(SessionEnded.TYPE, 0),
-        sessions_open=sum(1 for s in sessions if s.get("status") == "open"),
+        **session_counts(sessions),
         objectives_set=events.get(ObjectiveSet.TYPE, 0),
         handoffs_captured=events.get(HandoffCaptured.TYPE, 0),
         events_total=sum(events.values()),

@@ -235,11 +235,14 @@ class SessionEndResult:
     """With no baton pending for the session's owner and branch before this end: their newest
     baton, claimed by another session that has not ended (``domain.claimed_elsewhere``, as a
     session start and ``session handoff`` tell it) — a sibling has context this session may lack."""
+    ended_before: str | None = None
+    """The session had already ended, then (its recorded end's time): this end recorded no
+    second ``session.ended`` (``aggregate.decide_session``), only the baton it left, if any."""
 
     @property
     def not_begun_note(self) -> str | None:
-        """One line for the command line when no start was recorded for the id."""
-        if self.begun:
+        """One line for the command line when no start was recorded for the id (and this end recorded one)."""
+        if self.begun or self.ended_before is not None:
             return None
         return (f"no start was recorded for session {self.session_id}; its end is recorded all the same "
                 "(check the id if you meant a session begun here)")
@@ -248,6 +251,8 @@ class SessionEndResult:
         return {
             "sessionId": self.session_id,
             "ended": True,
+            "alreadyEnded": self.ended_before is not None,
+            "endedBefore": self.ended_before,
             "begun": self.begun,
             **self.context.to_json(),
             "handoff": self.created.record.to_json() if self.created else None,
@@ -262,7 +267,11 @@ class SessionEndResult:
         }
 
     def render(self) -> str:
-        lines = [f"Session {self.session_id} ended."]
+        if self.ended_before is not None:
+            lines = [f"Session {self.session_id} had already ended (at {self.ended_before}): a session's end is "
+                     "recorded once, and this one recorded no other."]
+        else:
+            lines = [f"Session {self.session_id} ended."]
         if self.created is None:
             lines.append("No baton left (empty handoff payload, and no ready handoff of the session to hand on).")
         else:
@@ -355,14 +364,16 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
         created = create_in_scope(scope, payload, target, actor=actor or recorded_owner(opened), session=session_id,
                                   harness=harness,
                                   objective=objective_doc.objective if objective_doc else None)
-    cleared = objective_events(scope, here, None, session_id, reason="session_end")
     stream = session_stream(session_id)
     decided = aggregate.decide_session(session, aggregate.EndSession(
         session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))
+    # An end already recorded cleared the session's objective then: one set since is a later session's.
+    cleared = objective_events(scope, here, None, session_id, reason="session_end") if decided else False
     record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id,
            durable=True)
     return SessionEndResult(session_id, here, created, cleared, begun=session.get("beganAt") is not None,
-                            claimed_elsewhere=elsewhere)
+                            claimed_elsewhere=elsewhere,
+                            ended_before=None if decided else str(session.get("endedAt") or "?"))
 
 
 def settled(scope, ended: SessionEndResult) -> SessionEndResult:

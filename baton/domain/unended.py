@@ -35,7 +35,8 @@ apart, and NTP may step the clock after boot)."""
 ENDS_EVERY_TURN = frozenset({"codex"})
 """The harnesses whose end hook runs at the end of every turn, for want of a session end (Codex's
 ``Stop``): Baton records the session's end at its first turn's, and a later turn's hands on what
-that turn readied. A session of one that readied a handoff after its last recorded end, and was
+that turn readied, recording no other end (``aggregate.decide_session``). A session of one that
+readied a handoff after its recorded end, no later turn's end having handed it on, and was
 killed before that turn's end, is as unended as a session that never reported one."""
 
 RESTARTED = "the machine restarted since it began"
@@ -76,8 +77,10 @@ def unended_for(*, status: str | None, harness: str | None, ended_at: str | None
     handoff it readied at ``readied``: it never ended (and left no baton: an end that did is over); or
     its harness reports an end at every turn (``ENDS_EVERY_TURN``) and its last recorded end came
     before it readied the handoff — the turn that readied it never reached its end (its end hook
-    would have handed the handoff on). A turn's end that handed on nothing records nothing, so the
-    last recorded end is the one before, or the first turn's. Compared to the second, as a handoff's
+    would have handed the handoff on). A later turn's end records no other end (a session's end is
+    recorded once: ``aggregate.decide_session``), so the recorded end is the first turn's (a ledger
+    written before that rule: the last turn's that handed something on); a handoff a later turn's end
+    handed on is a baton, never looked for. Compared to the second, as a handoff's
     times are kept: a ready handoff of the session readied in the second of its end, before it,
     would have been handed on by that end (it reads under the ledger lock), so one still waiting
     was readied after."""

@@ -13,7 +13,8 @@ themselves are unchanged (their stream is still ``session/<id>``): a ledger
 written before replays into the same documents, one writer per id.
 
 A session is begun (with the harness, owner, branch, objective and the baton
-it received) and ended (with the baton it left). An objective is set by the
+it received) and ended, once (with the baton it left; a later end of it records
+nothing: ``decide_session``). An objective is set by the
 session working on an owner/branch and cleared when that session ends or a
 later one begins without one. Whether an objective still counts (its session
 must exist and be open) is decided when it is read, not here. The state an
@@ -71,15 +72,29 @@ class EndSession:
     left_baton: str | None = None
 
 
+def ended_already(state: dict[str, Any] | None) -> bool:
+    """Whether the session of ``state`` (its document, None when never seen) is ended: its
+    end is recorded and no start since begun it again."""
+    return isinstance(state, dict) and state.get("status") == "ended"
+
+
 def decide_session(state: dict[str, Any] | None, command: BeginSession | EndSession) -> list[DomainEvent]:
-    """Beginning and ending are recorded whatever came before: a harness may
-    resume a session id, or end one Baton never saw begin."""
+    """A start is recorded whatever came before: a harness may resume a session
+    id (it is open again). An end is recorded once: of a session never seen, or
+    one open (Baton may have missed its start: hooks installed mid-session); the
+    end of a session already ended records nothing — Codex reports an end at
+    every turn (``Stop``), and ``session end ID`` may be run twice. What a later
+    end hands on is its own record, ``baton.created`` naming the session
+    (its ``session``), not another end: a session ends once, as ``metrics``
+    counts it."""
     match command:
         case BeginSession():
             return [SessionBegun(key=command.session, session=command.session, harness=command.harness,
                                  owner=command.owner, branch=command.branch, objective=command.objective,
                                  received_baton=command.received_baton)]
         case EndSession():
+            if ended_already(state):
+                return []
             return [SessionEnded(key=command.session, session=command.session, owner=command.owner,
                                  branch=command.branch, harness=command.harness, left_baton=command.left_baton)]
     raise TypeError(f"not a session command: {command!r}")
