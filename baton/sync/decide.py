@@ -184,7 +184,7 @@ def fast_forward(work: Round, feed: str) -> None:
     # a stray copy under this feed's name is no file of it: decided as if there were none
     st = None if feed in work.local.strays else work.local.stat(feed)
     size = st.st_size if st is not None else 0
-    if st is not None and unchanged(work, feed, st, base):
+    if st is not None and base is not None and unchanged(work, feed, st, base):
         local = base.head  # unchanged since the last sync: not opened
         tree = base
     elif st is None:
