@@ -162,7 +162,7 @@ def move_stray_aside(work: Round, feed: str) -> None:
     note = {"file": f"{feed}.jsonl", "writer": writer, "moved_to": name, "bytes": path.stat().st_size,
             "why": f"named for writer {feed} but holding writer {writer}'s events, so no feed; `baton sync` "
                    f"moved it here to import the remote's feed {feed} in its place (docs/sync.md, "
-                   "\"A stray copy under another writer's name\")"}
+                   "\"A stray copy in the ledger folder\")"}
     quarantine = work.local.quarantine
     quarantine.mkdir(parents=True, exist_ok=True)
     fd = os.open(quarantine / f"{name}.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
