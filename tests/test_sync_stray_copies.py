@@ -108,6 +108,19 @@ def test_a_teammates_feed_saved_under_the_wrong_name_is_named_with_the_rename_th
     assert fix in result["stray_notes"][wrong.name] and result["refused"] == []
 
 
+def test_the_real_feed_whose_events_a_copy_holds_is_imported_beside_it_its_ids_not_taken_for_repeats(
+        capsys, team):
+    _remote, a, b = team
+    checkpoint(capsys, a, "from a")
+    run_json(capsys, a, "sync")
+    wrong = _ledger(b) / f"{BOB}.jsonl"
+    shutil.copyfile(_ledger(a) / f"{writer_of(a)}.jsonl", wrong)  # a's events, saved under BOB's name
+    result = run_json(capsys, b, "sync")
+    assert result["refused"] == [] and set(result["imported"]) == {writer_of(a)}
+    assert result["stray_copies"] == {wrong.name: writer_of(a)}
+    assert f"{writer_of(a)}.jsonl is there, so move this copy out" in result["stray_notes"][wrong.name]
+
+
 def test_a_file_named_no_writer_id_does_not_stop_a_sync_and_is_named(capsys, copied):
     remote, a, _copy = copied
     conflicted = _ledger(a) / f"{writer_of(a)} (conflicted copy 2026-12-06).jsonl"
