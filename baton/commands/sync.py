@@ -34,6 +34,7 @@ import attrs
 
 from baton.commands import forget, forget_notices
 from baton.commands.identity import context_of
+from baton.commands.verify import stray_note
 from baton.domain.batons import select_eligible, shown_name
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
@@ -92,6 +93,13 @@ class SyncResult:
     waiting: dict[str, Any] | None = None
     """After an import: the baton the next session here would receive (this clone's owner and
     branch, else a shared one), so the person knows a baton came (``waiting_baton``)."""
+    stray: dict[str, str | None] = attrs.field(factory=dict)
+    """The ``*.jsonl`` files in the ledger folder that are no feed (``decide.find_strays``), left where
+    they are: file → the writer whose events it holds (a copy under another writer's name), or None."""
+    stray_notes: dict[str, str] = attrs.field(factory=dict)
+    """File → what ``verify`` says of it, the fix included (``verify.stray_note``)."""
+    moved: list[dict[str, Any]] = attrs.field(factory=list)
+    """Stray copies moved into ``.baton/quarantine/`` to import the remote's real feed of their name."""
 
     @property
     def exit_code(self) -> int:
@@ -110,7 +118,9 @@ class SyncResult:
                 "forgotten": [f.to_json() for f in self.forgotten],
                 "signers": self.signers, "dropped": sorted(self.dropped),
                 "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks),
-                "waiting": self.waiting,
+                "waiting": self.waiting, "stray_files": sorted(self.stray),
+                "stray_copies": {name: writer for name, writer in sorted(self.stray.items()) if writer is not None},
+                "stray_notes": dict(sorted(self.stray_notes.items())), "moved_aside": list(self.moved),
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead]}
 
     def render(self) -> str:
@@ -144,6 +154,11 @@ class SyncResult:
             lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
                          "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
+        for moved in self.moved:
+            lines.append(f"MOVED .baton/ledger/{moved['file']} to {moved['to']}: named for writer "
+                         f"{moved['file'][:-6]} but holding writer {moved['writer']}'s events, so no feed; the "
+                         f"remote's feed {moved['file'][:-6]} was imported in its place (a note beside it says so)")
+        lines.extend(f"IGNORED .baton/ledger/{name}: {note}" for name, note in sorted(self.stray_notes.items()))
         lines.extend(ahead_line(feed, seconds) for feed, seconds in self.ahead)
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased and not self.behind and not self.pushed:
@@ -170,6 +185,8 @@ class _Erased:
     scrubbed: bool = False
     cleaned_locks: list[str] = attrs.field(factory=list)
     """Stale pack index locks a push removed from a path remote, over every round."""
+    moved: list[dict[str, Any]] = attrs.field(factory=list)
+    """Stray copies moved into ``quarantine/`` (``importing.move_stray_aside``), over every round."""
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
@@ -244,7 +261,18 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
     waiting = waiting_baton(project) if result.imported else None
     ahead = imported_ahead(project, result.imported) if result.imported else []
-    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, ahead=ahead)
+    moved = {m["file"] for m in erased.moved}
+    stray = {name: writer for name, writer in result.stray.items() if name not in moved}
+    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, ahead=ahead, stray=stray,
+                        stray_notes=stray_notes(project, stray), moved=list(erased.moved))
+
+
+def stray_notes(project: "Project", stray: dict[str, str | None]) -> dict[str, str]:
+    """What ``verify`` says of each stray file a sync left where it was, the fix included."""
+    if not stray:
+        return {}
+    feeds = set(LocalFeeds(project, ReadCount()).names()) - {name[:-6] for name in stray}
+    return {name: stray_note(name, writer, feeds) for name, writer in stray.items()}
 
 
 def imported_ahead(project: "Project", imported: dict[str, int]) -> list[tuple[str, int]]:
@@ -343,6 +371,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         erased.ids.extend(ident for ids in work.erased_ids.values() for ident in ids)
         for feed, n in work.erased.items():
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
+    erased.moved.extend(work.moved)
     push_client, push_path, push_url = to or (client, path, url)
     pushed = _push_and_record(project, repo, push_client, push_path, push_url, ref, work, new_sha, remote_sha,
                               erased, (acked_key, seen))
@@ -350,7 +379,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
                       signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
-                      cleaned_locks=list(erased.cleaned_locks))
+                      cleaned_locks=list(erased.cleaned_locks), stray=dict(work.strays))
 
 
 def _check_local_ref(repo, ref: bytes) -> None:

@@ -130,6 +130,11 @@ def first_writer(path: str) -> str | None:
                 head += fh.read(FIRST_LINE_LIMIT - 4096)
     except OSError:
         return None
+    return first_line_writer(head)
+
+
+def first_line_writer(head: bytes) -> str | None:
+    """The writer the first line of ``head`` (a feed file's first bytes) names, or None (``first_writer``)."""
     line, newline, _ = head.partition(b"\n")
     if not newline:
         return None

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 def run(work: Round) -> None:
     """Decide every feed, refuse the imports repeating an event id, then write
     what was staged (the id cache learns the imported ids)."""
-    names = sorted(set(work.local.names()) | set(work.base) | set(work.remote))
+    find_strays(work)
+    names = sorted(set(work.local.names()) | set(work.local.strays) | set(work.base) | set(work.remote))
     for feed in names:
         try:
             decide_feed(work, feed)
@@ -53,6 +54,33 @@ def run(work: Round) -> None:
     finally:
         work.ids.close()
     note_unpushed(work)
+
+
+def find_strays(work: Round) -> None:
+    """The ``*.jsonl`` files in the ledger folder that are no feed, as ``verify`` finds them
+    (``feed.stray_files``): named no writer id, or named for writer B but holding another writer's
+    events. Neither is published as a feed nor refused: the feed named B is decided as if this clone
+    had no file for it (``fast_forward``), and a remote's real feed B takes its place once the copy is
+    moved aside (``importing.move_stray_aside``). This clone's own feed is never judged so, and a
+    file unchanged since the last sync (the feed it published) is not read again."""
+    for name in work.local.unnamed():
+        work.strays[name] = None
+    for feed in work.local.names():
+        if feed == work.project.writer:
+            continue
+        st = work.local.stat(feed)
+        if st is None or unchanged(work, feed, st, work.base.get(feed)):
+            continue
+        writer = work.local.copy_of(feed)
+        if writer is not None:
+            work.strays[f"{feed}.jsonl"] = writer
+            work.local.strays.add(feed)
+
+
+def unchanged(work: Round, feed: str, st, base: "RefFeed | None") -> bool:
+    """The file is as the last sync left it (its inode, size and head): the ref's copy ``base`` holds it."""
+    return base is not None and base.problem is None and base.head.offset == st.st_size \
+        and work.state.get(feed) == {"ino": st.st_ino, "size": st.st_size, "hash": base.head.hash}
 
 
 def note_unpushed(work: Round) -> None:
@@ -153,11 +181,10 @@ def fast_forward(work: Round, feed: str) -> None:
         remote = None  # this clone's own feed: refused once its own copy is packed (the ref gets that)
     if base is not None and base.problem is not None:
         base = None  # our own ref's copy is unreadable: rebuilt from the file
-    st = work.local.stat(feed)
+    # a stray copy under this feed's name is no file of it: decided as if there were none
+    st = None if feed in work.local.strays else work.local.stat(feed)
     size = st.st_size if st is not None else 0
-    known = work.state.get(feed)
-    if st is not None and base is not None and known == {"ino": st.st_ino, "size": size, "hash": base.head.hash} \
-            and base.head.offset == size:
+    if st is not None and base is not None and unchanged(work, feed, st, base):
         local = base.head  # unchanged since the last sync: not opened
         tree = base
     elif st is None:

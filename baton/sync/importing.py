@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
+import orjson
 
 from baton.errors import LedgerCorrupt, StorageError
 from baton.ledger import files
@@ -118,6 +119,8 @@ def write_staged(work: Round) -> None:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
+                if feed in work.local.strays:  # a stray copy holds the name: kept whole, out of the way first
+                    move_stray_aside(work, feed)
                 os.replace(staging, target)
                 renamed = True
             else:
@@ -140,6 +143,37 @@ def write_staged(work: Round) -> None:
         work.synced(feed, st.st_ino, remote.head)
     if renamed:  # an append to a feed changes no entry of the folder: the feed's own fsync holds it
         files.fsync_dir(work.local.dir)
+
+
+STRAY_SUFFIX = ".stray"
+"""A stray copy sync moved into ``quarantine/`` (``<feed>.<uuid>.stray``); its note is ``….stray.json``."""
+
+
+def move_stray_aside(work: Round, feed: str) -> None:
+    """Move the file named for ``feed`` — a copy of another writer's events, no feed (``decide.find_strays``) —
+    into ``quarantine/`` whole (a rename: not a byte rewritten), a note beside it saying what it is, so the
+    remote's real feed of that name can be imported in its place. The note is written first: a sync killed
+    before the rename leaves the copy where it was, and the next sync moves it."""
+    path = Path(work.local.path(feed))
+    if not path.exists():
+        return
+    name = f"{feed}.{uuid7()}{STRAY_SUFFIX}"
+    writer = work.strays.get(f"{feed}.jsonl")
+    note = {"file": f"{feed}.jsonl", "writer": writer, "moved_to": name, "bytes": path.stat().st_size,
+            "why": f"named for writer {feed} but holding writer {writer}'s events, so no feed; `baton sync` "
+                   f"moved it here to import the remote's feed {feed} in its place (docs/sync.md, "
+                   "\"A stray copy in the ledger folder\")"}
+    quarantine = work.local.quarantine
+    quarantine.mkdir(parents=True, exist_ok=True)
+    fd = os.open(quarantine / f"{name}.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        files.write_all(fd, orjson.dumps(note, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.rename(path, quarantine / name)
+    files.fsync_dir(quarantine)
+    work.moved.append({"file": f"{feed}.jsonl", "writer": writer, "to": f".baton/quarantine/{name}"})
 
 
 def quarantine_tail(local: LocalFeeds, feed: str, offset: int) -> None:

@@ -16,7 +16,16 @@ import attrs
 
 from baton.errors import StorageError
 from baton.ledger import files
-from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_chunks
+from baton.ledger.feed import (
+    FIRST_LINE_LIMIT,
+    FeedHead,
+    FeedScan,
+    first_line_writer,
+    is_feed_file_name,
+    line_ending_at,
+    line_hashes_to,
+    scan_chunks,
+)
 from baton.model import mutable
 
 if TYPE_CHECKING:
@@ -78,16 +87,40 @@ class LocalFeeds:
         self.dir = project.paths.ledger_dir
         self.quarantine = project.paths.quarantine_dir
         self.count = count
+        self.strays: set[str] = set()
+        """Feed-named files found holding another writer's events (``copy_of``): no feed, left out of ``names``."""
 
     def path(self, feed: str) -> str:
         return f"{self.dir}/{feed}.jsonl"
 
     def names(self) -> list[str]:
+        """The feeds: files named a writer id and ``.jsonl`` (``feed.is_feed_file_name``), but the ``strays``."""
         try:
             with os.scandir(self.dir) as entries:
-                return sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+                return sorted(e.name[:-6] for e in entries if is_feed_file_name(e.name) and e.is_file()
+                              and e.name[:-6] not in self.strays)
         except FileNotFoundError:
             return []
+
+    def unnamed(self) -> list[str]:
+        """The ``*.jsonl`` files named no writer id (a cloud drive's conflicted copy, a backup): no feed."""
+        try:
+            with os.scandir(self.dir) as entries:
+                return sorted(e.name for e in entries if e.name.endswith(".jsonl") and not is_feed_file_name(e.name))
+        except FileNotFoundError:
+            return []
+
+    def copy_of(self, feed: str) -> str | None:
+        """The writer whose events the file named for ``feed`` holds when its first line names another
+        (a copy saved under another writer's name, ``feed.holds_another_writer``), else None. One read."""
+        try:
+            head = self.read(feed, 0, 4096)
+            if b"\n" not in head and len(head) == 4096:
+                head += self.read(feed, 4096, FIRST_LINE_LIMIT - 4096)
+        except (OSError, StorageError):  # gone, or unreadable: decided as a feed (its refusal says why)
+            return None
+        writer = first_line_writer(head)
+        return writer if writer is not None and writer != feed else None
 
     def stat(self, feed: str) -> os.stat_result | None:
         try:

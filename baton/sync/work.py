@@ -77,6 +77,12 @@ class Round:
     """Feed → the highest seq this clone has seen the remote hold (fetched, or taken by a push of this clone)."""
     behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
     """Feed → what the remote held of it and what this clone had published: the remote went back."""
+    strays: dict[str, str | None] = attrs.field(factory=dict)
+    """The ``*.jsonl`` files in the ledger folder that are no feed (``decide.find_strays``): file name →
+    the writer whose events it holds (a copy under another writer's name), or None (named no writer id)."""
+    moved: list[dict[str, Any]] = attrs.field(factory=list)
+    """Stray copies moved into ``quarantine/`` to make room for the remote's real feed of that name
+    (``importing.move_stray_aside``): the file, the writer it holds, where it went."""
 
     @classmethod
     def start(cls, project: "Project", repo: Any, count: ReadCount, base: dict[str, "RefFeed"],
