@@ -301,8 +301,6 @@ def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a
     """Packing a large feed onto the ref reads and verifies all of it (~17 s at 90 MB): silent before."""
     import sys
 
-    import attrs
-
     from baton.ledger.store import Ledger
     from benchmarks.ledger import drafts
     from tests.test_cli_shows_a_long_catch_up import _Terminal
@@ -310,7 +308,7 @@ def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a
     _remote, a, b = team
     ledger = Ledger(a / ".baton", _writer(a), fsync="never")
     with ledger.locked() as txn:  # ~2.4 MB of ~1 KB events: more than one chunk of the feed
-        txn.append([attrs.evolve(d, stream=f"bench/{d.stream.rsplit('/', 1)[-1]}") for d in drafts(2200)])
+        txn.append([d._replace(stream=f"bench/{d.stream.rsplit('/', 1)[-1]}") for d in drafts(2200)])
     ledger.close()
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
