@@ -39,7 +39,9 @@ def handoff_list(app: Baton, args: argparse.Namespace):
 
 
 def handoff_show(app: Baton, args: argparse.Namespace):
-    return app.show(args.id, format=args.format, max_tokens=args.max_tokens, as_of=args.as_of)
+    """``latest`` that passed over a withheld handoff says which, on stderr after the record (``latest`` in JSON)."""
+    result = app.show(args.id, format=args.format, max_tokens=args.max_tokens, as_of=args.as_of)
+    return Noted(result, result.skipped_note)
 
 
 def handoff_archive(app: Baton, args: argparse.Namespace):

@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from baton import gitinfo
 from baton.commands.batons import Peek, claimer_ended, peek_at_start, received_at_start, stored_baton
-from baton.commands.identity import DETACHED_BRANCH, FALLBACK_BRANCH, SessionContext, context_of
+from baton.commands.identity import (
+    DETACHED_BRANCH,
+    FALLBACK_BRANCH,
+    SessionContext,
+    context_of,
+    owner_notice,
+    project_owner,
+)
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
 from baton.domain.batons import (
@@ -288,6 +295,17 @@ class BootstrapResult:
         return self.brief.text.rstrip("\n")
 
 
+def _owner_passed_over(project: "Project", owner: str | None, ctx: SessionContext) -> list[str]:
+    """The notice that git's identity broke the owner rule and was passed over
+    (``identity.owner_notice``), when this start's owner is the default one (none
+    given, or the one a harness resolved): said at the start, never at a prompt."""
+    passed_over = owner_notice(project)
+    if passed_over is None:
+        return []
+    given = owner.strip() if owner and owner.strip() else None
+    return [passed_over] if given is None or given == ctx.owner == project_owner(project) else []
+
+
 def _safely(what: str, notices: list[str], fn, default):
     """Run one read; anything malformed or missing degrades to ``default`` (and a notice)."""
     try:
@@ -439,7 +457,7 @@ def begin(
         gate = named_gate = named(project, session_id, None)
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
                   dict(peek=peek, session_id_generated=generated, hooked=hooked, continues=continues), limits)
-    start.budget, start.wording, start.notices = budget, wording or {}, list(told)
+    start.budget, start.wording, start.notices = budget, wording or {}, [*told, *_owner_passed_over(project, owner, start.ctx)]
     if stale is not None:
         start.waiting = start.read(stale[0])
         start.done = start.as_it_stands(stale)

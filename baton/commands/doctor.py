@@ -17,6 +17,7 @@ from baton import __version__
 from baton.background import running
 from baton.commands import deferred
 from baton.commands.context import Limits, Project, read_local
+from baton.commands.identity import owner_notice
 from baton.commands.leftovers import leftover_temporaries
 from baton.commands.verify import stray_note, verify_project
 from baton.commands.writer_claim import place_check
@@ -109,6 +110,12 @@ def _git_checks(root: Path) -> list[Check]:
     return found
 
 
+def _owner_checks(opened: Project) -> list[Check]:
+    """A default owner's source that breaks the owner rule (git's ``user.email``): passed over, said here."""
+    passed_over = owner_notice(opened)
+    return [Check("owner", "warn", passed_over)] if passed_over is not None else []
+
+
 def _set_aside_checks(paths: ProjectPaths) -> list[Check]:
     """The quarantine (kept on purpose), and the temporary files a process killed mid-write left."""
     checks = []
@@ -154,7 +161,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         checks.append(Check("policy", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
     checks += [Check("policy", "ok", ", ".join(sources) if sources else "the defaults"), _trust_check(opened)]
-    checks.append(Check("writer", *_writer_finding(opened)))
+    checks += [Check("writer", *_writer_finding(opened)), *_owner_checks(opened)]
     if opened.read_only:
         checks.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "
                             "ledger in memory, writing commands exit 1 (read_only)"))

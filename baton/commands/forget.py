@@ -37,7 +37,7 @@ import attrs
 import orjson
 
 from baton.commands.identity import context_of
-from baton.commands.ids import resolve_handoff_id
+from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.record import record
 from baton.config import TEMPORARY_PREFIX
 from baton.domain.forgetting import carries_handoff, payload_strings, plan_forget
@@ -204,7 +204,7 @@ def _handoff_id(project: "Project", runner: Any, token: str) -> str:
     """The id ``token`` names; a full id the projections no longer show (a
     capture erased before) is looked for in the ledger itself."""
     try:
-        return resolve_handoff_id(runner, token)
+        return resolve_handoff_id(runner, token, here=place_of(project))
     except NotFound:
         wanted = (token or "").strip().lower()
         if len(wanted) < 8:

@@ -20,7 +20,7 @@ import attrs
 from baton.commands.capture import CaptureResult, capture_in_scope
 from baton.commands.feed_vouch import check_copy
 from baton.commands.identity import recorded_owner
-from baton.commands.ids import load_handoff
+from baton.commands.ids import load_handoff, place_of
 from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain import lineage
 from baton.domain.handoff import handoff_to_json
@@ -52,7 +52,7 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
     label = label.strip() if label else None
     actor = recorded_owner(project)  # read before the lock is taken
     with project.writing() as scope:
-        parent = load_handoff(scope.runner, token)
+        parent = load_handoff(scope.runner, token, here=place_of(project))
         if parent.status == "archived":
             raise TransitionError(handoff_id=parent.id, status=parent.status, flags=tuple(parent.flags),
                                   action="fork", allowed=(), reason="an archived handoff is not forked")
@@ -106,7 +106,7 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
     with project.writing() as scope:
         parents: list[Any] = []  # Handoff records
         for token in tokens:
-            parent = load_handoff(scope.runner, token)
+            parent = load_handoff(scope.runner, token, here=place_of(project))
             if parent.status == "archived":
                 raise TransitionError(handoff_id=parent.id, status=parent.status, flags=tuple(parent.flags),
                                       action="merge", allowed=(), reason="an archived handoff is not merged")

@@ -13,6 +13,8 @@ Every source is held to the one rule an owner given with ``--owner`` is
 git ``user.email`` with a newline or an ESC in it is passed over like an
 unreadable one, for ``user.name``, then the OS user name — never stored as an
 owner, which names a baton key, a stream and a file and is printed in output.
+That is said, not silent (``passed_over_owner``): ``doctor`` warns, and
+``session begin`` and ``bootstrap`` say it once, naming the setting, never its value.
 
 Callers pass the current worktree (``ProjectPaths.worktree``), not the project
 root: in a linked worktree the branch is that worktree's own HEAD, while the
@@ -76,6 +78,42 @@ def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None
     except Exception:  # noqa: BLE001
         pass
     return FALLBACK_OWNER
+
+
+def passed_over_owner(root: Path, *, cache: Path | None = None,
+                      secret: Callable[[str], bool] | None = None) -> str | None:
+    """The one line that says a git identity setting was passed over for the default owner
+    because it breaks the owner rule (``name_problem``), naming the setting and the owner
+    Baton uses instead (and where that comes from); None when none was. Never the value."""
+    try:
+        email, name = gitinfo.user_identity(Path(root), cache, secret=secret)
+    except Exception:  # noqa: BLE001 - an unreadable identity is passed over silently, as by ``resolve_owner``
+        return None
+    passed: list[str] = []
+    source = None
+    for setting, value in (("user.email", email), ("user.name", name)):
+        cleaned = _clean(value)
+        if cleaned is None:
+            continue
+        problem = name_problem(cleaned)
+        if problem is None:
+            source = f"git {setting}"
+            break
+        passed.append(f"git {setting} {problem}")
+    if not passed:
+        return None
+    owner = resolve_owner(root, cache=cache, secret=secret)
+    if source is None:
+        source = "the OS user name" if owner != FALLBACK_OWNER else "the last fallback"
+    settings = " and ".join(f"`git config {p.split()[1]}`" for p in passed)
+    return (f"{'; '.join(passed)}, which an owner may not hold: Baton uses {owner!r} ({source}) as the owner "
+            f"instead; fix it with {settings}.")
+
+
+def owner_notice(opened) -> str | None:
+    """``passed_over_owner`` in an opened project's current worktree, read as ``project_owner`` reads it."""
+    return passed_over_owner(opened.paths.worktree, cache=opened.paths.cache_dir / "identity.json",
+                             secret=lambda value: _screened(opened, value) != value)
 
 
 def resolve_branch(root: Path, explicit: str | None = None) -> str:

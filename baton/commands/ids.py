@@ -17,8 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from baton import gitinfo
+from baton.commands.feed_vouch import withheld_among
 from baton.commands.handoff_facts import worktree_label
-from baton.commands.latest import LATEST, NONE_READY, RESUMABLE, resolve_latest
+from baton.commands.latest import LATEST, LatestChoice, resolve_latest
 from baton.domain.handoff import stored_handoff
 from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
 from baton.domain.wording import clipped
@@ -45,18 +46,45 @@ def _candidate(row: Any) -> Candidate:
     return Candidate(id=row.id, status=row.status, created_at=row.created_at, title=row.title)
 
 
-def place_of(project: Any) -> tuple[str | None, str]:
-    """Where a command runs: the current branch and worktree label (what ``latest`` prefers)."""
-    return gitinfo.current_branch(project.paths.worktree), worktree_label(project.paths)
+@frozen
+class Place:
+    """Where a command runs — the current branch and worktree label (what
+    ``latest`` prefers) — and the project whose reader's rule says which
+    handoffs ``latest`` passes over (withheld: ``feed_vouch.withheld_among``)."""
+
+    branch: str | None
+    worktree: str | None
+    project: Any = None
+
+
+def place_of(project: Any) -> Place:
+    """Where a command on ``project`` runs (``Place``)."""
+    return Place(gitinfo.current_branch(project.paths.worktree), worktree_label(project.paths), project)
+
+
+def latest_here(runner: Any, here: Place, *, any_branch: bool = False) -> LatestChoice:
+    """The one resolution of ``latest`` every command that takes it goes through
+    (``resume``, ``handoff show``, ``fork``, ``amend``…): the newest ready handoff
+    where ``here`` stands (``resolve_latest``), passing over one withheld (from a
+    feed no trusted key vouches for while signatures are required), which the
+    choice names (``LatestChoice.skipped_line``).
+
+    Raises:
+        NotFound: none is ready, or every ready one is withheld.
+    """
+    project = here.project
+    withheld = (lambda ids: withheld_among(project, runner, ids)) if project is not None else (lambda ids: {})
+    return resolve_latest(runner, branch=here.branch, worktree=here.worktree, any_branch=any_branch,
+                          withheld=withheld)
 
 
 HANDOFF_ID_REQUIRED = "a handoff id is required (a full id, a unique prefix, a short id, or 'latest')"
 """The refusal of an empty handoff id, in every command that takes one."""
 
 
-def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str | None] | None = None) -> str:
+def resolve_handoff_id(runner: Any, token: str, *, here: Place | None = None) -> str:
     """The full id ``token`` names among the project's handoffs; with ``here``
-    (``place_of``), ``latest`` is that branch's (``resolve_latest``).
+    (``place_of``), ``latest`` is that branch's, withheld handoffs passed over (``latest_here``).
 
     Raises:
         InputError: the token is empty.
@@ -67,13 +95,8 @@ def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str |
     if not token:
         raise InputError(HANDOFF_ID_REQUIRED)
 
-    if token.lower() == LATEST and here is not None:
-        return resolve_latest(runner, branch=here[0], worktree=here[1]).id
-    if token.lower() == LATEST:
-        ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
-        if not ready:
-            raise NotFound(NONE_READY, details={"token": token})
-        return ready[0].id
+    if token.lower() == LATEST:  # without ``here``: the project's newest (nobody's place, no reader's rule)
+        return latest_here(runner, here or Place(None, None), any_branch=here is None).id
     count, matches = handoffs.named_by(runner.db, token, limit=_MAX_LISTED)
     exact = [m for m in matches if m.id == token.lower()]
     if exact:
@@ -122,7 +145,7 @@ def refuse_latest(token: str | None, action: str, what: str) -> None:
                          f"({what}): give its id (the handoff list shows them)", details={"token": token})
 
 
-def load_handoff(runner: Any, token: str, *, here: tuple[str | None, str | None] | None = None):
+def load_handoff(runner: Any, token: str, *, here: Place | None = None):
     """Resolve ``token`` and read the record as a model (``Handoff``).
 
     Raises:
@@ -132,7 +155,7 @@ def load_handoff(runner: Any, token: str, *, here: tuple[str | None, str | None]
 
 
 def load_handoff_and_record(runner: Any, token: str, *,
-                            here: tuple[str | None, str | None] | None = None) -> tuple[Any, dict[str, Any]]:
+                            here: Place | None = None) -> tuple[Any, dict[str, Any]]:
     """``load_handoff``, and the record's JSON as the index holds it (a new
     object): what ``handoff_to_json`` of the model gives, without writing it again.
 

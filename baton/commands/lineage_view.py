@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.ids import not_yet, resolve_handoff_id
+from baton.commands.ids import not_yet, place_of, resolve_handoff_id
 from baton.domain import lineage
 from baton.domain.handoff import stored_handoff
 from baton.errors import BatonError, InputError, NotFound
@@ -112,7 +112,7 @@ def lineage_view(project: "Project", token: str | None = None, *, format: str = 
 
 def _view(project: "Project", runner: Any, token: str | None, *, freshness: bool,
           limit: int) -> tuple[dict[str, Any], str | None, int]:
-    root = resolve_handoff_id(runner, token) if token else None
+    root = resolve_handoff_id(runner, token, here=place_of(project)) if token else None
     graph = load_graph(runner) if root is None else load_component(runner, [root])
     candidates = lineage.conflict_candidates(graph)
     ids = lineage.subgraph_ids(graph, root)

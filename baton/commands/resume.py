@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
-from baton import gitinfo
-from baton.commands.feed_vouch import handoff_vouch, withheld_among
-from baton.commands.handoff_facts import live_freshness, worktree_label
-from baton.commands.ids import HANDOFF_ID_REQUIRED, load_handoff_and_record
-from baton.commands.latest import is_latest, resolve_latest
+from baton.commands.feed_vouch import handoff_vouch
+from baton.commands.handoff_facts import live_freshness
+from baton.commands.ids import HANDOFF_ID_REQUIRED, latest_here, load_handoff_and_record, place_of
+from baton.commands.latest import is_latest
 from baton.commands.lineage import conflict_banner, conflicts_for, other_successors
 from baton.commands.resume_options import check_options
 from baton.domain import lifecycle
@@ -129,9 +128,7 @@ def resume_handoff(
     runner = opened.reading()
     latest = None
     if is_latest(token):
-        latest = resolve_latest(runner, branch=gitinfo.current_branch(opened.paths.worktree),
-                                worktree=worktree_label(opened.paths), any_branch=any_branch,
-                                withheld=lambda ids: withheld_among(opened, runner, ids))
+        latest = latest_here(runner, place_of(opened), any_branch=any_branch)
         token = latest.id
     handoff, record = load_handoff_and_record(runner, token)
     _check_resumable(handoff, mark_resumed, runner)

@@ -27,7 +27,7 @@ from baton.commands.batons import (
     stored_baton,
     where_it_went,
 )
-from baton.commands.identity import SessionContext, context_of, recorded_owner
+from baton.commands.identity import SessionContext, context_of, owner_notice, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
 from baton.commands.session_records import objective_events, record_begin, started_before
@@ -88,6 +88,9 @@ class SessionBeginResult:
     withheld: str = ""
     """The baton waiting came from such a feed while signatures are required: it was not claimed,
     and this notice says why (``FeedVouch.withheld_notice``)."""
+    owner_notice: str = ""
+    """git's identity broke the owner rule and was passed over for the default owner: which
+    setting, and what Baton uses instead (``identity.owner_notice``)."""
 
     @property
     def received(self) -> str | None:
@@ -119,6 +122,8 @@ class SessionBeginResult:
             out["feed"] = self.unverified.to_json()
         if self.withheld:
             out["withheld"] = self.withheld
+        if self.owner_notice:
+            out["ownerNotice"] = self.owner_notice
         return out
 
     def render(self) -> str:
@@ -132,6 +137,8 @@ class SessionBeginResult:
             return "\n".join(lines)
         lines = [f"Session {self.session_id} began for {shown_name(self.context.owner)} on "
                  f"{shown_name(self.context.branch)}."]
+        if self.owner_notice:
+            lines.append(f"Note: {self.owner_notice}")
         if self.objective:
             lines.append(f"Objective: {self.objective}")
         elif self.objective_cleared:
@@ -211,7 +218,8 @@ def begin_session(
                                    received_baton=received.id if received else received_baton)
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
                               claimed_elsewhere=elsewhere if received is None else None,
-                              unverified=unverified if received is not None else None, withheld=withheld)
+                              unverified=unverified if received is not None else None, withheld=withheld,
+                              owner_notice=(None if owner and owner.strip() else owner_notice(opened)) or "")
 
 
 # -- end --------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ import orjson
 from baton.commands.feed_vouch import record_vouch
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import recorded_owner
-from baton.commands.ids import load_handoff, not_yet, place_of
+from baton.commands.ids import latest_here, load_handoff, not_yet, place_of
+from baton.commands.latest import is_latest
 from baton.commands.resume import token_budget
 from baton.domain.authorship import author_label, wrote
 from baton.domain.brief import render_markdown_view, render_resume_brief
@@ -47,6 +48,14 @@ class ShowResult:
     """Who captured it: writer id, owner ("" when unknown), and whether that is the reader."""
     feed: dict[str, Any] | None = None
     """It comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
+    latest: dict[str, Any] | None = None
+    """How ``latest`` was resolved (``LatestChoice.to_json()``), when it was the token."""
+
+    @property
+    def skipped_note(self) -> str | None:
+        """The line saying which newer handoff ``latest`` passed over (withheld) and why, as ``resume`` says it."""
+        line = (self.latest or {}).get("skippedNotice")
+        return f"Note: {line}" if line else None
 
     def to_json(self) -> dict[str, Any]:
         writer, owner, mine = self.author
@@ -55,6 +64,8 @@ class ShowResult:
                                "mine": mine}
         if self.feed is not None:  # only then: its feed is not vouched for
             out["feed"] = self.feed
+        if self.latest is not None:
+            out["latest"] = self.latest
         if self.format != "json":
             out["text"] = self.text
         return out
@@ -87,6 +98,7 @@ def show_handoff(
             raise InputError(f"`max_tokens` is the budget of the prompt format's brief; the {format} format "
                              "shows the whole record: drop it, or pass `format` prompt")
     opened = project
+    latest = None
     if as_of is not None:
         missing = None
         with replayed_as_of(opened, as_of) as past:
@@ -97,7 +109,11 @@ def show_handoff(
         if missing is not None:
             raise not_yet(opened, token, as_of, missing) from None
     else:
-        handoff = load_handoff(opened.reading(), token, here=place_of(opened))
+        runner = opened.reading()
+        if token and is_latest(token):  # resolved as `resume latest` resolves it, to say what it passed over
+            latest = latest_here(runner, place_of(opened))
+            token = latest.id
+        handoff = load_handoff(runner, token, here=place_of(opened))
     record = handoff_to_json(handoff)
     author = handoff_author(opened, handoff.id)
     unverified = record_vouch(opened, author[0] or None)
@@ -121,7 +137,8 @@ def show_handoff(
         if unverified is not None:  # first: who wrote it is not known, whatever it says
             text = unverified.line(author[1] or None) + "\n\n" + text
     return ShowResult(handoff.id, format, record, handoff_relpath(handoff), text, author=author,
-                      feed=unverified.to_json() if unverified is not None else None)
+                      feed=unverified.to_json() if unverified is not None else None,
+                      latest=latest.to_json() if latest is not None else None)
 
 
 def handoff_author(project: "Project", handoff_id: str) -> tuple[str, str, bool]:

@@ -15,6 +15,10 @@ import hashlib
 import html
 import re
 
+import orjson
+
+from baton.domain.lineage import PLACEHOLDERS
+
 STYLE = """
 :root { color-scheme: light dark; --bg: #f7f7f5; --fg: #1d1d1b; --muted: #6b6b66; --card: #fff;
   --line: #e2e1dc; --accent: #2f6f4f; --warn: #9a3b1b; --chip: #eef3ef; }
@@ -107,6 +111,7 @@ td.title { min-width: 12rem; }
 .tree { padding-left: 0; }
 .tree li { margin: .15rem 0; overflow-wrap: anywhere; }
 .tree .rel { color: var(--muted); font-size: .8rem; margin-right: .4rem; }
+.tree .placeholder { color: var(--muted); }
 .tree .conflict, .conflicts li { color: var(--warn); font-weight: 600; }
 #status-line { position: fixed; bottom: 0; left: 0; right: 0; margin: 0; padding: .4rem 1.5rem;
   background: var(--card); border-top: 1px solid var(--line); font-size: .9rem; min-height: 2rem; }
@@ -123,6 +128,7 @@ SCRIPT = """
   var PROJECT = document.querySelector('meta[name="baton-project"]').getAttribute("content");
   var TOKEN = document.querySelector('meta[name="baton-token"]').getAttribute("content");
   var API = "/api/handoffs";
+  var PLACEHOLDERS = @PLACEHOLDERS@;  // what a placeholder node stands for, worded as `baton lineage` words it
   var REFRESH_MS = 10000;
   var ARM_MS = 5000;
   var armedButton = null;  // the one Dismiss waiting for its confirming second click
@@ -622,10 +628,16 @@ SCRIPT = """
     var seen = {};
     function item(id) {
       var n = byId[id], li = el("li");
-      li.appendChild(el("span", "rel", n.graphRelation + (n.branchLabel ? " [" + n.branchLabel + "]" : "")));
-      li.appendChild(el("code", null, n.shortId));
-      li.appendChild(el("span", null, " " + n.status + (n.flags && n.flags.length ? " [" + n.flags.join(", ") + "]" : "")
-        + " · " + n.title));
+      var placeholder = !(n.parents || []).length && Object.prototype.hasOwnProperty.call(PLACEHOLDERS, n.status);
+      if (placeholder) {  // a parent with no record (erased by `baton forget`, or missing): as `baton lineage` says it
+        li.appendChild(el("code", null, n.shortId));
+        li.appendChild(el("span", "placeholder", " (" + PLACEHOLDERS[n.status] + ")"));
+      } else {
+        li.appendChild(el("span", "rel", n.graphRelation + (n.branchLabel ? " [" + n.branchLabel + "]" : "")));
+        li.appendChild(el("code", null, n.shortId));
+        li.appendChild(el("span", null, " " + n.status + (n.flags && n.flags.length ? " [" + n.flags.join(", ") + "]" : "")
+          + " · " + n.title));
+      }
       if (n.conflicted) { li.appendChild(el("span", "conflict", " ⚠ conflict candidate")); }
       if (seen[id]) { li.appendChild(el("span", "rel", " (shown above)")); return li; }
       seen[id] = true;
@@ -734,6 +746,8 @@ SCRIPT = """
   load(false).then(function () { if (linked) { return openHandoff(linked[1]); } });
 })();
 """
+SCRIPT = SCRIPT.replace("@PLACEHOLDERS@", orjson.dumps(PLACEHOLDERS).decode("utf-8"))
+"""The placeholder wording comes from the domain (``baton lineage`` says the same), fixed at import: still one hash."""
 
 _TEMPLATE = """<!doctype html>
 <html lang="en">
