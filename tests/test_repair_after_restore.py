@@ -104,12 +104,17 @@ def test_the_dry_run_and_yes_set_aside_the_same_lines_after_a_despite_synced_cut
 
 
 def test_after_the_restore_sync_shares_no_false_ledger_repaired(capsys, team):
-    _remote, a, _b = team
-    b, first = _repaired_a_copy_then_cut_own_feed(capsys, team)
-    run_json(capsys, b, "repair", "--yes")
-    run_json(capsys, b, "repair", "--yes")  # a later repair: nothing to finish
-    run_json(capsys, b, "sync")
+    _remote, a, b = team
+    for i in range(3):
+        checkpoint(capsys, a, f"a{i}")
     run_json(capsys, a, "sync")
-    on_a = [event["data"]["quarantine"] for line in _feed(a, writer_of(b)).read_bytes().splitlines()
+    _garble(_feed(a), 2)
+    [cut] = run_json(capsys, a, "repair", "--yes", "--despite-synced")["feeds"]
+    run_json(capsys, a, "repair", "--yes")  # the restore sets the cut's record aside
+    run_json(capsys, a, "repair", "--yes")  # a later repair: nothing to finish
+    assert cut["quarantine"] not in _recorded(a)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    on_b = [event["data"].get("quarantine") for line in _feed(b, writer_of(a)).read_bytes().splitlines()
             if (event := orjson.loads(line))["type"] == REPAIRED_TYPE]
-    assert on_a.count(first) == 1
+    assert cut["quarantine"] not in on_b and len(on_b) == 1  # the restore's record alone
