@@ -161,9 +161,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     synced = synced_beyond_cut(project, plans)
     if (not plans and not links) or dry_run:
         if finished and not dry_run:
-            with project.writing() as scope:
-                scope.append([u.repair.draft(project.writer, u.file) for u in finished], durable=True)
-            before = verify_project(project, progress).report
+            before = record_repairs(project, finished, [], [], progress)
         return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
                             finished)
     if feed is not None:
@@ -200,12 +198,20 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     for plan in plans:  # a repair killed before it changed the feed is done again with its own copy
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
-    if plans or finished:  # the killed repairs' records after the cuts: a restore never sets one aside
+    after = record_repairs(project, finished, plans, quarantined, progress)
+    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, finished=finished)
+
+
+def record_repairs(project: "Project", finished: list[Unfinished], plans: list[FeedRepair],
+                   quarantined: list[str | None], progress: Callable[[int, int], None] | None) -> VerifyReport:
+    """The run's one append: the ``ledger.repaired`` events of the repairs a killed run left
+    unrecorded (``finished``), then of ``plans`` — after the cuts, so a restore never sets one
+    aside. Returns the ledger's check afterwards."""
+    if plans or finished:
         with project.writing() as scope:
             scope.append([u.repair.draft(project.writer, u.file) for u in finished]
                          + [plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
-    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined,
-                        verify_project(project, progress).report, listed, finished=finished)
+    return verify_project(project, progress).report
 
 
 def landed_repairs(project: "Project", before: VerifyReport, *, dry_run: bool, yes: bool) -> list[Unfinished]:
