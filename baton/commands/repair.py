@@ -144,13 +144,13 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
             and not os.path.lexists(ledger_dir / f"{feed}.jsonl"):  # said before the ledger is checked, not after
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
     before = verify_project(project, progress).report
-    finished, before = finish_landed(project, before, dry_run=dry_run, yes=yes, progress=progress)
+    finished = landed_repairs(project, before, dry_run=dry_run, yes=yes)
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
     links = [(rel, what) for rel, what in project.foreign_feeds if feed is None or foreign_feed_name(rel) == feed]
-    plans = plan_repair(ledger_dir, before, feed,
-                        frozenset(name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel))))
+    plans = plan_past(plan_repair(ledger_dir, before, feed, frozenset(
+        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), finished)
     listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside
@@ -160,6 +160,8 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         plans = sorted([p for p in plans if p.feed != restore.feed] + [restore], key=lambda p: p.feed)
     synced = synced_beyond_cut(project, plans)
     if (not plans and not links) or dry_run:
+        if finished and not dry_run:
+            before = record_repairs(project, finished, [], [], progress)
         return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
                             finished)
     if feed is not None:
@@ -196,33 +198,54 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     for plan in plans:  # a repair killed before it changed the feed is done again with its own copy
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
-    if plans:
+    after = record_repairs(project, finished, plans, quarantined, progress)
+    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, finished=finished)
+
+
+def record_repairs(project: "Project", finished: list[Unfinished], plans: list[FeedRepair],
+                   quarantined: list[str | None], progress: Callable[[int, int], None] | None) -> VerifyReport:
+    """The run's one append: the ``ledger.repaired`` events of the repairs a killed run left
+    unrecorded (``finished``), then of ``plans`` — after the cuts, so a restore never sets one
+    aside. Returns the ledger's check afterwards."""
+    if plans or finished:
         with project.writing() as scope:
-            scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
-    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined,
-                        verify_project(project, progress).report, listed, finished=finished)
+            scope.append([u.repair.draft(project.writer, u.file) for u in finished]
+                         + [plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
+    return verify_project(project, progress).report
 
 
-def finish_landed(project: "Project", before: VerifyReport, *, dry_run: bool, yes: bool,
-                  progress: Callable[[int, int], None] | None) -> tuple[list[Unfinished], VerifyReport]:
-    """Record the repairs a killed ``baton repair --yes`` cut or rewrote a feed for but never
-    recorded (``unfinished_repairs``): their ``ledger.repaired`` events, from their manifests, in
-    one append; then the ledger is checked again. Returns them and the check to plan from.
+def landed_repairs(project: "Project", before: VerifyReport, *, dry_run: bool, yes: bool) -> list[Unfinished]:
+    """The repairs a killed ``baton repair --yes`` cut or rewrote a feed for but never recorded
+    (``unfinished_repairs``): ``--yes`` records their ``ledger.repaired`` events, from their
+    manifests, in the run's one append, after anything it sets aside (``--dry-run`` says so).
 
     Raises:
         InputError (exit 2): there are some, and neither ``--yes`` nor ``--dry-run``.
     """
     landed = [u for u in unfinished_repairs(project.paths.baton_dir, before.quarantined) if u.landed]
-    if not landed or dry_run:
-        return landed, before
-    if not yes:
+    if landed and not dry_run and not yes:
         raise InputError(f"`baton repair` would record the repair of {', '.join(u.repair.feed for u in landed)} "
                          "that a repair killed mid-way left unrecorded (its lines are already in "
                          f"{', '.join('.baton/quarantine/' + u.file for u in landed)}): `yes` does it, "
                          "`dry_run` shows it first")
-    with project.writing() as scope:
-        scope.append([u.repair.draft(project.writer, u.file) for u in landed], durable=True)
-    return landed, verify_project(project, progress).report
+    return landed
+
+
+def plan_past(plans: list[FeedRepair], finished: list[Unfinished]) -> list[FeedRepair]:
+    """``plans`` as they stand once ``finished``'s records are in the ledger: a recorded head
+    one of them set aside or acknowledged as lost is no longer lost (as ``verify`` reads a
+    ``ledger.repaired``), and a plan left with nothing to cut or acknowledge is dropped. The
+    one plan ``--dry-run`` shows and ``--yes`` carries out."""
+    gone: dict[str, set[str]] = {}
+    for u in finished:
+        gone.setdefault(u.repair.feed, set()).update(
+            str(item["hash"]) for item in [*u.repair.set_aside, *u.repair.lost] if "hash" in item)
+    kept = []
+    for plan in plans:
+        lost = [head for head in plan.lost if head.get("hash") not in gone.get(plan.feed, ())]
+        if plan.cut is not None or lost:
+            kept.append(plan if len(lost) == len(plan.lost) else attrs.evolve(plan, lost=lost))
+    return kept
 
 
 def restore_plan(project: "Project", before: VerifyReport, plans: list[FeedRepair]) -> FeedRepair | None:

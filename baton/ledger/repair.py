@@ -41,6 +41,7 @@ from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedProblem, check_line_after, scan_bytes
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, ledger_stream
+from baton.ledger.quarantined import read_copies
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
 
@@ -532,9 +533,11 @@ class Unfinished:
 
 
 def unfinished_repairs(baton_dir: Path, recorded: set[str]) -> list[Unfinished]:
-    """The repairs whose manifest is in ``quarantine/`` but whose file no recorded
-    ``ledger.repaired`` names (``recorded``: ``VerifyReport.quarantined``), and whose
-    feed is either as the manifest planned it or as the repair leaves it. A manifest
+    """The repairs whose manifest is in ``quarantine/`` but whose file no ``ledger.repaired``
+    names, in the ledger (``recorded``: ``VerifyReport.quarantined``) or set aside in
+    ``quarantine/`` since (``recorded_aside``: a later repair that cut or restored the feed
+    holding the record superseded it, so the repair was recorded and is never done again),
+    and whose feed is either as the manifest planned it or as the repair leaves it. A manifest
     cut short by a kill (it does not parse) with no copy beside it is a plan that
     never began: it is removed. Manifests written before repairs recorded their
     result (no ``result_sha256``) are left alone.
@@ -549,9 +552,14 @@ def unfinished_repairs(baton_dir: Path, recorded: set[str]) -> list[Unfinished]:
     except OSError:
         return []
     found = []
+    aside: set[str] | None = None  # read only when a manifest is not named in the ledger
     for manifest_name in names:
         name = manifest_name[:-len(MANIFEST_SUFFIX)]
         if f"{name}.repair" in recorded:
+            continue
+        if aside is None:
+            aside = recorded_aside(quarantine)
+        if f"{name}.repair" in aside:
             continue
         try:
             manifest = orjson.loads((quarantine / manifest_name).read_bytes())
@@ -577,6 +585,23 @@ def unfinished_repairs(baton_dir: Path, recorded: set[str]) -> list[Unfinished]:
                 and sha256(raw[:manifest["result_bytes"]]).hexdigest() == manifest["result_sha256"]:
             found.append(Unfinished(repair, name, landed=True))
     return found
+
+
+def recorded_aside(quarantine: Path) -> set[str]:
+    """The quarantine files that ``ledger.repaired`` events set aside in ``quarantine``'s
+    copies name: repairs that were recorded, whose record a later repair (a cut with
+    ``--despite-synced``, a restore from the ledger ref) took out of the feed.
+
+    Raises:
+        StorageError: a copy could not be read.
+    """
+    names = set()
+    for copy in read_copies(quarantine):
+        for event in copy.events():
+            if event.type == REPAIRED_TYPE and isinstance(event.data, dict) \
+                    and isinstance(event.data.get("quarantine"), str):
+                names.add(event.data["quarantine"])
+    return names
 
 
 def _from_manifest(manifest: Any) -> FeedRepair | None:
