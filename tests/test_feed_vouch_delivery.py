@@ -263,3 +263,14 @@ def test_the_start_after_a_compaction_repeats_no_step_of_a_baton_withheld_since(
     require_signatures(b)
     text = injected("claude-code", _hooked_start(b, "compact").answer) or ""
     assert f"received baton `{ident}`" in text and STEP not in text
+
+
+def test_the_start_after_a_compaction_says_why_a_baton_withheld_since_cannot_be_read(capsys, signing_team):
+    _remote, a, b = signing_team
+    _unsign(a)
+    ident = _received_at_a_hooked_start(capsys, a, b)
+    require_signatures(b)
+    text = injected("claude-code", _hooked_start(b, "compact").answer) or ""
+    line = next(line for line in text.splitlines() if f"received baton `{ident}`" in line)
+    assert f"A baton ({ident}) was withheld" in line and REQUIRED_BY in line
+    assert "`baton handoff show" not in line
