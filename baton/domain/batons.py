@@ -773,8 +773,7 @@ def taken_up_notice(r: BatonRecord, *, writer: str | None = None) -> str:
         where = ("on this clone" if writer is not None and r.ended_by_writer == writer
                  else f"on the clone of writer {r.ended_by_writer}" if r.ended_by_writer else "on another clone")
         by = f" by {r.ended_by}" if r.ended_by else ""
-        how = (f"its handoff was resumed {where}{by} without a session id (`baton resume --mark-resumed` "
-               f"or the MCP `handoff_resume` tool, no session named){when}")
+        how = f"its handoff was resumed {where}{by} without a session id (a resume by hand that named no session){when}"
     else:
         how = (f"its handoff was resumed after it was left, by a session on another clone (the resume came with "
                f"`baton sync`; set aside{when}{by_writer})")
