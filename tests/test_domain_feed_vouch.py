@@ -30,3 +30,10 @@ def test_the_line_names_the_writer_and_the_owner_as_claimed():
     assert line.startswith("> ⚠️ From an unsigned feed (writer `w-2`): its author is not verified; "
                            "`alice@example.com` is who it claims to be.")
     assert "\n" not in FeedVouch("w\n# 2", "unsigned", False).line("a\nb")
+
+
+def test_the_line_of_a_mark_from_another_records_feed_names_that_records_claimed_author():
+    line = FeedVouch("w-2", "unsigned", False, author="alice@example.com").line("bob@example.com")
+    assert "(writer `w-2`)" in line and "`alice@example.com` is who it claims to be" in line
+    assert "bob@example.com" not in line
+    assert "claims to be" not in FeedVouch("w-2", "unsigned", False, author="").line("bob@example.com")

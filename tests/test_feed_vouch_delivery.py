@@ -105,6 +105,19 @@ def test_a_handoff_from_an_unsigned_feed_handed_on_as_a_baton_keeps_its_mark(cap
     assert f"From a feed no trusted key vouches for (writer `{writer(a)}`): {NOT_VERIFIED}" in brief
 
 
+def test_a_shared_baton_handed_on_from_a_teammates_handoff_names_that_handoffs_claimed_author(
+        capsys, unsigned_team):
+    _remote, a, b = unsigned_team
+    ident = _handoff_from_a(capsys, a, b)
+    author = next(h["owner"] for h in run_json(capsys, b, "handoff", "list", "--json")["handoffs"] if h["id"] == ident)
+    run(capsys, b, "session", "handoff", "--from", ident, "--shared", *BOB)
+
+    brief = run_json(capsys, b, "bootstrap", "--peek", *BOB)["brief"]
+    line = next(line for line in brief.splitlines() if NOT_VERIFIED in line and "From " in line)
+    assert f"(writer `{writer(a)}`)" in line and f"`{author}` is who it claims to be" in line
+    assert "bob@example.com" not in line
+
+
 def test_with_signatures_required_a_withheld_handoff_is_not_handed_on(capsys, signing_team):
     _remote, a, b = signing_team
     _unsign(a)
@@ -250,3 +263,14 @@ def test_the_start_after_a_compaction_repeats_no_step_of_a_baton_withheld_since(
     require_signatures(b)
     text = injected("claude-code", _hooked_start(b, "compact").answer) or ""
     assert f"received baton `{ident}`" in text and STEP not in text
+
+
+def test_the_start_after_a_compaction_says_why_a_baton_withheld_since_cannot_be_read(capsys, signing_team):
+    _remote, a, b = signing_team
+    _unsign(a)
+    ident = _received_at_a_hooked_start(capsys, a, b)
+    require_signatures(b)
+    text = injected("claude-code", _hooked_start(b, "compact").answer) or ""
+    line = next(line for line in text.splitlines() if f"received baton `{ident}`" in line)
+    assert f"A baton ({ident}) was withheld" in line and REQUIRED_BY in line
+    assert "`baton handoff show" not in line

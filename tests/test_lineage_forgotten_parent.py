@@ -94,3 +94,26 @@ def test_a_parent_no_record_or_stream_names_is_a_missing_placeholder():
     nodes = with_placeholders([child], erased=())
     assert [(node.id, node.status, node.parents) for node in nodes] == [("c", "", ("p",)), ("p", MISSING, ())]
 
+
+
+@pytest.mark.parametrize("as_shown", [lambda ident: ident[-8:], lambda ident: ident, lambda ident: ident[-8:-4]],
+                         ids=["short-id", "full-id", "short-prefix"])
+def test_lineage_of_an_erased_placeholders_id_shows_the_graph_around_it(capsys, project, forgotten, as_shown):
+    parent, forks = forgotten
+    view = run_json(capsys, project, "lineage", as_shown(parent), "--format", "json")
+    assert view["root"] == parent and _dangling(view) == []
+    assert {node["id"] for node in view["nodes"]} == {parent, *forks}
+
+
+def test_handoff_show_of_an_erased_handoff_says_baton_forget_erased_it(capsys, project, forgotten):
+    parent, _ = forgotten
+    code, out, err = run(capsys, project, "handoff", "show", parent[-8:])
+    assert code == 4 and out == ""
+    assert err.strip().count("\n") == 0 and "was erased by `baton forget`" in err and parent in err
+
+
+def test_lineage_of_an_erased_handoff_no_handoff_names_says_it_was_erased(capsys, project):
+    lone = _capture(capsys, project, "Lone")
+    run_json(capsys, project, "forget", lone, "--yes")
+    code, _out, err = run(capsys, project, "lineage", lone[-8:])
+    assert code == 4 and "was erased by `baton forget`" in err

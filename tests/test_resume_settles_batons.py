@@ -114,6 +114,18 @@ def test_a_rebuild_replays_a_baton_settled_by_a_resume_as_it_was(project, capsys
         opened.close()
 
 
+def test_a_resume_by_hand_without_a_session_is_told_as_one_on_this_clone(project, capsys):
+    handoff_id = ready_handoff(capsys, project)
+    run_json(capsys, project, "session", "handoff", "--from", handoff_id, *HERE)
+    run_json(capsys, project, "resume", handoff_id, "--mark-resumed")
+
+    told = [line for line in run(capsys, project, "bootstrap", "--session-id", "s-next", *HERE)[1].splitlines()
+            if "Taken up elsewhere" in line]
+    assert len(told) == 1 and handoff_id in told[0]
+    assert "resumed on this clone by " in told[0] and " without a session id" in told[0]
+    assert "another clone" not in told[0] and "baton sync" not in told[0]
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_the_mcp_handoff_resume_tool_with_mark_resumed_settles_the_baton(project, capsys, anyio_backend):
@@ -127,6 +139,19 @@ async def test_the_mcp_handoff_resume_tool_with_mark_resumed_settles_the_baton(p
     assert run_json(capsys, project, "session", "handoff", "--all")["items"] == []
     (dismissed,) = events(project, "baton.dismissed")
     assert dismissed.data["via"] == "resumed" and dismissed.session == "mcp-1"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_mcp_resume_without_a_session_id_is_told_as_one_on_this_clone(project, capsys, anyio_backend):
+    handoff_id = ready_handoff(capsys, project)
+    run_json(capsys, project, "session", "handoff", "--from", handoff_id, *HERE)
+
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("handoff_resume", {"id": handoff_id, "mark_resumed": True})
+    assert not result.is_error, result.content
+    told = run(capsys, project, "bootstrap", "--session-id", "s-next", *HERE)[1]
+    assert "resumed on this clone by " in told and " without a session id" in told
 
 
 def _resumed_on_another_clone_later(project, handoff_id: str) -> None:

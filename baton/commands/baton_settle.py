@@ -55,7 +55,7 @@ def settle_carrying(scope: "WriteScope", handoff_id: str, *, session: str | None
         if not settled_by_resume(state.current, handoff_id):
             continue
         decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(handoff_id, session=session,
-                                                                             via=RESUMED_VIA))
+                                                                             via=RESUMED_VIA, with_resume=True))
         record_events(scope, decided, version=state.version, actor=actor, session=session)
         assert state.current is not None  # settled_by_resume: it is pending
         settled.append(state.current)

@@ -160,7 +160,7 @@ def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, pe
     told = _read_told(project)
     records = [r for r, _ in baton_records(runner.docs("batons"))]
     fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told) \
-        + taken_up_notices(records, owner=ctx.owner, told=told)
+        + taken_up_notices(records, owner=ctx.owner, told=told, writer=project.writer)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
@@ -170,7 +170,7 @@ def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionConte
     """The one line a start that met ``dismissed`` (its handoff resumed elsewhere) is told, once:
     its mark recorded with the dismissals told, so a later start does not tell it again."""
     told = _read_told(project)
-    fresh = taken_up_notices([dismissed], owner=ctx.owner, told=told)
+    fresh = taken_up_notices([dismissed], owner=ctx.owner, told=told, writer=project.writer)
     if fresh:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]

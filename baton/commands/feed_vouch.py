@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from baton.config import read_json
 from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, vouch
 from baton.errors import BatonError, Conflict
+from baton.model import evolve
 from baton.policy import signing_in_force
 from baton.projections.batons import baton_creators
 from baton.projections.handoffs import authors_of
@@ -115,8 +116,9 @@ def baton_vouch(project: "Project", runner: Any, record: Any) -> FeedVouch | Non
     found = record_vouch(project, baton_writer(runner, record))
     if found is not None or "handoffs" not in getattr(runner, "by_name", {}):
         return found
-    writer, _owner = authors_of(runner.db, [record.id]).get(record.id, ("", ""))
-    return record_vouch(project, writer) if writer else None
+    writer, owner = authors_of(runner.db, [record.id]).get(record.id, ("", ""))
+    found = record_vouch(project, writer) if writer else None
+    return evolve(found, author=owner or "") if found is not None else None
 
 
 def batons_judged(project: "Project", runner: Any, records: Iterable[Any]) -> dict[str, FeedVouch]:
@@ -127,7 +129,8 @@ def batons_judged(project: "Project", runner: Any, records: Iterable[Any]) -> di
     rest = [r.id for r in wanted if r.id not in found]
     if rest and "handoffs" in getattr(runner, "by_name", {}):
         carried = authors_of(runner.db, rest)
-        found.update(judged(project, {ident: carried[ident][0] for ident in rest if carried.get(ident, ("",))[0]}))
+        marked = judged(project, {ident: carried[ident][0] for ident in rest if carried.get(ident, ("",))[0]})
+        found.update({ident: evolve(mark, author=carried[ident][1] or "") for ident, mark in marked.items()})
     return found
 
 

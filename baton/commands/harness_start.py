@@ -364,11 +364,14 @@ def _recalled(project: "Project", runner: Any, before: dict[str, Any], sid: str)
             waiting = None
     except BatonError:
         return None
-    if mark is not None and mark.withheld:
+    withheld = ""
+    if mark is not None and mark.withheld and received is not None:
+        withheld = mark.withheld_notice("baton", received.record.id)
         received, mark = None, None
     claimed = received.record.owner if received is not None and received.record.shared else None
     return continued_notice(before, received.record if received else None, waiting.record if waiting else None,
-                            session_id=sid, unverified=mark.line(claimed) if mark is not None else "")
+                            session_id=sid, unverified=mark.line(claimed) if mark is not None else "",
+                            withheld=withheld)
 
 
 def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, source: str) -> SessionStartResult:

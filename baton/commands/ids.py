@@ -24,6 +24,7 @@ from baton.domain.handoff import stored_handoff
 from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
 from baton.domain.wording import clipped
 from baton.errors import AmbiguousId, InputError, NotFound
+from baton.events.names import handoff_stream
 from baton.model import frozen
 from baton.projections import handoffs
 
@@ -82,6 +83,32 @@ HANDOFF_ID_REQUIRED = "a handoff id is required (a full id, a unique prefix, a s
 """The refusal of an empty handoff id, in every command that takes one."""
 
 
+_HEX = frozenset("0123456789abcdef-")
+
+
+def erased_named_by(runner: Any, token: str) -> list[str]:
+    """The handoffs ``token`` names as ``named_by`` would (the full id, the short id, a prefix of
+    either) whose record ``baton forget`` erased: a handoff stream stays, no record does (what
+    ``baton lineage`` shows as an ``erased`` placeholder). Asked only once no record matched."""
+    token = token.strip().lower()
+    if "streams" not in getattr(runner, "by_name", {}) or len(token) < MIN_SHORT_PREFIX or not set(token) <= _HEX:
+        return []
+    base = handoff_stream("")
+    clauses, args = ["key = ?", "substr(key, -8) LIKE ?"], [base + token, token + "%"]
+    if len(token) >= MIN_PREFIX:
+        clauses.append("key LIKE ?")
+        args.append(base + token + "%")
+    rows = runner.db.execute(f"SELECT key FROM docs WHERE projection = 'streams' AND key LIKE ? AND "
+                             f"({' OR '.join(clauses)}) LIMIT 3", [base + "%", *args]).fetchall()
+    found = sorted({key[len(base):] for (key,) in rows})
+    return [ident for ident in found if not runner.has("handoffs", ident)]
+
+
+def erased_message(handoff_id: str) -> str:
+    """What a command asked for a handoff whose record ``baton forget`` erased says (exit 4)."""
+    return f"handoff {short_id(handoff_id)} ({handoff_id}) was erased by `baton forget`: its record is gone"
+
+
 def resolve_handoff_id(runner: Any, token: str, *, here: Place | None = None) -> str:
     """The full id ``token`` names among the project's handoffs; with ``here``
     (``place_of``), ``latest`` is that branch's, withheld handoffs passed over (``latest_here``).
@@ -104,6 +131,9 @@ def resolve_handoff_id(runner: Any, token: str, *, here: Place | None = None) ->
     if count == 1:
         return matches[0].id
     if count == 0:
+        erased = erased_named_by(runner, token)
+        if len(erased) == 1:
+            raise NotFound(erased_message(erased[0]), details={"token": token, "erased": erased[0]})
         hint = ""
         if len(token) < MIN_SHORT_PREFIX:
             hint = (f" (a prefix of the short id needs at least {MIN_SHORT_PREFIX} characters; "

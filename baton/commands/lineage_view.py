@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.ids import not_yet, place_of, resolve_handoff_id
+from baton.commands.ids import Place, not_yet, place_of, resolve_handoff_id
 from baton.domain import lineage
 from baton.domain.handoff import stored_handoff
 from baton.errors import BatonError, InputError, NotFound
 from baton.model import frozen
 from baton.projections.as_of import replayed_as_of
 from baton.projections.handoffs import newest
+from baton.projections.lineage import component_ids
 from baton.projections.lineage_graph import load_component, load_graph
 
 if TYPE_CHECKING:
@@ -110,9 +111,22 @@ def lineage_view(project: "Project", token: str | None = None, *, format: str = 
     return LineageResult(view, format, root, total=total, limit=limit)
 
 
+def _root(runner: Any, token: str, *, here: Place | None = None) -> str:
+    """The handoff ``token`` names; an erased one too (``baton forget``) when a handoff names it as a
+    parent: its placeholder is a node of the graph, whose edges stay (one erased with no child is in
+    no graph: the refusal says it was erased)."""
+    try:
+        return resolve_handoff_id(runner, token, here=here)
+    except NotFound as exc:
+        erased = exc.details.get("erased") if isinstance(exc.details, dict) else None
+        if isinstance(erased, str) and len(component_ids(runner.db, [erased])) > 1:
+            return erased
+        raise
+
+
 def _view(project: "Project", runner: Any, token: str | None, *, freshness: bool,
           limit: int) -> tuple[dict[str, Any], str | None, int]:
-    root = resolve_handoff_id(runner, token, here=place_of(project)) if token else None
+    root = _root(runner, token, here=place_of(project)) if token else None
     graph = load_graph(runner) if root is None else load_component(runner, [root])
     candidates = lineage.conflict_candidates(graph)
     ids = lineage.subgraph_ids(graph, root)

@@ -231,6 +231,9 @@ class BatonRecord:
     ended_by_session: str | None = None
     """The session that dismissed it (the event's ``session``; with ``via`` ``resumed``: the session that
     resumed its handoff), when recorded."""
+    ended_with_resume: bool = False
+    """Dismissed in the batch of the resume of its handoff (on the dismissing writer's clone), not met
+    at a session start after a resume made apart."""
     replaced_unseen: tuple[dict[str, Any], ...] = ()
     """The pending batons of this key this one superseded although whoever left it never saw them
     (left on another replica while this one was apart: ``baton sync``), or that another session
@@ -271,6 +274,7 @@ class BatonRecord:
             **({"endedByWriter": self.ended_by_writer} if self.ended_by_writer else {}),
             **({"endedVia": self.ended_via} if self.ended_via else {}),
             **({"endedBySession": self.ended_by_session} if self.ended_by_session else {}),
+            **({"endedWithResume": True} if self.ended_with_resume else {}),
             **({"replacedUnseen": [dict(u) for u in self.replaced_unseen]} if self.replaced_unseen else {}),
         }
 
@@ -305,6 +309,7 @@ class BatonRecord:
             ended_by_writer=_opt_str(raw.get("endedByWriter")),
             ended_via=_opt_str(raw.get("endedVia")),
             ended_by_session=_opt_str(raw.get("endedBySession")),
+            ended_with_resume=raw.get("endedWithResume") is True,
             replaced_unseen=tuple(dict(u) for u in raw.get("replacedUnseen") or () if isinstance(u, Mapping)
                                   and isinstance(u.get("id"), str)) if isinstance(raw.get("replacedUnseen"), list)
             else (),
@@ -735,10 +740,11 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
     return out
 
 
-def taken_up_notices(records: Iterable[BatonRecord], *, owner: str,
-                     told: Iterable[str]) -> list[tuple[str, str]]:
+def taken_up_notices(records: Iterable[BatonRecord], *, owner: str, told: Iterable[str],
+                     writer: str | None = None) -> list[tuple[str, str]]:
     """``(mark, notice)`` for each baton left for ``owner`` (or a shared one, or one they left)
-    that a resume of its handoff settled, not told yet (``told``: the marks shown), oldest first."""
+    that a resume of its handoff settled, not told yet (``told``: the marks shown), oldest first.
+    ``writer``: this clone's, so a resume recorded here is said to be on this clone."""
     seen = set(told)
     out = []
     for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
@@ -748,23 +754,29 @@ def taken_up_notices(records: Iterable[BatonRecord], *, owner: str,
         if not (r.shared or same_owner(r.owner, owner) or (r.left_by is not None and same_owner(r.left_by, owner))):
             continue
         seen.add(mark)
-        out.append((mark, taken_up_notice(r)))
+        out.append((mark, taken_up_notice(r, writer=writer)))
     return out
 
 
-def taken_up_notice(r: BatonRecord) -> str:
+def taken_up_notice(r: BatonRecord, *, writer: str | None = None) -> str:
     """One line: the baton was not delivered because its handoff was taken up elsewhere, by whom
-    (the resuming session and its git identity, when the resume settled it; else a resume made
-    apart on another clone, which a session start here met after ``baton sync``)."""
+    (the resuming session and its git identity, when the resume settled it; a resume that named no
+    session, on this clone (``writer``) or another; else a resume made apart on another clone, which
+    a session start here met after ``baton sync``)."""
     whose = "the shared baton" if r.shared else f"the baton for {r.owner} on {r.branch}"
     when = f" at {r.ended_at}" if r.ended_at else ""
-    writer = f", writer {r.ended_by_writer}" if r.ended_by_writer else ""
+    by_writer = f", writer {r.ended_by_writer}" if r.ended_by_writer else ""
     if r.ended_by_session:
-        who = f" ({r.ended_by}{writer})" if r.ended_by else (f" ({writer[2:]})" if writer else "")
+        who = f" ({r.ended_by}{by_writer})" if r.ended_by else (f" ({by_writer[2:]})" if by_writer else "")
         how = f"its handoff was resumed by session {r.ended_by_session}{who}{when}"
+    elif r.ended_with_resume:
+        where = ("on this clone" if writer is not None and r.ended_by_writer == writer
+                 else f"on the clone of writer {r.ended_by_writer}" if r.ended_by_writer else "on another clone")
+        by = f" by {r.ended_by}" if r.ended_by else ""
+        how = f"its handoff was resumed {where}{by} without a session id (a resume by hand that named no session){when}"
     else:
         how = (f"its handoff was resumed after it was left, by a session on another clone (the resume came with "
-               f"`baton sync`; set aside{when}{writer})")
+               f"`baton sync`; set aside{when}{by_writer})")
     return (f"Taken up elsewhere: {whose} (baton {r.id}) was not delivered, because {how}; "
             f"`baton handoff show {r.id}` reads it.")
 

@@ -54,6 +54,10 @@ class FeedVouch:
     required_by: str = ""
     """Where the requirement comes from, as sync's refusals say it (``SignersInForce.required_by``:
     ``sync.require_signatures is set``, or what this clone trusted); empty when not withheld."""
+    author: str | None = None
+    """Who the record of that feed claims wrote it, when the mark is not the record's own feed's:
+    a baton that carries another writer's handoff is marked for the handoff's feed, and the
+    handoff's claimed author is named beside that writer, not the baton's owner (``line``)."""
 
     @property
     def feed(self) -> str:
@@ -64,8 +68,11 @@ class FeedVouch:
         return f"writer `{' '.join(str(self.writer).split())}`" if self.writer else "writer unknown"
 
     def line(self, owner: str | None) -> str:
-        """The line beside a delivered baton or handoff."""
-        claimed = f"; `{' '.join(str(owner).split())}` is who it claims to be" if owner else ""
+        """The line beside a delivered baton or handoff: ``owner``, who the record claims wrote it,
+        unless the mark is another record's (``author``): the writer and the identity named are
+        always the same feed's."""
+        who = self.author if self.author is not None else owner
+        claimed = f"; `{' '.join(str(who).split())}` is who it claims to be" if who else ""
         return (f"> ⚠️ From {self.feed} ({self.writer_shown}): its author is not verified{claimed}. "
                 "Check its steps before following them.")
 

@@ -47,7 +47,7 @@ def repeated_start_notice(session_id: str, session: dict[str, Any]) -> str:
 
 def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
                      newer: "BatonRecord | None", *, session_id: str | None = None,
-                     unverified: str = "") -> str | None:
+                     unverified: str = "", withheld: str = "") -> str | None:
     """What a repeated start that continues the conversation (after a compaction, a resumed or forked
     conversation: its context may have lost the brief) is told, read-only, claiming nothing again:
     the baton the session received (``received``, when the index still holds it: its next steps
@@ -57,7 +57,9 @@ def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
     this very session (``session_id``) left it (a conversation resumed after it handed off), it
     is told as its own, waiting for the next session. ``unverified``: the line saying the received
     baton's feed is not vouched for (``FeedVouch.line``), shown above what it asked; the caller
-    gives no ``received`` (nor ``newer``) that is withheld. None when there is nothing to say."""
+    gives no ``received`` (nor ``newer``) that is withheld. ``withheld``: the received baton is
+    withheld since (``FeedVouch.withheld_notice``): said in those words instead of a command that would
+    refuse to read it. None when there is nothing to say."""
     lines: list[str] = []
     ident = received_baton(session)
     if ident is not None:
@@ -72,6 +74,9 @@ def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
                 lines += ["", "### Failed approaches — do not retry"]
                 lines += [f"- {clipped_text(item)}" for item in received.failed_approaches[:ESSENTIALS_KEPT]]
             lines += ["", f"`baton handoff show {ident}` reads all of it."]
+        elif withheld:
+            lines.append(f"This session received baton `{ident}` at its start (nothing was claimed again); "
+                         f"its steps are not shown again: {withheld}")
         else:
             lines.append(f"This session received baton `{ident}` at its start (nothing was claimed again): "
                          f"`baton handoff show {ident}` reads it.")

@@ -60,3 +60,6 @@ class BatonDismissed(BatonEvent):
     TYPE = names.BATON_DISMISSED
 
     via: Any = None
+    with_resume: Any = None
+    """True: recorded in the batch of the ``handoff.resumed`` it follows (a resume on the writer's own
+    clone settled it); absent: a session start met it after a resume made apart (or not a resume)."""

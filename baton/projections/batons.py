@@ -46,7 +46,7 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 10
+    version = 11
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
     5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
@@ -60,7 +60,9 @@ class BatonsBase:
     9: a baton names who left it (``leftBy``: its ``baton.created``'s actor) and who cancelled or
     dismissed it (``endedBy``, ``endedByWriter``).
     10: a dismissed baton names how (``endedVia``: ``resumed`` when its handoff was resumed another
-    way, ``baton.domain.taken_up``) and by which session (``endedBySession``)."""
+    way, ``baton.domain.taken_up``) and by which session (``endedBySession``).
+    11: a baton dismissed in the batch of its handoff's resume says so (``endedWithResume``), so a
+    resume that named no session is told as one on that writer's clone, not as one met after a sync."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 

@@ -128,6 +128,8 @@ class DismissBaton:
     """Who dismisses it (this clone's git identity); None: not checked (a caller that already knows)."""
     not_mine: bool = False
     """Dismiss it even when it is neither ``by``'s nor left by ``by`` (the user's explicit choice)."""
+    with_resume: bool = False
+    """Recorded in the batch of the resume that settles it (``settle_carrying``)."""
 
 
 Command = CreateBaton | ClaimBaton | CancelBaton | DismissBaton
@@ -178,7 +180,8 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
                 return []
             _require_yours(current, by, not_mine, "cancel")
             return [BatonCancelled(**_telemetry("handoff_cancelled", current, session))]
-        case DismissBaton(handoff_id=handoff_id, session=session, via=via, by=by, not_mine=not_mine):
+        case DismissBaton(handoff_id=handoff_id, session=session, via=via, by=by, not_mine=not_mine,
+                          with_resume=with_resume):
             if current is None or current.id != handoff_id:
                 earlier = next((p for p in state.previous if p.get("id") == handoff_id), {})
                 status = earlier.get("status") or SUPERSEDED
@@ -186,7 +189,8 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
                                       details={"handoff_id": handoff_id, "status": status})
             _require_pending(current, "dismissed", claimed_note="; a claimed baton cannot be dismissed")
             _require_yours(current, by, not_mine, "dismiss")
-            return [BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via)]
+            dismissed = BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via)
+            return [replace_fields(dismissed, with_resume=True) if with_resume else dismissed]
     raise TypeError(f"not a baton command: {command!r}")
 
 
@@ -361,12 +365,15 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     else:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
         via = by_session = None
+        with_resume = False
         if isinstance(event, BatonDismissed):
             via = event.via if isinstance(event.via, str) and event.via else None
             by_session = event.session if via is not None and isinstance(event.session, str) and event.session \
                 else None
+            with_resume = event.with_resume is True
         record = replace_fields(current, status=status, ended_at=recorded.at, ended_by=recorded.actor,
-                                ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session)
+                                ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session,
+                                ended_with_resume=with_resume)
     return Folded(replace_fields(moved, current=record), True)
 
 
