@@ -181,35 +181,6 @@ def output_gone() -> bool:
     return end is not None and end.gone
 
 
-READER_GRACE = 0.25
-"""Seconds a word about the output just written (``output_gone_after``) waits for a reader to close it."""
-
-
-def output_gone_after(grace: float = READER_GRACE) -> bool:
-    """Standard output flushed: whether its reader has gone, or goes within ``grace`` seconds (a guarded
-    pipe only). What fits in a pipe is written without the reader taking it, so a reader that wanted
-    one line (``baton log | head -1``) closes *after* the last write succeeded: a word about that
-    output (how many lines a limit left out) would be a word about lines nobody read. A reader that
-    is still there after ``grace`` (``less``, ``grep``) gets it. Called only before such a word."""
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    end = _guarded.get(1)
-    if end is None or end.gone:
-        return end is not None
-    select = __import__("select")  # by name, only here: a word after a listing, never on the hook path
-    poller = select.poll()
-    poller.register(end.fd, select.POLLERR)  # a pipe's writing end: POLLERR once no reader is left
-    try:
-        closed = bool(poller.poll(int(grace * 1000)))
-    except OSError:
-        return False
-    if closed:
-        end.gone = True  # what is still written there is dropped, as after a failed write
-    return closed
-
-
 def _is_pipe(fd: int) -> bool:
     mode = os.fstat(fd).st_mode
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)

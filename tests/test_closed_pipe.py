@@ -74,37 +74,6 @@ def test_log_into_a_reader_that_closes_after_one_byte_ends_quietly_with_status_0
     assert (code, err) == (0, "")
 
 
-def _into_one_line_reader(*args: str) -> tuple[int, str, str]:
-    """Run ``baton ARGS`` into a reader that takes one line and closes the pipe while the
-    command may still run (``baton log | head -1``); returns (exit status, the line, stderr)."""
-    child = subprocess.Popen(_baton(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert child.stdout is not None and child.stderr is not None
-    first = child.stdout.readline().decode()
-    child.stdout.close()
-    err = child.stderr.read().decode()
-    child.stderr.close()
-    return child.wait(timeout=120), first, err
-
-
-@pytest.fixture(scope="module")
-def two_handoffs(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("two")
-    assert run_baton("init", "--project", str(root)).returncode == 0
-    for title in ("first", "second"):
-        assert run_baton("checkpoint", "create", "--title", title, "--objective", "o", "--no-input",
-                         "--project", str(root)).returncode == 0
-    return root
-
-
-@pytest.mark.parametrize("argv", [["log", "--limit", "1"], ["lineage", "--limit", "1"],
-                                  ["handoff", "list", "--limit", "1"]], ids=["log", "lineage", "handoff-list"])
-def test_a_reader_that_took_one_line_and_closed_is_not_told_what_the_limit_left_out(two_handoffs, argv):
-    whole = run_baton(*argv, "--project", str(two_handoffs))
-    assert whole.returncode == 0 and "a larger --limit shows more" in whole.stderr  # the word, for a reader that stays
-    code, first, err = _into_one_line_reader(*argv, "--project", str(two_handoffs))
-    assert first and (code, err) == (0, "")
-
-
 def test_an_error_whose_json_goes_into_a_closed_pipe_exits_with_its_own_status_and_says_only_the_error():
     code, err = _into_closed_pipe("status", "--json", "--project", "/nonexistent")
     assert code == 4

@@ -37,8 +37,6 @@ LOADERS_BY_NAME = {
                                  "a baton",
     "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
                                "and the ref may be there",
-    "process_end.py": "the stdlib's select, only before a listing's word on what its limit left out, to see "
-                      "whether the pipe's reader closed (never on the hook path)",
 }
 """The loaders by module name (``__import__``), each with what it loads and when."""
 

@@ -20,7 +20,7 @@ import orjson
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
-from baton.process_end import output_gone, output_gone_after
+from baton.process_end import output_gone
 
 
 class Noted(NamedTuple):
@@ -104,8 +104,6 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
         sys.stdout.write("\n".join(batch) + "\n")
     after = getattr(result, "after_note", None)
     note = after() if after is not None and not args.json and not output_gone() else None
-    if note and output_gone_after():  # the reader took what it wanted and closed: nothing more to say
-        return
     if note:  # the result's word about the lines just printed (``baton log``: how many the limit left out)
         sys.stdout.flush()
         print(f"baton: {screen_text(note, policy)}", file=sys.stderr)
@@ -148,8 +146,6 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
         print(text)
     elif text:
         print(screen_text(text, _policy(args)))
-    if note and output_gone_after():  # the reader took what it wanted and closed: nothing more to say
-        note = None
     if note:  # a handler's word about the text just printed (``handoff list``: how many were left out)
         sys.stdout.flush()
         print(f"baton: {screen_text(note, _policy(args))}", file=sys.stderr)
