@@ -42,10 +42,10 @@ from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefus
 from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
 from baton.projections.batons import baton_records
-from baton.sync import decide, publish, transport
+from baton.sync import decide, publish, push_target, transport
 from baton.sync.ledger_ref import BadRefFeed, UnknownFormat, local_ref, read_feeds
 from baton.sync.local import ERASURE_PENDING, LocalFeeds, ReadCount, ledger_lock, unlink
-from baton.sync.project_check import check_remote_project
+from baton.sync.project_check import check_own_ref, check_remote_project
 from baton.sync.refusals import RefusedFeed
 from baton.sync.signatures import FeedSignatures
 from baton.sync.signers import render_flagged
@@ -221,6 +221,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         url = transport.shown_url(url)  # from here on, only for messages
         transport.check_remote_format(client, path, url)  # a SHA-256 remote: refused before any write
         transport.check_remote_format(to[0], to[1], to[2])
+        # this clone's own repository, or a working clone's own ledger ref: refused before any read
+        push_target.check_path_remotes(repo, (client, path, url), to, project.config.project_id)
         project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
         count = ReadCount(publishing=publishing)
         with transport.local_locks():
@@ -328,8 +330,11 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         # a remote of another project: refused before anything is imported or pushed
-        check_remote_project(repo, remote_feeds, {*base_feeds, *LocalFeeds(project, ReadCount()).names()},
+        files = LocalFeeds(project, ReadCount()).names()
+        check_remote_project(repo, remote_feeds, {*base_feeds, *files},
                              project.config.project_id, accept_project, url, ref.decode(), count)
+        # this clone's own ref holding another project's feeds: never published
+        check_own_ref(repo, base_feeds, files, project.config.project_id, accept_project, ref.decode(), count)
         work = Round.start(project, repo, count, base_feeds, remote_feeds, load_state(project, ref.decode()),
                            signatures=signatures, restore_own=restore_own_feed, remote_exists=remote_sha is not None,
                            acked=acked)
