@@ -194,7 +194,10 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
             nothing imported or pushed, the ref as it was.
         NoSyncRemote (exit 4): no git repository, or no such remote (and `remote` is no path or URL).
         GitUnsupported (exit 4): this repository, or a path remote, stores SHA-256 objects: nothing written.
-        RemoteOtherProject (exit 4): the remote's ledger is another project's: nothing imported or pushed.
+        InputError (exit 2): ``remote`` is this clone's own repository (``push_target``).
+        RemoteOtherProject (exit 4): the remote's ledger is another project's, or a path remote is another
+            project's working clone, or this clone's own ref holds another project's feeds: nothing imported or pushed.
+        RemoteWorkingClone (exit 4): the path remote pushed to is a working clone holding a Baton project.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
     """

@@ -193,7 +193,8 @@ def no_remote_message(remote: str, names: list[str]) -> str:
     """No remote named ``remote``: the remotes there are, the closest first
     when the name looks like a typo of one, or how to add one (as ``remote``
     when git takes it as a remote's name, else as ``origin``)."""
-    add = remote if _REMOTE_NAME.fullmatch(remote) and not remote.endswith(".lock") else "origin"
+    valid = _REMOTE_NAME.fullmatch(remote) and ".." not in remote and not remote.endswith(".lock")
+    add = remote if valid else "origin"
     if not names:
         return (f"no git remote named {remote!r} is configured, and this repository has none: give the team's "
                 f"repository's path or URL as `remote`, or add it with `git remote add {add} URL`")
