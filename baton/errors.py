@@ -189,6 +189,13 @@ class RemoteOtherProject(NoSyncRemote):
     code = "remote_other_project"
 
 
+class RemoteWorkingClone(NoSyncRemote):
+    """The sync remote is another clone's working repository holding a Baton project (exit 4):
+    its ledger ref is that clone's own, never pushed into; nothing imported or pushed."""
+
+    code = "remote_working_clone"
+
+
 class RemoteAuthFailed(RemoteUnreachable):
     """The sync remote (or a proxy) refused the credentials (exit 4); nothing changed locally."""
 

@@ -43,10 +43,10 @@ from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefus
 from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
 from baton.projections.batons import baton_records
-from baton.sync import decide, publish, transport
+from baton.sync import decide, publish, push_target, transport
 from baton.sync.ledger_ref import BadRefFeed, UnknownFormat, local_ref, read_feeds
 from baton.sync.local import ERASURE_PENDING, LocalFeeds, ReadCount, ledger_lock, unlink
-from baton.sync.project_check import check_remote_project
+from baton.sync.project_check import check_own_ref, check_remote_project
 from baton.sync.refusals import RefusedFeed
 from baton.sync.signatures import FeedSignatures
 from baton.sync.signers import render_flagged
@@ -211,7 +211,10 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
             nothing imported or pushed, the ref as it was.
         NoSyncRemote (exit 4): no git repository, or no such remote (and `remote` is no path or URL).
         GitUnsupported (exit 4): this repository, or a path remote, stores SHA-256 objects: nothing written.
-        RemoteOtherProject (exit 4): the remote's ledger is another project's: nothing imported or pushed.
+        InputError (exit 2): ``remote`` is this clone's own repository (``push_target``).
+        RemoteOtherProject (exit 4): the remote's ledger is another project's, or a path remote is another
+            project's working clone, or this clone's own ref holds another project's feeds: nothing imported or pushed.
+        RemoteWorkingClone (exit 4): the path remote pushed to is a working clone holding a Baton project.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
     """
@@ -238,6 +241,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         url = transport.shown_url(url)  # from here on, only for messages
         transport.check_remote_format(client, path, url)  # a SHA-256 remote: refused before any write
         transport.check_remote_format(to[0], to[1], to[2])
+        # this clone's own repository, or a working clone's own ledger ref: refused before any read
+        push_target.check_path_remotes(repo, (client, path, url), to, project.config.project_id)
         project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
         count = ReadCount(publishing=publishing)
         with transport.local_locks():
@@ -356,8 +361,11 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         # a remote of another project: refused before anything is imported or pushed
-        check_remote_project(repo, remote_feeds, {*base_feeds, *LocalFeeds(project, ReadCount()).names()},
+        files = LocalFeeds(project, ReadCount()).names()
+        check_remote_project(repo, remote_feeds, {*base_feeds, *files},
                              project.config.project_id, accept_project, url, ref.decode(), count)
+        # this clone's own ref holding another project's feeds: never published
+        check_own_ref(repo, base_feeds, files, project.config.project_id, accept_project, ref.decode(), count)
         work = Round.start(project, repo, count, base_feeds, remote_feeds, load_state(project, ref.decode()),
                            signatures=signatures, restore_own=restore_own_feed, remote_exists=remote_sha is not None,
                            acked=acked)

@@ -9,9 +9,15 @@ each of its feeds (``baton init`` writes it as a new writer's first event).
 When they name projects and none is this project's id (``.baton/config.json``)
 nor the one the sync was told to accept, the sync is refused.
 
+This clone's own ledger ref is asked the same of the feeds it holds that
+this clone's files do not (``check_own_ref``): a push from another
+project's clone (older versions wrote a working clone's ref) would else be
+published with this project's to its team remote.
+
 Cost: a remote that holds any feed this clone holds (every sync after the
 first) is not read at all; otherwise one segment per remote feed, which an
-accepted first sync imports anyway.
+accepted first sync imports anyway. The own ref's check reads nothing when
+every feed on it is among this clone's files (after any sync that imported).
 """
 
 from __future__ import annotations
@@ -113,3 +119,34 @@ def _accept_not_needed(accept: str, url: str, why: str) -> None:
     raise InputError(f"--accept-project {accept!r} is not needed: the remote {url} {why}, so there is no other "
                      f"project to accept; nothing was imported or pushed. Sync without --accept-project",
                      details={"url": url, "accept_project": accept})
+
+
+def check_own_ref(repo: "Repo", ref_feeds: dict[str, RefFeed], files: Iterable[str], project_id: str,
+                  accept: str | None, ref: str, count: "ReadCount | None" = None) -> None:
+    """Refuse to publish this clone's ledger ref when a feed on it that this clone's ``files`` lack
+    was initialised as another project only (nothing imported or pushed).
+
+    Raises:
+        RemoteOtherProject (exit 4): naming the feeds and their projects, and the way to rebuild the ref.
+    """
+    held = set(files)
+    wanted = {project_id} if accept is None else {project_id, accept}
+    foreign: dict[str, list[str]] = {}
+    for name, feed in sorted(ref_feeds.items()):
+        if name in held:
+            continue
+        _, named = remote_projects(repo, {name: feed}, wanted, count)
+        ids = named.get(name, [])
+        if ids and wanted.isdisjoint(ids):
+            foreign[name] = ids
+    if not foreign:
+        return
+    ids = sorted({i for found in foreign.values() for i in found})
+    shown = ", ".join(repr(i) for i in ids)
+    raise RemoteOtherProject(
+        f"this clone's {ref} holds feeds of another Baton project ({', '.join(sorted(foreign))}: initialised as "
+        f"project {shown}; this project is {project_id!r}, .baton/config.json), put there by another project's "
+        f"sync: nothing was imported or pushed. Delete this clone's ref (`git update-ref -d {ref}`): the next "
+        f"sync builds it again from this clone's feeds and the remote's",
+        details={"ref": ref, "project_id": project_id, "remote_project_ids": ids, "feeds": foreign,
+                 "own_ref": True})

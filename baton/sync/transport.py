@@ -174,8 +174,10 @@ def is_named_remote(repo, remote: str) -> bool:
 
 def looks_like_location(remote: str) -> bool:
     """Whether ``remote``, named by no configured remote, is a path or URL rather than a name: it
-    has a scheme (``https://``, ``file://``), an scp-like ``host:path``, or starts as a path does."""
-    return ("://" in remote or remote.startswith(("/", "./", "../", "~", "\\")) or os.path.isabs(remote)
+    has a scheme (``https://``, ``file://``), an scp-like ``host:path``, is ``.`` or ``..``, or starts
+    as a path does."""
+    return ("://" in remote or remote in (".", "..") or remote.startswith(("/", "./", "../", "~", "\\"))
+            or os.path.isabs(remote)
             or bool(re.match(r"^[^/\s]+@?[^/\s]*:", remote)) or remote.endswith(".git"))
 
 
@@ -189,15 +191,22 @@ def remote_names(repo) -> list[str]:
 
 def no_remote_message(remote: str, names: list[str]) -> str:
     """No remote named ``remote``: the remotes there are, the closest first
-    when the name looks like a typo of one, or how to add one."""
+    when the name looks like a typo of one, or how to add one (as ``remote``
+    when git takes it as a remote's name, else as ``origin``)."""
+    valid = _REMOTE_NAME.fullmatch(remote) and ".." not in remote and not remote.endswith(".lock")
+    add = remote if valid else "origin"
     if not names:
         return (f"no git remote named {remote!r} is configured, and this repository has none: give the team's "
-                f"repository's path or URL as `remote`, or add it with `git remote add {remote} URL`")
+                f"repository's path or URL as `remote`, or add it with `git remote add {add} URL`")
     close = closest(remote, names, n=1)
     guess = f"did you mean {close[0]!r}? " if close else ""
     return (f"no git remote named {remote!r} is configured ({guess}this repository's remotes: "
             f"{', '.join(names)}); name one with `remote`, give the repository's path or URL, or add it with "
-            f"`git remote add {remote} URL`")
+            f"`git remote add {add} URL`")
+
+
+_REMOTE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+"""A name ``git remote add`` takes (a conservative subset: no ``.`` or ``-`` first, no ``/``)."""
 
 
 def push_url(repo, remote: str) -> str | None:
