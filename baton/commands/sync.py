@@ -218,14 +218,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
     """
-    if not (remote or "").strip():
-        raise InputError("`remote` must name a git remote (for example origin) or give a repository's path or URL, "
-                         "not an empty name")
-    ref = DEFAULT_REF if ref is None else ref  # an empty name is refused below, as an empty remote is
-    if (problem := ledger_ref_problem(ref)) is not None:
-        raise InputError(f"`ref` {problem}", details={"ref": ref})
-    if accept_project is not None and not accept_project.strip():
-        raise InputError("`accept_project` must name a project id, not an empty one")
+    ref = _checked_arguments(remote, ref, accept_project)
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
@@ -270,6 +263,20 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, ahead=ahead, stray=stray,
                         stray_notes=stray_notes(project, stray), moved=list(erased.moved))
+
+
+def _checked_arguments(remote: str, ref: str | None, accept_project: str | None) -> str:
+    """The ledger ref a sync uses (``ref``, else the default), once its arguments are checked
+    (``sync_ledger``'s input errors, before anything is read)."""
+    if not (remote or "").strip():
+        raise InputError("`remote` must name a git remote (for example origin) or give a repository's path or URL, "
+                         "not an empty name")
+    ref = DEFAULT_REF if ref is None else ref  # an empty name is refused below, as an empty remote is
+    if (problem := ledger_ref_problem(ref)) is not None:
+        raise InputError(f"`ref` {problem}", details={"ref": ref})
+    if accept_project is not None and not accept_project.strip():
+        raise InputError("`accept_project` must name a project id, not an empty one")
+    return ref
 
 
 def stray_notes(project: "Project", stray: dict[str, str | None]) -> dict[str, str]:
