@@ -15,6 +15,7 @@ from typing import Any
 
 from baton.app import Baton
 from baton.commands.context import Project
+from tests.handoff_support import payload
 
 
 def _call(root: Path | str | Baton | Project | None, method: str, *args: Any, **kwargs: Any) -> Any:
@@ -164,3 +165,17 @@ def detect(root: Any = None, signals: Any = None, **kw: Any) -> Any:
 
 def control_detector(root: Any = None, action: str = "", **kw: Any) -> Any:
     return _call(root, "control_detector", action, **kw)
+
+
+def ready_handoff(repo: Path, session: str | None = None, clock: Any = None) -> str:
+    """A ready handoff captured in ``repo`` (naming ``session`` when given): validated and promoted
+    by the commands, or, with ``clock``, every step on that clock."""
+    with Baton.open(repo, **({"clock": clock} if clock else {})) as app:
+        handoff_id = app.capture(payload(), session=session).handoff_id
+        if clock is None:
+            validate_handoff_command(repo, handoff_id)
+            promote_handoff(repo, handoff_id, accept_warnings="tests")
+        else:
+            app.validate(handoff_id)
+            app.promote(handoff_id, accept_warnings="tests")
+    return handoff_id

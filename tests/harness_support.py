@@ -99,3 +99,13 @@ def process_running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def codex_start(project: Path, session: str):
+    """Codex's SessionStart hook (a startup) run for ``session`` in ``project``, as Codex runs it."""
+    return hook(project, "codex", "SessionStart", fixture("codex", "SessionStart.startup", project, session_id=session))
+
+
+def codex_stop(project: Path, session: str):
+    """Codex's Stop hook (the end of a turn) run for ``session`` in ``project``, as Codex runs it."""
+    return hook(project, "codex", "Stop", fixture("codex", "Stop", project, session_id=session))

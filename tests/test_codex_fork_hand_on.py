@@ -11,7 +11,7 @@ import pytest
 from baton.app import Baton
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, hook
+from tests.harness_support import codex_start, codex_stop
 
 
 @pytest.fixture
@@ -20,12 +20,6 @@ def repo(project):
     return project
 
 
-def _start(repo, session):
-    return hook(repo, "codex", "SessionStart", fixture("codex", "SessionStart.startup", repo, session_id=session))
-
-
-def _stop(repo, session):
-    return hook(repo, "codex", "Stop", fixture("codex", "Stop", repo, session_id=session))
 
 
 def _ready(repo, session):
@@ -37,31 +31,31 @@ def _ready(repo, session):
 
 
 def test_a_forks_first_stop_hands_on_the_handoff_captured_under_its_ended_parents_id(repo):
-    _start(repo, "parent")
-    _stop(repo, "parent")
+    codex_start(repo, "parent")
+    codex_stop(repo, "parent")
     handoff_id = _ready(repo, "parent")  # the fork's agent passes the only id its context names
-    ended = _stop(repo, "fork")
+    ended = codex_stop(repo, "fork")
     assert ended.result.ended and ended.result.baton == handoff_id
 
 
 def test_a_handoff_captured_under_a_session_before_it_ended_is_not_a_forks(repo):
-    _start(repo, "parent")
+    codex_start(repo, "parent")
     handoff_id = _ready(repo, "parent")
-    assert _stop(repo, "parent").result.baton == handoff_id
-    assert _stop(repo, "fork").result.baton is None
+    assert codex_stop(repo, "parent").result.baton == handoff_id
+    assert codex_stop(repo, "fork").result.baton is None
 
 
 def test_a_session_begun_as_usual_does_not_take_an_ended_sessions_handoff(repo):
-    _start(repo, "parent")
-    _stop(repo, "parent")
+    codex_start(repo, "parent")
+    codex_stop(repo, "parent")
     _ready(repo, "parent")
-    _start(repo, "other")
-    assert _stop(repo, "other").result.baton is None
+    codex_start(repo, "other")
+    assert codex_stop(repo, "other").result.baton is None
 
 
 def test_the_parents_later_stop_does_not_hand_on_what_the_fork_handed_on(repo):
-    _start(repo, "parent")
-    _stop(repo, "parent")
+    codex_start(repo, "parent")
+    codex_stop(repo, "parent")
     handoff_id = _ready(repo, "parent")
-    assert _stop(repo, "fork").result.baton == handoff_id
-    assert _stop(repo, "parent").result.baton is None
+    assert codex_stop(repo, "fork").result.baton == handoff_id
+    assert codex_stop(repo, "parent").result.baton is None

@@ -28,7 +28,7 @@ from baton.domain.session_counts import session_counts
 from tests.batons_support import ALICE, append_raw, events
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, hook
+from tests.harness_support import codex_start, codex_stop
 
 
 @pytest.fixture
@@ -37,12 +37,6 @@ def repo(project):
     return project
 
 
-def _start(repo, session):
-    return hook(repo, "codex", "SessionStart", fixture("codex", "SessionStart.startup", repo, session_id=session))
-
-
-def _stop(repo, session):
-    return hook(repo, "codex", "Stop", fixture("codex", "Stop", repo, session_id=session))
 
 
 def _ready(app: Baton, session: str) -> str:
@@ -87,37 +81,37 @@ def test_the_end_of_an_ended_session_records_nothing():
 # -- Codex: an end at every turn ------------------------------------------------------------------
 
 def test_a_later_codex_turn_that_hands_a_handoff_on_records_no_second_end(repo):
-    _start(repo, "cx-1")
-    _stop(repo, "cx-1")
+    codex_start(repo, "cx-1")
+    codex_stop(repo, "cx-1")
     with Baton.open(repo) as app:
         first = _ready(app, "cx-1")
-    assert _stop(repo, "cx-1").result.baton == first
+    assert codex_stop(repo, "cx-1").result.baton == first
     with Baton.open(repo) as app:
         second = _ready(app, "cx-1")
-    assert _stop(repo, "cx-1").result.baton == second
+    assert codex_stop(repo, "cx-1").result.baton == second
     assert len(_ended(repo, "cx-1")) == 1
     handed = [e.data.get("session") for e in events(repo, "baton.created")]
     assert handed == ["cx-1", "cx-1"]  # each hand-on is its own record, naming the session
 
 
 def test_metrics_count_a_codex_session_that_handed_on_at_later_turns_as_one_ended_session(repo):
-    _start(repo, "cx-1")
-    _stop(repo, "cx-1")
+    codex_start(repo, "cx-1")
+    codex_stop(repo, "cx-1")
     for _ in range(2):
         with Baton.open(repo) as app:
             _ready(app, "cx-1")
-        _stop(repo, "cx-1")
+        codex_stop(repo, "cx-1")
     assert _metrics(repo) == {"sessions_begun": 1, "sessions_ended": 1, "sessions_open": 0,
                               "sessions_start_missed": 0}
 
 
 def test_a_later_codex_turns_hand_on_leaves_the_objective_of_a_session_begun_since(repo):
-    _start(repo, "cx-1")
-    _stop(repo, "cx-1")  # its end: its objective, if any, was cleared then
+    codex_start(repo, "cx-1")
+    codex_stop(repo, "cx-1")  # its end: its objective, if any, was cleared then
     with Baton.open(repo) as app:
         begun = app.begin_session(session_id="next", objective="Ship the login page", claim=False)
         handoff_id = _ready(app, "cx-1")
-    assert _stop(repo, "cx-1").result.baton == handoff_id
+    assert codex_stop(repo, "cx-1").result.baton == handoff_id
     assert events(repo, "objective.cleared") == []
     opened = Project.open(repo)
     try:

@@ -19,9 +19,9 @@ import pytest
 
 from baton.app import Baton
 from baton.domain.unended import SILENT, UNENDED_HOURS, unended_for
-from tests.app_support import promote_handoff, validate_handoff_command
-from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, hook, injected
+from tests.app_support import ready_handoff
+from tests.handoff_support import git_init
+from tests.harness_support import codex_start, codex_stop, fixture, hook, injected
 
 LONG_AGO = time.time_ns() - (UNENDED_HOURS + 1) * 3600 * 10**9
 
@@ -35,25 +35,7 @@ def repo(project, monkeypatch):
     return project
 
 
-def _start(repo, session):
-    return hook(repo, "codex", "SessionStart", fixture("codex", "SessionStart.startup", repo, session_id=session))
 
-
-def _stop(repo, session):
-    return hook(repo, "codex", "Stop", fixture("codex", "Stop", repo, session_id=session))
-
-
-def _ready(repo, session, clock=None):
-    """A ready handoff captured in ``repo`` naming ``session``, every step on ``clock`` when given."""
-    with Baton.open(repo, **({"clock": clock} if clock else {})) as app:
-        handoff_id = app.capture(payload(), session=session).handoff_id
-        if clock is None:
-            validate_handoff_command(repo, handoff_id)
-            promote_handoff(repo, handoff_id, accept_warnings="tests")
-        else:
-            app.validate(handoff_id)
-            app.promote(handoff_id, accept_warnings="tests")
-    return handoff_id
 
 
 def _a_first_turn_long_ago(repo, session):
@@ -64,10 +46,10 @@ def _a_first_turn_long_ago(repo, session):
 
 
 def test_the_next_start_is_told_of_a_handoff_a_codex_session_readied_after_its_first_turn(repo):
-    _start(repo, "killed")
-    _stop(repo, "killed")  # the first turn's end: the session's end is recorded
-    handoff_id = _ready(repo, "killed")  # a later turn readies it, and Codex is killed before its Stop
-    told = injected("codex", _start(repo, "next").answer)
+    codex_start(repo, "killed")
+    codex_stop(repo, "killed")  # the first turn's end: the session's end is recorded
+    handoff_id = ready_handoff(repo, "killed")  # a later turn readies it, and Codex is killed before its Stop
+    told = injected("codex", codex_start(repo, "next").answer)
     assert "Session `killed` (codex, begun " in told
     assert (f"has not reported the end of the turn in which it readied handoff `{handoff_id}` for the next "
             "session (codex reports an end at every turn), which no baton carries yet") in told
@@ -75,18 +57,18 @@ def test_the_next_start_is_told_of_a_handoff_a_codex_session_readied_after_its_f
 
 
 def test_nothing_is_claimed_from_a_codex_session_that_may_still_be_in_its_turn(repo):
-    _start(repo, "running")
-    _stop(repo, "running")
-    handoff_id = _ready(repo, "running")
-    started = _start(repo, "next")
+    codex_start(repo, "running")
+    codex_stop(repo, "running")
+    handoff_id = ready_handoff(repo, "running")
+    started = codex_start(repo, "next")
     assert started.result.delivered.record is None
-    assert _stop(repo, "running").result.baton == handoff_id  # its turn's end hands it on after all
+    assert codex_stop(repo, "running").result.baton == handoff_id  # its turn's end hands it on after all
 
 
 def test_a_codex_session_silent_past_the_horizon_after_a_later_turn_hands_its_handoff_on(repo):
     _a_first_turn_long_ago(repo, "killed")
-    handoff_id = _ready(repo, "killed", clock=lambda: LONG_AGO + 60 * 10**9)
-    started = _start(repo, "next")
+    handoff_id = ready_handoff(repo, "killed", clock=lambda: LONG_AGO + 60 * 10**9)
+    started = codex_start(repo, "next")
     assert started.result.delivered.record.id == handoff_id
     told = injected("codex", started.answer)
     assert ("Session `killed` (codex, begun " in told
@@ -95,29 +77,29 @@ def test_a_codex_session_silent_past_the_horizon_after_a_later_turn_hands_its_ha
 
 
 def test_a_handoff_a_later_turns_stop_handed_on_is_received_without_a_word_of_it(repo):
-    _start(repo, "s1")
-    _stop(repo, "s1")
-    handoff_id = _ready(repo, "s1")
-    assert _stop(repo, "s1").result.baton == handoff_id
-    started = _start(repo, "s2")
+    codex_start(repo, "s1")
+    codex_stop(repo, "s1")
+    handoff_id = ready_handoff(repo, "s1")
+    assert codex_stop(repo, "s1").result.baton == handoff_id
+    started = codex_start(repo, "s2")
     assert started.result.delivered.record.id == handoff_id
     told = injected("codex", started.answer)
     assert "reported the end" not in told and "never reported" not in told
 
 
 def test_a_handoff_readied_before_the_first_turns_end_is_that_ends_baton(repo):
-    _start(repo, "s1")
-    handoff_id = _ready(repo, "s1")
-    assert _stop(repo, "s1").result.baton == handoff_id
-    told = injected("codex", _start(repo, "s2").answer)
+    codex_start(repo, "s1")
+    handoff_id = ready_handoff(repo, "s1")
+    assert codex_stop(repo, "s1").result.baton == handoff_id
+    told = injected("codex", codex_start(repo, "s2").answer)
     assert "reported the end" not in told
 
 
 def test_an_ended_claude_code_session_is_not_looked_for_whatever_is_readied_naming_it_later(repo):
     hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo, session_id="c1"))
     hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="c1"))
-    _ready(repo, "c1")
-    told = injected("codex", _start(repo, "next").answer) or ""
+    ready_handoff(repo, "c1")
+    told = injected("codex", codex_start(repo, "next").answer) or ""
     assert "reported its end" not in told and "reported the end" not in told
 
 

@@ -18,7 +18,7 @@ from baton.app import Baton
 from baton.domain.short_ids import short_id
 from baton.domain.unended import RESTARTED, SILENT, UNENDED_HOURS, taken_for_ended
 from baton.projections.sessions import session_doc
-from tests.app_support import promote_handoff, validate_handoff_command
+from tests.app_support import ready_handoff
 from tests.handoff_support import git_init, payload
 from tests.harness_support import fixture, hook, injected
 
@@ -41,18 +41,6 @@ def _end(repo, session):
     return hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id=session))
 
 
-def _ready(repo, session=None, clock=None):
-    """A ready handoff captured in ``repo`` (naming ``session`` when given), every step on ``clock``."""
-    with Baton.open(repo, **({"clock": clock} if clock else {})) as app:
-        handoff_id = app.capture(payload(), session=session).handoff_id
-        if clock is None:
-            validate_handoff_command(repo, handoff_id)
-            promote_handoff(repo, handoff_id, accept_warnings="tests")
-        else:
-            app.validate(handoff_id)
-            app.promote(handoff_id, accept_warnings="tests")
-    return handoff_id
-
 
 def _types(repo, kind):
     import json
@@ -68,7 +56,7 @@ def _session(repo, session):
 
 def test_the_next_start_is_told_that_a_session_never_ended_after_readying_a_handoff(repo):
     _start(repo, "killed")
-    handoff_id = _ready(repo, "killed")
+    handoff_id = ready_handoff(repo, "killed")
     told = injected("claude-code", _start(repo, "next").answer)
     assert "Session `killed` (claude-code, begun " in told
     assert f"has not reported its end, and it readied handoff `{handoff_id}` for the next session" in told
@@ -83,7 +71,7 @@ def test_the_baton_hook_command_tells_it_in_the_context_it_answers_with(repo):
     import sys
 
     _start(repo, "killed")
-    handoff_id = _ready(repo, "killed")
+    handoff_id = ready_handoff(repo, "killed")
     done = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"], cwd=repo,
                           input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="next")),
                           capture_output=True, text=True, env={**os.environ, "BATON_HOOK_SERVER": "0"})
@@ -94,7 +82,7 @@ def test_the_baton_hook_command_tells_it_in_the_context_it_answers_with(repo):
 
 def test_a_handoff_naming_no_session_is_told_of_when_the_session_that_never_ended_was_the_only_one_open(repo):
     _start(repo, "killed")
-    handoff_id = _ready(repo)  # captured over MCP without the session id
+    handoff_id = ready_handoff(repo)  # captured over MCP without the session id
     told = injected("claude-code", _start(repo, "next").answer)
     assert "Session `killed` (claude-code, begun " in told and handoff_id in told
 
@@ -102,7 +90,7 @@ def test_a_handoff_naming_no_session_is_told_of_when_the_session_that_never_ende
 def test_a_session_that_may_still_run_keeps_its_handoff_and_its_own_end_hands_it_on(repo):
     """Two terminals on one branch: the second start takes nothing from the first."""
     _start(repo, "first")
-    handoff_id = _ready(repo, "first")
+    handoff_id = ready_handoff(repo, "first")
     second = _start(repo, "second")
     assert second.result.delivered.record is None
     assert _types(repo, "baton.created") == [] and _session(repo, "first")["status"] == "open"
@@ -113,7 +101,7 @@ def test_a_session_silent_past_the_horizon_is_ended_and_its_handoff_delivered_as
     long_ago = time.time_ns() - (UNENDED_HOURS + 1) * 3600 * 10**9
     with Baton.open(repo, clock=lambda: long_ago) as app:
         app.start_harness_session("killed", harness="claude-code", source="startup")
-    handoff_id = _ready(repo, "killed", clock=lambda: long_ago)
+    handoff_id = ready_handoff(repo, "killed", clock=lambda: long_ago)
     started = _start(repo, "next")
     assert started.result.delivered.record.id == handoff_id
     told = injected("claude-code", started.answer)
@@ -128,7 +116,7 @@ def test_after_the_handoff_was_delivered_the_start_after_is_told_nothing_of_it(r
     long_ago = time.time_ns() - (UNENDED_HOURS + 1) * 3600 * 10**9
     with Baton.open(repo, clock=lambda: long_ago) as app:
         app.start_harness_session("killed", harness="claude-code", source="startup")
-    _ready(repo, "killed", clock=lambda: long_ago)
+    ready_handoff(repo, "killed", clock=lambda: long_ago)
     _start(repo, "next")
     later = _start(repo, "later")
     assert later.result.delivered.record is None
@@ -138,7 +126,7 @@ def test_after_the_handoff_was_delivered_the_start_after_is_told_nothing_of_it(r
 
 def test_a_handoff_already_handed_on_is_not_told_of_again(repo):
     _start(repo, "s1")
-    _ready(repo, "s1")
+    ready_handoff(repo, "s1")
     _end(repo, "s1")
     _start(repo, "s2")  # claims it
     told = injected("claude-code", _start(repo, "s3").answer)
@@ -147,7 +135,7 @@ def test_a_handoff_already_handed_on_is_not_told_of_again(repo):
 
 def test_a_repeated_start_of_the_session_itself_is_not_told_of_its_own_handoff(repo):
     _start(repo, "s1")
-    _ready(repo, "s1")
+    ready_handoff(repo, "s1")
     again = hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.resume", repo,
                                                               session_id="s1"))
     assert "reported its end" not in (injected("claude-code", again.answer) or "")
@@ -200,7 +188,7 @@ def _killed_long_ago(repo) -> tuple[str, int]:
     long_ago = time.time_ns() - (UNENDED_HOURS + 2) * 3600 * 10**9
     with Baton.open(repo, clock=lambda: long_ago) as app:
         app.start_harness_session("killed", harness="claude-code", source="startup")
-    return _ready(repo, "killed", clock=lambda: long_ago), long_ago
+    return ready_handoff(repo, "killed", clock=lambda: long_ago), long_ago
 
 
 def test_a_handoff_older_than_work_a_later_session_readied_since_is_not_taken_over(repo):
@@ -211,7 +199,7 @@ def test_a_handoff_older_than_work_a_later_session_readied_since_is_not_taken_ov
     with Baton.open(repo, clock=lambda: long_ago + hour) as app:
         app.start_harness_session("b", harness="claude-code", source="startup")
         app.resume(old)
-    newer = _ready(repo, "b", clock=lambda: long_ago + 2 * hour)
+    newer = ready_handoff(repo, "b", clock=lambda: long_ago + 2 * hour)
     _end(repo, "b")
     assert _start(repo, "c").result.delivered.record.id == newer
     later = _start(repo, "d")
@@ -232,7 +220,7 @@ def test_a_handoff_a_later_session_marked_resumed_is_not_taken_over(repo):
 
 def test_the_notice_tells_the_resume_that_records_the_pick_up(repo):
     _start(repo, "killed")
-    handoff_id = _ready(repo, "killed")
+    handoff_id = ready_handoff(repo, "killed")
     told = injected("claude-code", _start(repo, "next").answer)
     assert f"`baton resume {short_id(handoff_id)}` reads it (with `mark_resumed`, it records that this session took it up" in told
 

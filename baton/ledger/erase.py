@@ -15,7 +15,6 @@ other byte of the feed, a torn tail included, is copied as it was.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Container, Iterable
 
@@ -108,25 +107,7 @@ def replace_feed(path: Path, data: bytes) -> None:
     Raises:
         StorageError: the new file could not be written or renamed.
     """
-    tmp = path.with_name(f".erase.{os.getpid()}.{os.urandom(4).hex()}")
-    try:
-        try:
-            mode = os.stat(path).st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o644
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        try:
-            files.write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise StorageError(f"cannot rewrite feed {path} to erase payloads: {exc}") from exc
+    files.replace_whole(path, data, tmp_prefix=".erase", failure=f"cannot rewrite feed {path} to erase payloads")
 
 
 # -- two copies of one feed that differ by erasures (``baton sync``) ------------------

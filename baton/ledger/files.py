@@ -143,3 +143,28 @@ def remove_if_there(path: Path) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+def replace_whole(path: Path, data: bytes, *, tmp_prefix: str, failure: str) -> None:
+    """Write ``data`` as the whole of ``path``: a new file beside it (named ``tmp_prefix.<pid>.<hex>``,
+    the old file's mode kept, fsynced) renamed over it, never a write into a live file.
+
+    Raises:
+        StorageError: ``failure: <the OS error>``, the new file removed again.
+    """
+    tmp = path.with_name(f"{tmp_prefix}.{os.getpid()}.{os.urandom(4).hex()}")
+    try:
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        remove_if_there(tmp)
+        raise StorageError(f"{failure}: {exc}") from exc

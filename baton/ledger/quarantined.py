@@ -170,16 +170,6 @@ def _split(raw: bytes, manifest: dict[str, Any] | None) -> list[bytes] | None:
 
 def _replace(path: Path, data: bytes) -> None:
     """``data`` as the whole of ``path``: a new file beside it, fsynced, renamed over it."""
-    tmp = path.with_name(f".forget.{os.getpid()}.{os.urandom(4).hex()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            files.write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError as exc:
-        files.remove_if_there(tmp)
-        raise StorageError(f"cannot rewrite {path} to erase a forgotten handoff: {exc}") from exc
+    files.replace_whole(path, data, tmp_prefix=".forget",
+                        failure=f"cannot rewrite {path} to erase a forgotten handoff")
     files.fsync_dir(path.parent)
