@@ -644,7 +644,11 @@ class ProjectionRunner:
         goes down to ``kept`` when it is one the repair set aside or recorded
         as lost — the only way a recorded head ever goes down. A head
         acknowledged after the repair (a later loss) is not one of those, so a
-        rebuild replaying an old repair never forgets a newer loss."""
+        rebuild replaying an old repair never forgets a newer loss. Only a
+        repair this clone's writer recorded counts: one imported from a
+        teammate cut the teammate's copy of the feed, never this clone's."""
+        if event.writer != self.ledger.writer:
+            return
         data = event.data if isinstance(event.data, dict) else {}
         feed, kept = data.get("feed"), data.get("kept")
         if not isinstance(feed, str) or not isinstance(kept, dict) or type(kept.get("seq")) is not int:
