@@ -20,23 +20,11 @@ from baton.domain.batons import BatonRecord, context_key
 from baton.errors import BatonNotYours
 from baton.mcp_server import build_server
 from tests.cli_support import ledger_size, run, run_json
-from tests.sync_support import leave_baton_for, make_team
 from tests.sync_support import writer_of as writer
-from tests.test_sync_baton_owners import as_user, events
+from tests.test_sync_baton_owners import as_user, events, left_for_bob
 
 BOB = "bob@example.com"
 CAROL = "carol@example.com"
-
-
-def left_for_bob(capsys, tmp_path, b_user: str):
-    """Alice leaves a baton for Bob on ``main``; both clones sync; ``b`` is ``b_user``."""
-    _remote, a, b = make_team(tmp_path)
-    as_user(a, "alice@example.com")
-    as_user(b, b_user)
-    ident = leave_baton_for(capsys, a, "A1", "Bob: finish the migration")
-    run_json(capsys, a, "sync")
-    run_json(capsys, b, "sync")
-    return a, b, ident
 
 
 def pending_ids(capsys, clone) -> list[str]:
