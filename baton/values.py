@@ -23,15 +23,55 @@ if TYPE_CHECKING:
         """To a type checker, a frozen dataclass: typed fields, the same constructor."""
 
 
+def _same_value(self: tuple, other: object) -> bool:
+    """Equal as attrs' classes are: the same class and equal fields (a plain tuple, or
+    another value class with the same fields, is never equal)."""
+    return other.__class__ is self.__class__ and tuple.__eq__(self, other)
+
+
+def _other_value(self: tuple, other: object) -> bool:
+    return not _same_value(self, other)
+
+
+def _always_true(self: tuple) -> bool:
+    """A value is true, as an attrs instance is, even with no fields (an empty tuple is false)."""
+    return True
+
+
+_SHARED = {"__eq__": _same_value, "__ne__": _other_value, "__hash__": tuple.__hash__,
+           "__bool__": _always_true, "__slots__": ()}
+
+
+def _is_class_var(annotation: object) -> bool:
+    return str(annotation).startswith(("ClassVar", "typing.ClassVar"))
+
+
 def value_class(cls: type) -> type:  # type: ignore[no-redef]
     """``cls`` (annotated fields, defaults last, methods) as an immutable named tuple.
+
+    Fields a value-class base defines come first, in its order; ``ClassVar``
+    annotations are class attributes, not fields. Other bases (mixins of
+    methods, with ``__slots__ = ()``) are kept after the tuple, so their
+    methods are inherited. Instances compare equal only to instances of the
+    same class, hash by value and are always true.
 
     ``typing.NamedTuple`` would do the same, but it turns each annotation into
     a ``ForwardRef`` and compiles it (0.27 ms a class here, against 0.05 ms):
     the annotations stay documentation, never evaluated.
     """
-    fields = tuple(cls.__dict__.get("__annotations__", {}))
-    defaults = [cls.__dict__[name] for name in fields if name in cls.__dict__]
+    inherited: dict[str, object] = {}
+    for base in reversed(cls.__mro__[1:]):
+        for name in getattr(base, "_fields", ()):
+            inherited[name] = base._field_defaults.get(name, _NO_DEFAULT)  # type: ignore[attr-defined]
+    own = {name: annotation for name, annotation in cls.__dict__.get("__annotations__", {}).items()
+           if not _is_class_var(annotation)}
+    fields = {**inherited, **{name: cls.__dict__.get(name, _NO_DEFAULT) for name in own}}
+    defaults = [value for value in fields.values() if value is not _NO_DEFAULT]
     body = {key: item for key, item in cls.__dict__.items()
-            if key not in fields and key not in ("__dict__", "__weakref__")}
-    return type(cls.__name__, (namedtuple(cls.__name__, fields, defaults=defaults),), {**body, "__slots__": ()})
+            if key not in own and key not in ("__dict__", "__weakref__")}
+    bases = tuple(base for base in cls.__bases__ if base is not object)
+    return type(cls.__name__, (namedtuple(cls.__name__, tuple(fields), defaults=defaults), *bases),
+                {**_SHARED, **body})
+
+
+_NO_DEFAULT = object()

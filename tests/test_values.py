@@ -1,0 +1,70 @@
+"""``baton.values.value_class``: named tuples that behave as the attrs values they replace."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from baton.values import value_class
+
+
+class _Greeting:
+    __slots__ = ()
+
+    def greet(self) -> str:
+        return f"hello {self.name}"  # type: ignore[attr-defined]
+
+
+@value_class
+class _Base(_Greeting):
+    KIND: ClassVar[str] = "base"
+    name: str = ""
+    size: int = 0
+
+
+@value_class
+class _Child(_Base):
+    KIND = "child"
+    note: str | None = None
+
+
+@value_class
+class _Twin:
+    name: str = ""
+    size: int = 0
+
+
+@value_class
+class _Empty:
+    pass
+
+
+def test_a_value_equals_only_a_value_of_its_own_class() -> None:
+    assert _Base("a", 1) == _Base("a", 1)
+    assert _Base("a", 1) != _Twin("a", 1)
+    assert _Base("a", 1) != ("a", 1) and ("a", 1) != _Base("a", 1)
+
+
+def test_equal_values_hash_alike() -> None:
+    assert {_Base("a", 1): "x"}[_Base("a", 1)] == "x"
+
+
+def test_a_value_without_fields_is_true() -> None:
+    assert bool(_Empty()) is True
+
+
+def test_a_subclass_has_its_bases_fields_first_and_its_own_after() -> None:
+    assert _Child._fields == ("name", "size", "note")
+    assert _Child(name="a", note="n") == _Child("a", 0, "n")
+
+
+def test_class_variables_are_not_fields() -> None:
+    assert "KIND" not in _Child._fields and _Child().KIND == "child" and _Base().KIND == "base"
+
+
+def test_a_mixins_methods_are_inherited() -> None:
+    assert _Child(name="ann").greet() == "hello ann"
+    assert isinstance(_Child(), _Base)
+
+
+def test_a_value_has_no_instance_dictionary() -> None:
+    assert not hasattr(_Child(), "__dict__")
