@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import TypeVar, dataclass_transform
 
     _T = TypeVar("_T")
+    _V = TypeVar("_V")
 
     @dataclass_transform(frozen_default=True)
     def value_class(cls: type[_T]) -> type[_T]:
@@ -75,3 +76,10 @@ def value_class(cls: type) -> type:  # type: ignore[no-redef]
 
 
 _NO_DEFAULT = object()
+
+
+def replace(value: _V, **changes: object) -> _V:
+    """A copy of ``value`` (a ``value_class`` instance) with ``changes``: what
+    ``attrs.evolve`` is for an attrs class, typed for a type checker, which sees
+    a value class as a frozen dataclass and so not its ``_replace``."""
+    return value._replace(**changes)  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from baton.values import value_class
+from baton.values import replace, value_class
 
 
 class _Greeting:
@@ -68,3 +68,8 @@ def test_a_mixins_methods_are_inherited() -> None:
 
 def test_a_value_has_no_instance_dictionary() -> None:
     assert not hasattr(_Child(), "__dict__")
+
+
+def test_replace_gives_a_copy_with_the_changes() -> None:
+    value = _Child(name="a", note="n")
+    assert replace(value, note="m") == _Child(name="a", note="m") and value.note == "n"
