@@ -3,13 +3,13 @@ untested; the tables in ``test_aggregates.py`` hold the rest."""
 
 from __future__ import annotations
 
-import attrs
 import pytest
 
 from baton.domain.aggregates import baton as batons
 from baton.domain.batons import CANCELLED, CLAIMED, SUPERSEDED
 from baton.errors import BatonNotPending, BatonSuperseded
 from baton.events.catalogue import BatonClaimed
+from baton.values import replace
 from tests.events_support import recorded
 from tests.test_aggregates import FIRST, KEY, SECOND, baton, given
 
@@ -26,7 +26,7 @@ def test_a_key_remembers_its_last_twenty_earlier_batons_newest_first():
 
 @pytest.mark.parametrize("shared", [True, False])
 def test_a_created_baton_folds_shared_exactly_when_it_was_created_shared(shared):
-    state = given(batons.CreateBaton(attrs.evolve(baton(), shared=shared)))
+    state = given(batons.CreateBaton(replace(baton(), shared=shared)))
     assert state.current.shared is shared
 
 

@@ -26,6 +26,7 @@ from baton.domain.batons import (
     select_eligible,
 )
 from baton.errors import InputError
+from baton.values import replace
 
 
 def rec(id, owner="alice@example.com", branch="main", shared=False, created="2026-01-01T00:00:00.000000Z",
@@ -175,18 +176,12 @@ def test_malformed_records_read_as_none(raw):
 
 
 def test_markdown_starts_with_the_spec_heading_and_lists_everything():
-    r = attrs_evolve(rec("abc"), failed_approaches=("retry the flaky test",), open_questions=("why?",))
+    r = replace(rec("abc"), failed_approaches=("retry the flaky test",), open_questions=("why?",))
     md = render_baton_markdown(r)
     assert md.startswith(HANDOFF_HEADING + "\n")
     assert "1. do the thing" in md
     assert "retry the flaky test" in md and "do not retry" in md
     assert "why?" in md
-
-
-def attrs_evolve(r, **kw):
-    import attrs
-
-    return attrs.evolve(r, **kw)
 
 
 # -- a baton is a handoff -----------------------------------------------------------------

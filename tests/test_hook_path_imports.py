@@ -315,17 +315,15 @@ STEADY_CLASSES = {
     "baton.commands.batons.Peek", "baton.commands.bootstrap.BootstrapResult", "baton.commands.bootstrap.Offer",
     "baton.commands.context.GatheredBatch", "baton.commands.context.Limits", "baton.commands.context.WriteScope",
     "baton.commands.identity.SessionContext", "baton.commands.objectives.SessionObjective",
-    "baton.config.ProjectConfig", "baton.domain.batons.AssembledBrief", "baton.domain.batons.BatonRecord",
-    "baton.domain.batons.FittedSection", "baton.domain.claimed_elsewhere.ClaimedElsewhere",
-    "baton.domain.identifiers.IdentifierFinding",
+    "baton.config.ProjectConfig",
     "baton.ledger.changes._Read", "baton.ledger.envelope.Event", "baton.ledger.feed.FeedScan",
     "baton.ledger.protocol.Changes", "baton.policy.Policy",
     "baton.project.ProjectPaths", "baton.projections.handoffs.HandoffSummary",
     "baton.projections.runner.CatchUp",
 }
-"""The attrs classes both define (22: the output screen's rules, policy and outcome and
-the ledger's draft, feed head, cursor, feed info, seed, problem and torn tail are named
-tuples, ``baton.values.value_class``)."""
+"""The attrs classes both define (17: the output screen's rules, policy and outcome, the
+ledger's draft, feed head, cursor, feed info, seed, problem and torn tail, and the baton's
+record, brief, claim elsewhere and identifier findings are named tuples, ``baton.values.value_class``)."""
 RECORD_START_CLASSES = {
     "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
     "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
@@ -344,7 +342,7 @@ STEADY_START_CLASSES = STEADY_CLASSES | {
     "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
     "baton.events.session.SessionEnded",
 }
-"""... and the session events, the session aggregate's commands and the start's results (35 in all)."""
+"""... and the session events, the session aggregate's commands and the start's results (30 in all)."""
 
 
 @pytest.fixture

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-import attrs
-
 from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
 from baton.commands.batons import Peek
 from baton.commands.record import record as record_events
@@ -24,6 +22,7 @@ from baton.domain.handoff import stored_handoff
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 from baton.model import frozen
+from baton.values import replace
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
@@ -81,7 +80,7 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key)
     claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
     return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
-        attrs.evolve(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
+        replace(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
 
 
 def append_created(scope: WriteScope, record: BatonRecord, *, session: str | None,
@@ -98,7 +97,7 @@ def append_created(scope: WriteScope, record: BatonRecord, *, session: str | Non
     (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness))
     current = state.current
     unread = unseen_summary(current, unread=True) \
-        if current is not None and superseded_unread(current, attrs.evolve(record, session_id=session)) else None
+        if current is not None and superseded_unread(current, replace(record, session_id=session)) else None
     record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=actor,
                   session=session)
     return cast("BatonCreated", created).supersedes, unread

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import attrs
-
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
 from baton.domain.batons import DISMISSED, RESUMED_VIA, BatonRecord, baton_key
 from baton.domain.taken_up import settled_by_resume, taken_up_before
 from baton.ledger.clock import rfc3339_micros
+from baton.values import replace
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
@@ -79,5 +78,5 @@ def settle_taken_up(scope: "WriteScope", state: BatonKey, *, session: str | None
     assert current is not None  # taken_up_here: it is pending
     decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(current.id, via=RESUMED_VIA))
     record_events(scope, decided, version=state.version, session=session)
-    return attrs.evolve(current, status=DISMISSED, ended_via=RESUMED_VIA,
-                        ended_at=rfc3339_micros(scope.project.clock()), ended_by_writer=scope.project.writer)
+    return replace(current, status=DISMISSED, ended_via=RESUMED_VIA,
+                   ended_at=rfc3339_micros(scope.project.clock()), ended_by_writer=scope.project.writer)

@@ -82,6 +82,7 @@ from baton.projections import handoffs
 from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts, unseen_sources
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 from baton.projections.sessions import session_doc
+from baton.values import replace
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -842,8 +843,8 @@ def _as_claimed(peeked: BatonRecord, lost: BatonAlreadyClaimed) -> BatonRecord:
     the aggregate refused the claim because the key's current baton, this one, was claimed)."""
     details = lost.details
     by, at = details.get("claimed_by_session"), details.get("claimed_at")
-    return evolve(peeked, status=CLAIMED, claimed_by_session=by if isinstance(by, str) else None,
-                  claimed_at=at if isinstance(at, str) else None)
+    return replace(peeked, status=CLAIMED, claimed_by_session=by if isinstance(by, str) else None,
+                   claimed_at=at if isinstance(at, str) else None)
 
 
 class SessionGate(Protocol):

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from baton.config import read_json
 from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, vouch
 from baton.errors import BatonError, Conflict
-from baton.model import evolve
 from baton.policy import signing_in_force
 from baton.projections.batons import baton_creators
 from baton.projections.handoffs import authors_of
+from baton.values import replace
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -118,7 +118,7 @@ def baton_vouch(project: "Project", runner: Any, record: Any) -> FeedVouch | Non
         return found
     writer, owner = authors_of(runner.db, [record.id]).get(record.id, ("", ""))
     found = record_vouch(project, writer) if writer else None
-    return evolve(found, author=owner or "") if found is not None else None
+    return replace(found, author=owner or "") if found is not None else None
 
 
 def batons_judged(project: "Project", runner: Any, records: Iterable[Any]) -> dict[str, FeedVouch]:
@@ -130,7 +130,7 @@ def batons_judged(project: "Project", runner: Any, records: Iterable[Any]) -> di
     if rest and "handoffs" in getattr(runner, "by_name", {}):
         carried = authors_of(runner.db, rest)
         marked = judged(project, {ident: carried[ident][0] for ident in rest if carried.get(ident, ("",))[0]})
-        found.update({ident: evolve(mark, author=carried[ident][1] or "") for ident, mark in marked.items()})
+        found.update({ident: replace(mark, author=carried[ident][1] or "") for ident, mark in marked.items()})
     return found
 
 

@@ -9,13 +9,14 @@ baton's record, keys, brief and the command line's list flags
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import attrs
 
 from baton.domain.batons import OPEN_QUESTIONS_FIELD, SCOPE_FIELD, STEPS_REQUIRED
 from baton.errors import InputError
-from baton.model import frozen
+from baton.values import replace, value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 _LIST_FIELDS = (
     ("nextSteps", "next_steps"),
@@ -24,7 +25,7 @@ _LIST_FIELDS = (
 )
 
 
-@frozen
+@value_class
 class BatonPayload:
     """What a session hands on, after empty entries are filtered out."""
 
@@ -134,7 +135,7 @@ def as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool
         payload = parse_payload(handoff, allow_empty=allow_empty)
     if payload is None:
         return None
-    return attrs.evolve(
+    return replace(
         payload,
         owner=owner or payload.owner,
         branch=branch or payload.branch,

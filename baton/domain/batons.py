@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
-from typing import Any, Container, Iterable, Sequence
 from urllib.parse import quote
 
 from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE
 from baton.domain.short_ids import short_id
-from baton.model import frozen
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
+if TYPE_CHECKING:
+    from typing import Any, Container, Iterable, Sequence
 
 SHARED_KEY = "_shared"
 """The one key (stream ``baton/_shared``, file ``_shared.json``) of shared batons."""
@@ -196,7 +199,7 @@ def same_owner(a: str, b: str) -> bool:
     return owner_match_key(a) == owner_match_key(b)
 
 
-@frozen
+@value_class
 class BatonRecord:
     """A baton as the index keeps it: the spec's HandoffRecord plus a status.
 
@@ -1034,7 +1037,7 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-@frozen(slots=False)
+@value_class
 class FittedSection:
     text: str
     shown: int
@@ -1075,7 +1078,7 @@ def _more_line(left_out: int, more_hint: str) -> str:
     return f"- … {left_out} more left out to fit the brief ({more_hint})"
 
 
-@frozen(slots=False)
+@value_class
 class AssembledBrief:
     text: str
     bytes: int

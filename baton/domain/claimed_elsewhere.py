@@ -34,11 +34,14 @@ is told by this same rule, of the baton as that claim left it (``bootstrap``).
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from baton.domain.batons import CLAIMED, BatonRecord, shown_name
 from baton.domain.short_ids import parse_timestamp
-from baton.model import frozen
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 WINDOW_HOURS = 24
 """How long after a claim other session starts on the same owner and branch are told of it."""
@@ -48,7 +51,7 @@ CONTINUING_SOURCES = frozenset({"fork", "resume"})
 from an earlier conversation: told of a claim even by a session that has ended."""
 
 
-@frozen
+@value_class
 class ClaimedElsewhere:
     """The newest baton of this owner and branch, claimed by another session."""
 

@@ -25,9 +25,11 @@ left out and counted, ``left_out_notice``), its "Latest ready handoff" pointer,
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from baton.values import value_class
 
-from baton.model import frozen
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
+if TYPE_CHECKING:
+    from typing import Iterable, Mapping
 
 GOOD = "good"
 
@@ -41,7 +43,7 @@ UNCHECKED = "a feed no trusted key vouches for"
 """A feed with no verdict recorded (no signing in play, or a writer the baton's record does not name)."""
 
 
-@frozen
+@value_class
 class FeedVouch:
     """A record from a feed no trusted key vouches for."""
 
@@ -144,7 +146,7 @@ COPY_MARK = "continues an unverified handoff"
 """What a command that copies an unverified handoff's content into this clone's own feed says."""
 
 
-@frozen
+@value_class
 class CopyVerdict:
     """What a command that copies handoffs' content into this clone's own feed (``fork``,
     ``handoff amend``, ``merge``, ``handoff prepare --from``, the pre-compaction draft) may do

@@ -15,7 +15,7 @@ every form Baton derives from it, before anything is appended or written
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
 from urllib.parse import quote, unquote
 
 from baton.domain.batons import (
@@ -29,7 +29,11 @@ from baton.domain.batons import (
 )
 from baton.domain.limits import SESSION_ID_MAX
 from baton.domain.redaction import RedactionPolicy, redact_strings, rule_label
-from baton.model import frozen
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 OWNER = "owner"
 BRANCH = "branch"
@@ -43,7 +47,7 @@ FIELDS = (OWNER, BRANCH, SESSION, HARNESS, LABEL, KEY)
 AS_GIVEN = "as given"
 
 
-@frozen(slots=False)
+@value_class
 class IdentifierFinding:
     """A rule matched ``field`` in ``form`` (``as given``, ``baton key``,
     ``stream name``, ``file name``, ``URL``...). Never holds the value."""

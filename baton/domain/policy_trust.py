@@ -40,16 +40,18 @@ Pure: the caller reads the files, stats the folder and writes the record.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
-
-import attrs
+from types import MappingProxyType
 
 from baton.canonical import canonical_bytes, digest_of
 from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
 from baton.domain.policy_keys import lists_command
 from baton.domain.policy_keys import signer_lines as signer_lines
 from baton.domain.writer_place import Place, check_place
-from baton.model import frozen
+from baton.values import replace, value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 WIDENING_KEYS = POLICY_WIDENING_KEYS
 """The policy keys whose values may widen or weaken the policy (``baton.policy`` checks for
@@ -94,7 +96,7 @@ SIGNERS_TRUST_STEPS = f"{SHOW_COMMAND}, then {TRUST_COMMAND}"
 """How a feed's verdict ends while the signer settings are not applied (``PolicyTrust.signers_note``)."""
 
 
-@frozen
+@value_class
 class Widening:
     """The widening settings of each policy source: ``(label, {key: value})``,
     sources in the order they are merged, only those with a widening value."""
@@ -300,13 +302,18 @@ def safe_document(doc: dict[str, Any], widening: Widening, label: str) -> dict[s
     return safe
 
 
-@frozen
+_NO_SETTINGS: Any = MappingProxyType({})
+"""A ``TrustRecord``'s settings when none are given: one shared, read-only empty mapping."""
+
+
+@value_class
 class TrustRecord:
     """What ``baton policy trust`` recorded in this clone's ``.baton/policy-trust.json``."""
 
     digest: str
     place: Place | None
-    settings: dict[str, Any] = attrs.field(factory=dict)
+    settings: dict[str, Any] = _NO_SETTINGS
+    """``{file: {setting: value}}`` as trusted (read only; ``to_json`` gives a copy)."""
     trusted_at: str | None = None
     sync: dict[str, Any] | None = None
     """``config.json``'s ``sync`` section as trusted (recorded with signers only)."""
@@ -334,7 +341,7 @@ class TrustRecord:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"digest": self.digest,
                                "place": self.place.to_json() if self.place is not None else None,
-                               "settings": self.settings, "trusted_at": self.trusted_at}
+                               "settings": dict(self.settings), "trusted_at": self.trusted_at}
         if self.sync is not None:
             out["sync"] = self.sync
         if self.revoked:
@@ -403,7 +410,7 @@ def revoked_keys(now: Sequence[str], record: TrustRecord | None, earlier: Sequen
     return tuple(key for key in before if key not in current)
 
 
-@frozen
+@value_class
 class PolicyTrust:
     """Whether the policy's widening settings apply in this clone, and why."""
 
@@ -589,7 +596,7 @@ def only_requires_signatures(widening: Widening, record: TrustRecord) -> bool:
         return False
     if widening.sync != {**record.sync, "require_signatures": True}:
         return False
-    return digest_of(trust_document(attrs.evolve(widening, sync=record.sync))) == record.digest
+    return digest_of(trust_document(replace(widening, sync=record.sync))) == record.digest
 
 
 def withholds_recheck(withheld: Sequence[str], command: str) -> bool:
@@ -614,7 +621,7 @@ REQUIRED_BY_KEPT_TRUST = (f"signatures are required by the settings this clone t
 """A requirement kept while the checkout names no signers (``KEPT_SIGNERS_NOTE``)."""
 
 
-@frozen
+@value_class
 class SignersInForce:
     """Which signers and requirement ``baton sync`` and ``baton verify`` apply here."""
 

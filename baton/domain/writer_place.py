@@ -20,9 +20,11 @@ Pure: the caller stats the folder and reads ``local.json``.
 
 from __future__ import annotations
 
-from typing import Any
+from baton.values import value_class
 
-from baton.model import frozen
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SAME = "same"
 """The folder the writer id was minted in, at the path and on the host it was."""
@@ -38,7 +40,7 @@ UNRECORDED = "unrecorded"
 KEEPS_WRITER = (SAME, MOVED, REMOUNTED)
 
 
-@frozen
+@value_class
 class Place:
     """Where a ``.baton/`` folder is: the root's real path, the host, the folder's device and inode."""
 
@@ -62,7 +64,7 @@ class Place:
         return cls(root, host, dev, ino)
 
 
-@frozen
+@value_class
 class PlaceCheck:
     """What a clone found when it opened: the recorded place, this one, and the verdict."""
 

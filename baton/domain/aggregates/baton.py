@@ -55,6 +55,7 @@ from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, Baton
 from baton.ledger.envelope import Event
 from baton.model import evolve as replace_fields
 from baton.model import frozen
+from baton.values import replace  # a BatonRecord is a value class
 
 PREVIOUS_KEPT = 20
 """How many earlier batons a key's state remembers (the ledger keeps them all)."""
@@ -337,14 +338,14 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
             unseen = superseded_unseen(event.supersedes, current, record.id)
             unread = not unseen and superseded_unread(current, record)
             if old.pending:
-                old = replace_fields(old, status=SUPERSEDED, superseded_by=record.id)
+                old = replace(old, status=SUPERSEDED, superseded_by=record.id)
                 superseded = old.id
                 # left apart on another replica, or by another session and read by none: the new
                 # baton names it, and keeps naming those the replaced one named (docs/batons.md)
                 named = ((unseen_summary(current, unread=unread),) if unseen or unread else ()) \
                     + tuple(u for u in current.replaced_unseen if u.get("id") != record.id)
                 if named:
-                    record = replace_fields(record, replaced_unseen=named[:REPLACED_KEPT])
+                    record = replace(record, replaced_unseen=named[:REPLACED_KEPT])
             summary = old.to_json()
             flag = {"unseen": True} if unseen else {"unread": True} if unread else {}
             previous = ({**{k: summary.get(k) for k in _SUMMARY_FIELDS}, **flag},) + previous
@@ -361,7 +362,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     if isinstance(event, BatonClaimed):
         claimed_at = event.claimed_at if isinstance(event.claimed_at, str) else recorded.at
         session = event.session if isinstance(event.session, str) and event.session else None
-        record = replace_fields(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
+        record = replace(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
     else:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
         via = by_session = None
@@ -371,9 +372,9 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
             by_session = event.session if via is not None and isinstance(event.session, str) and event.session \
                 else None
             with_resume = event.with_resume is True
-        record = replace_fields(current, status=status, ended_at=recorded.at, ended_by=recorded.actor,
-                                ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session,
-                                ended_with_resume=with_resume)
+        record = replace(current, status=status, ended_at=recorded.at, ended_by=recorded.actor,
+                         ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session,
+                         ended_with_resume=with_resume)
     return Folded(replace_fields(moved, current=record), True)
 
 
