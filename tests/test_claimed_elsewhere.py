@@ -16,7 +16,7 @@ import pytest
 
 from baton.domain.batons import baton_key
 from baton.domain.claimed_elsewhere import WINDOW_HOURS, claimed_elsewhere, claimed_elsewhere_notice
-from baton.model import evolve
+from baton.values import replace
 from tests.cli_support import run, run_json
 from tests.harness_support import fixture, hook, injected
 from tests.test_batons_domain import rec
@@ -27,7 +27,7 @@ LATE = "2026-09-03T14:30:00.000001Z"  # one microsecond past the window
 
 
 def claimed(by="fork-1", at=CLAIMED_AT, **fields):
-    return evolve(rec("0193-baton", status="claimed", **fields), claimed_by_session=by, claimed_at=at,
+    return replace(rec("0193-baton", status="claimed", **fields), claimed_by_session=by, claimed_at=at,
                   session_id="s-left")
 
 
@@ -67,7 +67,7 @@ def test_a_claim_stamped_after_this_starts_clock_is_told():
 
 @pytest.mark.parametrize("status", ["pending", "cancelled", "dismissed", "superseded"])
 def test_a_baton_that_is_not_claimed_is_not_told(status):
-    assert told(evolve(claimed(), status=status)) is None
+    assert told(replace(claimed(), status=status)) is None
 
 
 def test_no_baton_on_the_key_is_not_told():
