@@ -37,12 +37,11 @@ import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-import attrs
-
 from baton.commands.context import Deferral, Limits, Project
 from baton.domain.identifiers import identifier_refusal
 from baton.errors import BatonError, IndexPinned, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
+from baton.values import replace
 
 if TYPE_CHECKING:
     from baton.commands.amend import ArchiveResult
@@ -186,6 +185,8 @@ class Baton:
         """Replay (or, ``if_needed``, catch up) the index; then, with the index in
         the present, run the hooks kept while it was too far behind
         (``run_deferred_hooks``): the background catch-up a hook started is this."""
+        import attrs  # a rebuild's result is an attrs class (off the hook path)
+
         from baton.commands import deferred, rebuild
 
         try:
@@ -463,7 +464,7 @@ class Baton:
             # No baton of its own: the session's ready handoff is handed on, as its end hook does.
             finished = self.finish_harness_session(session_id, harness=harness)
             if finished.end is not None:
-                return attrs.evolve(finished.end, told=finished.notices, handed_on=finished.baton is not None)
+                return replace(finished.end, told=finished.notices, handed_on=finished.baton is not None)
         ended = sessions.end_session(self.project, session_id, handoff, **options)
         if ended is None:  # a baton is left: its capture (``baton_create``) only then
             from baton.commands import baton_create
@@ -542,7 +543,7 @@ class Baton:
             kept = self.run_deferred_hooks()
         busy = next((run.busy for run in kept if run.busy is not None), None)
         # The start's own wait, given to its writing steps: the project's stays as it was opened.
-        limits = attrs.evolve(self.project.limits, write_wait=0) if busy is not None else None
+        limits = replace(self.project.limits, write_wait=0) if busy is not None else None
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
                                                max_bytes=max_bytes, limits=limits, also=also)
         if starting.unended is not None:  # a session that never reported its end readied a handoff
@@ -557,8 +558,8 @@ class Baton:
             assert starting.brief is not None
             started = starting.delivered(self._brief(starting.brief))
         if busy is not None and started.delivered is not None and started.delivered.held_up is not None:
-            started = attrs.evolve(started, delivered=attrs.evolve(started.delivered, held_up=busy))
-        return attrs.evolve(started, kept=kept) if kept else started
+            started = replace(started, delivered=replace(started.delivered, held_up=busy))
+        return replace(started, kept=kept) if kept else started
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
                                trigger: str | None = None, event: str | None = None) -> CompactionDraftResult:

@@ -15,7 +15,7 @@ from baton.domain.batons import BatonRecord, render_baton_markdown, shown_name, 
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.feed_vouch import FeedVouch
 from baton.ledger.clock import rfc3339_micros
-from baton.model import frozen
+from baton.values import value_class
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # -- the active baton (``session handoff``) --------------------------------------------
 
-@frozen
+@value_class
 class ActiveBatonResult:
     context: SessionContext
     record: BatonRecord | None

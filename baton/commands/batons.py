@@ -34,13 +34,13 @@ from typing import Any
 from baton.commands.identity import DETACHED_BRANCH, SessionContext
 from baton.domain.batons import BatonRecord, baton_key, baton_stream, detached_left_notice, select_eligible
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere
-from baton.model import frozen
 from baton.projections.batons import baton_records
 from baton.projections.sessions import sessions_named
+from baton.values import value_class
 
 # -- reading ---------------------------------------------------------------------
 
-@frozen(slots=False)
+@value_class
 class Peek:
     """A baton as a claimer read it, with the version of its stream at that moment."""
 

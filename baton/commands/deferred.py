@@ -38,8 +38,8 @@ import orjson
 
 from baton.domain.redaction import redact_text
 from baton.errors import BatonError, ConfigError, InputError, LedgerBusy, PolicyBlock
-from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
+from baton.values import value_class
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -52,7 +52,7 @@ SUFFIX = ".json"
 FAILED = ".failed"
 
 
-@frozen(slots=False)
+@value_class
 class DeferredHook:
     """One hook kept for later (a file of ``.baton/deferred/``)."""
 
@@ -86,7 +86,7 @@ class DeferredHook:
         return root
 
 
-@frozen(slots=False)
+@value_class
 class DeferredRun:
     """A kept hook run by the catch-up: what it did, or why it was set aside."""
 

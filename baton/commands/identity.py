@@ -29,7 +29,7 @@ from typing import Callable
 from baton import gitinfo
 from baton.domain.identifiers import name_problem
 from baton.domain.redaction import redact_strings
-from baton.model import frozen
+from baton.values import value_class
 from baton.writer_id import user_name
 
 FALLBACK_OWNER = "local"
@@ -39,7 +39,7 @@ DETACHED_BRANCH = "(detached)"
 (``git check-ref-format --branch``), so no real branch is ever given what is left there."""
 
 
-@frozen(slots=False)
+@value_class
 class SessionContext:
     owner: str
     branch: str

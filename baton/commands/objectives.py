@@ -14,8 +14,8 @@ from baton.domain.batons import objective_doc_key
 from baton.domain.identifiers import SESSION_ID_RULE, session_id_problem
 from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
-from baton.model import frozen
 from baton.projections.sessions import session_doc
+from baton.values import value_class
 
 
 def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:
@@ -54,7 +54,7 @@ def check_objective(objective: str | None) -> str | None:
     return value
 
 
-@frozen(slots=False)
+@value_class
 class SessionObjective:
     owner: str
     branch: str

@@ -34,8 +34,8 @@ from baton.domain.batons import owner_match_key
 from baton.domain.short_ids import HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, file_name, short_id
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
-from baton.model import frozen
 from baton.projections.base import STREAM_ORDER, Doc
+from baton.values import value_class
 
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
@@ -158,7 +158,7 @@ def summary_text(doc: Doc) -> str:
 
 # -- typed queries over the rows ------------------------------------------------------
 
-@frozen
+@value_class
 class HandoffSummary:
     """One record as its row holds it: what lists and id lookups show."""
 
