@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from baton.commands.context import Deferral, Limits, Project
 from baton.domain.identifiers import identifier_refusal
@@ -43,7 +42,10 @@ from baton.errors import BatonError, IndexPinned, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
 from baton.values import replace
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
+    from typing import Any, Iterator, Mapping
+
     from baton.commands.amend import ArchiveResult
     from baton.commands.audit import AuditResult
     from baton.commands.baton_cases import BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult

@@ -11,7 +11,6 @@ import os
 import re
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
 
 import orjson
 
@@ -19,6 +18,10 @@ from baton.canonical import pretty_bytes
 from baton.domain.detector_config import detector_settings
 from baton.errors import ConfigError, InputError, StorageError
 from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 CONFIG_SCHEMA = 1
 

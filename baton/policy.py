@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any, Sequence
 
 from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
@@ -50,6 +49,10 @@ from baton.gitinfo import file_versions, locate
 from baton.project import ProjectPaths
 from baton.values import replace, value_class
 from baton.writer_id import host_name
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 POLICY_SCHEMA = 1
 KNOWN_KEYS = frozenset({

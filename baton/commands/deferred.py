@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
 
@@ -41,7 +40,10 @@ from baton.errors import BatonError, ConfigError, InputError, LedgerBusy, Policy
 from baton.project import ProjectPaths, resolve_root
 from baton.values import value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
+    from typing import Any, Callable
+
     from baton.commands.context import Project
 
 SESSION_END = "session_end"

@@ -7,8 +7,6 @@ it (``get_session_objective``). Recording them is ``baton.commands.sessions``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.commands.identity import SessionContext
 from baton.domain.batons import objective_doc_key
 from baton.domain.identifiers import SESSION_ID_RULE, session_id_problem
@@ -16,6 +14,10 @@ from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
 from baton.projections.sessions import session_doc
 from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:

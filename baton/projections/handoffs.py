@@ -26,7 +26,6 @@ from __future__ import annotations
 import heapq
 import itertools
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator
 
 import orjson
 
@@ -36,6 +35,10 @@ from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc
 from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator
 
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
