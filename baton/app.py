@@ -187,8 +187,6 @@ class Baton:
         """Replay (or, ``if_needed``, catch up) the index; then, with the index in
         the present, run the hooks kept while it was too far behind
         (``run_deferred_hooks``): the background catch-up a hook started is this."""
-        import attrs  # a rebuild's result is an attrs class (off the hook path)
-
         from baton.commands import deferred, rebuild
 
         try:
@@ -204,7 +202,7 @@ class Baton:
                              details={**exc.details, "deferred_waiting": kept}) from exc
         in_the_present = options.get("until") is None and (done.rebuilt or done.reason is None)  # not pinned
         if in_the_present and deferred.any_pending(self.project.paths):
-            done = attrs.evolve(done, deferred=self.run_deferred_hooks())
+            done = done.with_deferred(self.run_deferred_hooks())
         return done
 
     def gc(self, *, dry_run: bool = False) -> GcResult:
