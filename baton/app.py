@@ -35,16 +35,17 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
-
-import attrs
 
 from baton.commands.context import Deferral, Limits, Project
 from baton.domain.identifiers import identifier_refusal
 from baton.errors import BatonError, IndexPinned, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
+from baton.values import replace
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
+    from typing import Any, Iterator, Mapping
+
     from baton.commands.amend import ArchiveResult
     from baton.commands.audit import AuditResult
     from baton.commands.baton_cases import BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult
@@ -201,7 +202,7 @@ class Baton:
                              details={**exc.details, "deferred_waiting": kept}) from exc
         in_the_present = options.get("until") is None and (done.rebuilt or done.reason is None)  # not pinned
         if in_the_present and deferred.any_pending(self.project.paths):
-            done = attrs.evolve(done, deferred=self.run_deferred_hooks())
+            done = done.with_deferred(self.run_deferred_hooks())
         return done
 
     def gc(self, *, dry_run: bool = False) -> GcResult:
@@ -463,7 +464,7 @@ class Baton:
             # No baton of its own: the session's ready handoff is handed on, as its end hook does.
             finished = self.finish_harness_session(session_id, harness=harness)
             if finished.end is not None:
-                return attrs.evolve(finished.end, told=finished.notices, handed_on=finished.baton is not None)
+                return replace(finished.end, told=finished.notices, handed_on=finished.baton is not None)
         ended = sessions.end_session(self.project, session_id, handoff, **options)
         if ended is None:  # a baton is left: its capture (``baton_create``) only then
             from baton.commands import baton_create
@@ -542,7 +543,7 @@ class Baton:
             kept = self.run_deferred_hooks()
         busy = next((run.busy for run in kept if run.busy is not None), None)
         # The start's own wait, given to its writing steps: the project's stays as it was opened.
-        limits = attrs.evolve(self.project.limits, write_wait=0) if busy is not None else None
+        limits = replace(self.project.limits, write_wait=0) if busy is not None else None
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
                                                max_bytes=max_bytes, limits=limits, also=also)
         if starting.unended is not None:  # a session that never reported its end readied a handoff
@@ -557,8 +558,8 @@ class Baton:
             assert starting.brief is not None
             started = starting.delivered(self._brief(starting.brief))
         if busy is not None and started.delivered is not None and started.delivered.held_up is not None:
-            started = attrs.evolve(started, delivered=attrs.evolve(started.delivered, held_up=busy))
-        return attrs.evolve(started, kept=kept) if kept else started
+            started = replace(started, delivered=replace(started.delivered, held_up=busy))
+        return replace(started, kept=kept) if kept else started
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
                                trigger: str | None = None, event: str | None = None) -> CompactionDraftResult:

@@ -10,24 +10,30 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
 
-import attrs
 import orjson
 
 from baton.canonical import pretty_bytes
 from baton.domain.detector_config import detector_settings
 from baton.errors import ConfigError, InputError, StorageError
-from baton.model import frozen
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 CONFIG_SCHEMA = 1
 
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
-@frozen(slots=False)
+
+@value_class
 class ProjectConfig:
     project_id: str
     fsync: str = "always"
-    extra: dict[str, Any] = attrs.field(factory=dict)
+    extra: Mapping[str, Any] = _NO_EXTRA
+    """The config's other settings (read-only: nothing changes a config in place)."""
 
     def section(self, name: str) -> dict[str, Any]:
         value = self.extra.get(name)

@@ -66,6 +66,7 @@ from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_ar
 from baton.mcp_stdio import Unanswered, serve_until_answered
 from baton.model import frozen
 from baton.project import resolve_root, resolve_worktree
+from baton.values import replace
 
 if TYPE_CHECKING:
     from baton.domain.handoff import Status, Trigger
@@ -765,7 +766,7 @@ class BatonTools:
                 if ended.created is None or not ended.created.redactions:
                     return ended
                 named = named_as_given(ended.created.redactions, handoff_argument(handoff), "argument")
-                return attrs.evolve(ended, created=attrs.evolve(ended.created, redactions=named))
+                return replace(ended, created=attrs.evolve(ended.created, redactions=named))
             return baton.cancel_baton(owner=owner, branch=branch, session=session_id)
 
         return self.run(act)

@@ -27,9 +27,6 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any, Sequence
-
-import attrs
 
 from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
@@ -49,9 +46,13 @@ from baton.domain.redaction import (
 )
 from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, StorageError, UnsafePath
 from baton.gitinfo import file_versions, locate
-from baton.model import frozen
 from baton.project import ProjectPaths
+from baton.values import replace, value_class
 from baton.writer_id import host_name
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 POLICY_SCHEMA = 1
 KNOWN_KEYS = frozenset({
@@ -68,9 +69,9 @@ TRUST_FILE = "policy-trust.json"
 (``trust_location``), or in ``.baton/`` for a project outside git."""
 
 
-@frozen(slots=False)
+@value_class
 class Policy:
-    redaction: RedactionPolicy = attrs.field(factory=RedactionPolicy)
+    redaction: RedactionPolicy = RedactionPolicy()
     allowed_roots: tuple[Path, ...] = ()
     """Absolute, resolved roots outside the project that paths may reach (§16)."""
     recheck_allowlist: tuple[str, ...] = ()
@@ -134,12 +135,12 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
         return policy
     trust = judge_policy_trust(paths, sources, config)
     if trust.trusted:
-        return attrs.evolve(policy, trust=trust)
+        return replace(policy, trust=trust)
     rules = _trust_rules()
     labelled = list(zip(source_labels(paths, sources), sources))
     safe = build_policy([(where, rules.safe_document(doc, trust.widening, label)) for label, (where, doc) in labelled],
                         root=paths.root)
-    return attrs.evolve(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist,
+    return replace(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist,
                         withheld_roots=policy.allowed_roots)
 
 

@@ -21,20 +21,22 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import attrs
-
 from baton.gitinfo import locate
-from baton.model import frozen
+from baton.values import value_class
 
 BATON_DIR = ".baton"
 
 
-@frozen(slots=False)
+@value_class
 class ProjectPaths:
     root: Path
-    worktree: Path = attrs.field(default=attrs.Factory(lambda self: self.root, takes_self=True))
+    worktree: Path = None  # type: ignore[assignment]  # None: ``root`` (``__new__``)
     """The current worktree's top level: where HEAD, branch, status and artifact
     paths are read. It is ``root`` except in a linked worktree of the project."""
+
+    def __new__(cls, root: Path, worktree: Path | None = None) -> ProjectPaths:
+        # tuple's own: a zero-argument super() names the class value_class replaced
+        return tuple.__new__(cls, (root, root if worktree is None else worktree))  # type: ignore[type-var]
 
     @property
     def baton_dir(self) -> Path:

@@ -312,18 +312,14 @@ STEADY_START_MODULES = STEADY_MODULES | {
 }
 """The SessionStart hook: its adapter and runner, and what records ``session.begun`` (90 in all)."""
 STEADY_CLASSES = {
-    "baton.commands.batons.Peek", "baton.commands.bootstrap.BootstrapResult", "baton.commands.bootstrap.Offer",
-    "baton.commands.context.GatheredBatch", "baton.commands.context.Limits", "baton.commands.context.WriteScope",
-    "baton.commands.identity.SessionContext", "baton.commands.objectives.SessionObjective",
-    "baton.config.ProjectConfig",
     "baton.ledger.changes._Read", "baton.ledger.envelope.Event", "baton.ledger.feed.FeedScan",
-    "baton.ledger.protocol.Changes", "baton.policy.Policy",
-    "baton.project.ProjectPaths", "baton.projections.handoffs.HandoffSummary",
-    "baton.projections.runner.CatchUp",
+    "baton.ledger.protocol.Changes",
 }
-"""The attrs classes both define (17: the output screen's rules, policy and outcome, the
-ledger's draft, feed head, cursor, feed info, seed, problem and torn tail, and the baton's
-record, brief, claim elsewhere and identifier findings are named tuples, ``baton.values.value_class``)."""
+"""The attrs classes both define (4: the output screen's rules, policy and outcome, the
+ledger's draft, feed head, cursor, feed info, seed, problem and torn tail, the baton's
+record, brief, claim elsewhere and identifier findings, and the commands' results, scopes,
+config, policy, paths, handoff summary and catch-up are named tuples, ``baton.values.value_class``,
+or plain classes)."""
 RECORD_START_CLASSES = {
     "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
     "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
@@ -334,15 +330,13 @@ RECORD_START_CLASSES = {
 """The session events and the session aggregate's commands, which record a start."""
 STEADY_READ_CLASSES = STEADY_CLASSES | RECORD_START_CLASSES
 STEADY_START_CLASSES = STEADY_CLASSES | {
-    "baton.commands.deferred.DeferredHook", "baton.commands.deferred.DeferredRun",
-    "baton.commands.harness_start.SessionStartResult", "baton.commands.harness_start.Starting",
     "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
     "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
     "baton.events.base.DomainEvent", "baton.events.session.ObjectiveCleared",
     "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
     "baton.events.session.SessionEnded",
 }
-"""... and the session events, the session aggregate's commands and the start's results (30 in all)."""
+"""... and the session events and the session aggregate's commands (13 in all)."""
 
 
 @pytest.fixture

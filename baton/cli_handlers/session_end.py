@@ -16,6 +16,7 @@ from baton.cli_handlers.sessions import one_session_id
 from baton.cli_read import read_json_bounded
 from baton.domain.batons import split_flag_list
 from baton.errors import InputError
+from baton.values import replace
 
 
 def _handoff_payload(args: argparse.Namespace):
@@ -46,5 +47,5 @@ def session_end(app: Baton, args: argparse.Namespace):
                             owner=args.owner, branch=args.branch, shared=True if args.shared else None)
     if ended.created is not None and ended.created.redactions:  # each named by the flag that carried it
         named = name_redactions(ended.created.redactions, vars(args), SESSION_END_DESTS)
-        ended = attrs.evolve(ended, created=attrs.evolve(ended.created, redactions=named))
+        ended = replace(ended, created=attrs.evolve(ended.created, redactions=named))
     return Noted(ended, ended.not_begun_note) if ended.not_begun_note else ended

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-import attrs
-
 from baton.commands.handoff_facts import live_freshness
 from baton.domain.batons import BatonRecord, carried_handoff_lines, freshness_line
 from baton.domain.handoff import stored_handoff
+from baton.values import replace
 
 
 def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
@@ -54,7 +53,7 @@ def shown(opened, shown_baton: Shown) -> Shown:
     ``session handoff`` and ``session begin`` read them only when there is one."""
     view: Any = shown_baton
     runner, record = opened.runner, view.record
-    return attrs.evolve(view, freshness=quiet_freshness(opened, runner, record), carried=carried_lines(runner, record))
+    return replace(view, freshness=quiet_freshness(opened, runner, record), carried=carried_lines(runner, record))
 
 
 def carried_lines(runner, record: BatonRecord | None) -> tuple[str, ...]:

@@ -6,8 +6,6 @@ is a baton.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from baton.commands.batons import claim_told, peek_at_start, pending_batons
 from baton.commands.feed_vouch import baton_vouch
 from baton.commands.identity import SessionContext, context_of
@@ -15,15 +13,18 @@ from baton.domain.batons import BatonRecord, render_baton_markdown, shown_name, 
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.feed_vouch import FeedVouch
 from baton.ledger.clock import rfc3339_micros
-from baton.model import frozen
+from baton.values import value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
+    from typing import Any
+
     from baton.commands.context import Project
 
 
 # -- the active baton (``session handoff``) --------------------------------------------
 
-@frozen
+@value_class
 class ActiveBatonResult:
     context: SessionContext
     record: BatonRecord | None

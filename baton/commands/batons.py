@@ -29,18 +29,21 @@ can never overwrite a newer baton or deliver one twice.
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.commands.identity import DETACHED_BRANCH, SessionContext
 from baton.domain.batons import BatonRecord, baton_key, baton_stream, detached_left_notice, select_eligible
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere
-from baton.model import frozen
 from baton.projections.batons import baton_records
 from baton.projections.sessions import sessions_named
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # -- reading ---------------------------------------------------------------------
 
-@frozen(slots=False)
+@value_class
 class Peek:
     """A baton as a claimer read it, with the version of its stream at that moment."""
 

@@ -77,12 +77,11 @@ from baton.domain.limits import MIN_MAX_BYTES
 from baton.errors import BatonAlreadyClaimed, BatonError, InputError, LedgerBusy, ReadOnlyProject
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
-from baton.model import evolve, frozen
 from baton.projections import handoffs
 from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts, unseen_sources
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 from baton.projections.sessions import session_doc
-from baton.values import replace
+from baton.values import replace, value_class
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -232,7 +231,7 @@ def _left_at_this_tip(project: "Project", runner, detached: list[BatonRecord],
     return out
 
 
-@frozen(slots=False)
+@value_class
 class BootstrapResult:
     context: SessionContext
     session_id: str | None
@@ -509,7 +508,7 @@ ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: the claim, inside a write scope."""
 
 
-@frozen(slots=False)
+@value_class
 class Offer:
     """The waiting baton's section and the brief around it (``Start.offer``);
     ``done`` when nothing is left to claim (peeking, or it does not fit)."""
@@ -708,7 +707,7 @@ class Start:
         waiting = self.waiting.record.id if self.waiting is not None else None
         notice = held_up_notice(self.session_id or "SESSION_ID", waiting)
         result = self.result(self.standard([notice]), extra=[notice])
-        return evolve(result, held_up=exc.reason)
+        return replace(result, held_up=exc.reason)
 
     def read_only(self, exc: ReadOnlyProject, offer: Offer | None) -> BootstrapResult:
         """A gated start on a read-only ``.baton/`` (a read-only volume, a snapshot: tester
@@ -723,12 +722,12 @@ class Start:
             brief = assemble_brief(handoff_markdown=offer.markdown, objective=self.objective_text,
                                    decisions=self.decisions, traps=self.traps_without((self.waiting.record.id,)),
                                    max_bytes=self.max_bytes, notices=self.notices + [notice])
-            result = evolve(self.result(brief, self.waiting.record, offer.markdown, extra=[notice]), peek=True)
+            result = replace(self.result(brief, self.waiting.record, offer.markdown, extra=[notice]), peek=True)
         else:
             notice = (".baton/ is read-only here: this brief was read from a replay in memory, and nothing this "
                       "session does can be recorded — its start, a handoff, a baton at its end.")
             result = self.result(self.standard([notice]), extra=[notice])
-        return evolve(result, read_only=exc.message)
+        return replace(result, read_only=exc.message)
 
     def as_it_stands(self, stale: Stale) -> BootstrapResult:
         """A start whose index is too far behind the ledger to bring up to date in
@@ -741,7 +740,7 @@ class Start:
         _, reason, catching_up = stale
         notice = behind_notice(self.session_id or "SESSION_ID", waiting, catching_up=catching_up)
         result = self.result(self.standard([notice]), extra=[notice])
-        return evolve(result, behind=reason)
+        return replace(result, behind=reason)
 
     def offer(self, freshness_of: FreshnessOf, carried_of: CarriedOf) -> Offer:
         """2. Reserve the waiting baton's section (with its freshness line) and the

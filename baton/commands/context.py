@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 from urllib.parse import unquote
 
-import attrs
-
 from baton import oplog
 from baton.background import running, start_catch_up
 from baton.canonical import pretty_bytes
@@ -50,11 +48,11 @@ from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
-from baton.model import frozen, mutable
 from baton.policy import check_path_inside_root, load_policy, trust_file
 from baton.project import BATON_DIR, ProjectPaths, git_toplevel, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
+from baton.values import value_class
 
 Deferral = Callable[[], "str | None"]
 """Work that must not be lost when a step's catch-up is handed to a process of
@@ -66,7 +64,7 @@ kept (None: nothing could be). Given to the one step (``Project.reading``,
 project."""
 
 
-@frozen(slots=False)
+@value_class
 class Limits:
     """How long a process waits for the ledger lock, and how much of the ledger
     a catch-up may fold: given when the project is opened (``Project.open``),
@@ -88,12 +86,18 @@ class Limits:
     catch-up is handed to a process of its own (``Project.behind``)."""
 
 
-@mutable(slots=False)
 class WriteScope:
-    project: "Project"
-    txn: LedgerTxn
-    gathered: "GatheredBatch | None" = None
-    """While ``batch()`` is open: the appends gathered for its one write."""
+    """One ``Project.writing()`` block: its ledger transaction, and the batch
+    being gathered. A plain class (it changes while the block runs), as
+    ``Project`` is: no attrs class is built on the hook path."""
+
+    __slots__ = ("gathered", "project", "txn")
+
+    def __init__(self, project: "Project", txn: LedgerTxn) -> None:
+        self.project = project
+        self.txn = txn
+        self.gathered: GatheredBatch | None = None
+        """While ``batch()`` is open: the appends gathered for its one write."""
 
     @property
     def runner(self) -> ProjectionRunner:
@@ -149,15 +153,18 @@ class WriteScope:
         return events
 
 
-@mutable(slots=False)
 class GatheredBatch:
     """The appends a ``WriteScope.batch()`` block gathered (screened already),
-    and, once written, the events as readers will read them back."""
+    and, once written, the events as readers will read them back (a plain
+    class: it fills up while the block runs)."""
 
-    drafts: list = attrs.Factory(list)
-    expected: dict = attrs.Factory(dict)
-    durable: bool = False
-    events: list = attrs.Factory(list)
+    __slots__ = ("drafts", "durable", "events", "expected")
+
+    def __init__(self) -> None:
+        self.drafts: list[EventDraft] = []
+        self.expected: dict[str, int] = {}
+        self.durable = False
+        self.events: list[Event] = []
 
     def add(self, drafts: list[EventDraft], expected: Mapping[str, int], durable: bool) -> None:
         streams = {draft.stream for draft in drafts} | set(expected)

@@ -32,16 +32,18 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
 
 from baton.domain.redaction import redact_text
 from baton.errors import BatonError, ConfigError, InputError, LedgerBusy, PolicyBlock
-from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
+from baton.values import value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
+    from typing import Any, Callable
+
     from baton.commands.context import Project
 
 SESSION_END = "session_end"
@@ -52,7 +54,7 @@ SUFFIX = ".json"
 FAILED = ".failed"
 
 
-@frozen(slots=False)
+@value_class
 class DeferredHook:
     """One hook kept for later (a file of ``.baton/deferred/``)."""
 
@@ -86,7 +88,7 @@ class DeferredHook:
         return root
 
 
-@frozen(slots=False)
+@value_class
 class DeferredRun:
     """A kept hook run by the catch-up: what it did, or why it was set aside."""
 

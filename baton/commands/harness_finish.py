@@ -24,9 +24,9 @@ from baton.domain.batons import shown_name
 from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
-from baton.model import frozen
 from baton.projections import handoffs
 from baton.projections.sessions import open_at, session_doc
+from baton.values import value_class
 
 if TYPE_CHECKING:
     from baton.commands.baton_claim import CreatedBaton
@@ -36,7 +36,7 @@ HandOnInScope = Callable[..., "CreatedBaton"]
 """``baton_hand_on.hand_on_in_scope``: a handoff handed on as a baton, inside a write scope."""
 
 
-@frozen
+@value_class
 class EndNotice:
     """What a session's end says it did not do, for the next session start."""
 
@@ -50,7 +50,7 @@ class EndNotice:
     says what is true now (``Baton.notice_fates``)."""
 
 
-@frozen
+@value_class
 class SessionFinishResult:
     session_id: str
     ended: bool

@@ -29,7 +29,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import orjson
 
 from baton.commands.batons import peek_at_start, received_at_start
@@ -45,15 +44,15 @@ from baton.domain.repeated_start import continued_notice, received_baton
 from baton.domain.short_ids import short_id
 from baton.domain.unended import left_waiting, unended_for
 from baton.errors import BatonError, IndexBehind
-from baton.model import frozen
 from baton.projections import handoffs
 from baton.projections.sessions import open_at, session_doc
+from baton.values import replace, value_class
 
 if TYPE_CHECKING:
     from baton.commands.context import Limits, Project
 
 
-@frozen(slots=False)
+@value_class
 class SessionStartResult:
     session_id: str
     harness: str | None
@@ -163,7 +162,7 @@ def session_line(session_id: str, harness: str | None, also: str = "", *, contin
             f"handed on to the next session when this one ends.{current}\n")
 
 
-@frozen(slots=False)
+@value_class
 class Starting:
     """A harness's session start, read (``start_session``): ``done`` when it
     delivers no brief (a repeated start), else ``brief``, the session-start
@@ -233,7 +232,7 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         again = _after_compaction(runner, project.writer, sid, harness, source) if source == COMPACT \
             else SessionStartResult(sid, harness, source, repeated=True)
         if source in RECALLED_SOURCES:
-            again = attrs.evolve(again, recalled=_recalled(project, runner, before, sid))
+            again = replace(again, recalled=_recalled(project, runner, before, sid))
         return Starting(sid, harness, source, again)
     ctx = None
     if told is None and stale is None and not project.read_only:

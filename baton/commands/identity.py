@@ -24,13 +24,16 @@ owner's git config is the repository's shared one (git's common directory).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from baton import gitinfo
 from baton.domain.identifiers import name_problem
 from baton.domain.redaction import redact_strings
-from baton.model import frozen
+from baton.values import value_class
 from baton.writer_id import user_name
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Callable
 
 FALLBACK_OWNER = "local"
 FALLBACK_BRANCH = "unknown"
@@ -39,7 +42,7 @@ DETACHED_BRANCH = "(detached)"
 (``git check-ref-format --branch``), so no real branch is ever given what is left there."""
 
 
-@frozen(slots=False)
+@value_class
 class SessionContext:
     owner: str
     branch: str

@@ -7,15 +7,17 @@ it (``get_session_objective``). Recording them is ``baton.commands.sessions``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.commands.identity import SessionContext
 from baton.domain.batons import objective_doc_key
 from baton.domain.identifiers import SESSION_ID_RULE, session_id_problem
 from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
-from baton.model import frozen
 from baton.projections.sessions import session_doc
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:
@@ -54,7 +56,7 @@ def check_objective(objective: str | None) -> str | None:
     return value
 
 
-@frozen(slots=False)
+@value_class
 class SessionObjective:
     owner: str
     branch: str

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from baton.commands.leftovers import remove_leftover_temporaries
 from baton.domain.wording import counted
-from baton.model import frozen
+from baton.model import evolve, frozen
 from baton.projections.runner import Progress
 from baton.projections.until import Until
 
@@ -38,6 +38,10 @@ class RebuildResult:
     deferred: tuple = ()
     """The hooks kept while the index was too far behind or the ledger locked, run once it was up to
     date (``baton.commands.deferred.DeferredRun``)."""
+
+    def with_deferred(self, runs: tuple) -> RebuildResult:
+        """This result with the kept hooks it ran once the index was up to date (``deferred``)."""
+        return evolve(self, deferred=runs)
 
     def to_json(self) -> dict:
         return {"events": self.events, "until": self.until, "documents": self.documents, "rebuilt": self.rebuilt,

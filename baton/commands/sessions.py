@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-import attrs
-
 from baton.commands.batons import (
     claim_told,
     claimed_by_another,
@@ -47,8 +45,8 @@ from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_n
 from baton.domain.repeated_start import received_baton, repeated_start_notice
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
-from baton.model import frozen
 from baton.projections.sessions import session_doc
+from baton.values import replace, value_class
 
 if TYPE_CHECKING:
     from baton.commands.baton_claim import CreatedBaton
@@ -66,7 +64,7 @@ CreateInScope = Callable[..., "CreatedBaton"]
 
 # -- begin ----------------------------------------------------------------------------
 
-@frozen
+@value_class
 class SessionBeginResult:
     session_id: str
     context: SessionContext
@@ -224,7 +222,7 @@ def begin_session(
 
 # -- end --------------------------------------------------------------------------------
 
-@frozen
+@value_class
 class SessionEndResult:
     session_id: str
     context: SessionContext
@@ -388,5 +386,6 @@ def settled(scope, ended: SessionEndResult) -> SessionEndResult:
     """``ended`` once its batch is written: the baton as the index now holds it."""
     if ended.created is None:
         return ended
-    created = attrs.evolve(ended.created, record=stored_baton(scope.runner, ended.created.record))
-    return attrs.evolve(ended, created=created)
+    was = ended.created  # a ``baton_claim.CreatedBaton`` (attrs), built anew here without importing attrs
+    created = type(was)(stored_baton(scope.runner, was.record), was.superseded, was.redactions, was.unread)
+    return replace(ended, created=created)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import heapq
 import itertools
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator
 
 import orjson
 
@@ -34,8 +33,12 @@ from baton.domain.batons import owner_match_key
 from baton.domain.short_ids import HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, file_name, short_id
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
-from baton.model import frozen
 from baton.projections.base import STREAM_ORDER, Doc
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator
 
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
@@ -158,7 +161,7 @@ def summary_text(doc: Doc) -> str:
 
 # -- typed queries over the rows ------------------------------------------------------
 
-@frozen
+@value_class
 class HandoffSummary:
     """One record as its row holds it: what lists and id lookups show."""
 

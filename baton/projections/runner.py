@@ -57,9 +57,9 @@ from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
-from baton.model import frozen
 from baton.process_end import keep_until_exit
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
+from baton.values import value_class
 
 if TYPE_CHECKING:
     from baton.projections.until import Until  # built by the commands that bound a replay, read here
@@ -101,7 +101,7 @@ def index_path_too_long(baton_dir: Path, databases: tuple[str, ...] = ("index.sq
             f"{SQLITE_MAX_PATHNAME - 1} bytes, and .baton/{name} would take {longest - 1}")
 
 
-@frozen(slots=False)
+@value_class
 class CatchUp:
     events: int
     rebuilt: bool
