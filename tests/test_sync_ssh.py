@@ -309,3 +309,66 @@ def test_an_ssh_host_name_that_does_not_resolve_is_exit_4_asking_about_the_name(
     error = _refused(a, "remote_unreachable")
     assert "Could not resolve hostname" in error["message"] and "is the host name right?" in error["message"], error
     assert _ledger_ref(a) == ""
+
+
+# -- a remote that moved during the sync -------------------------------------------------------------
+
+def _bob_syncs(b: Path, command: str, log: Path) -> str:
+    """A shell line running bob's ``baton sync`` as bob's own shell would (his environment, his ssh
+    command), whatever process runs it: its output goes to ``log``."""
+    keep = {name: os.environ[name] for name in ("PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL",
+                                                "GIT_CONFIG_NOSYSTEM") if name in os.environ}
+    env = [f"{name}={value}" for name, value in {**keep, "BATON_HOOK_SERVER": "0", "GIT_SSH_COMMAND": command}.items()]
+    return shlex.join(["env", "-i", *env, sys.executable, "-m", "baton", "sync", "--json", "--project", str(b)]) + \
+        f" >{shlex.quote(str(log))} 2>&1"
+
+
+def _moved_and_settled(a: Path, b: Path, remote: Path, log: Path, result: dict) -> None:
+    """What docs/sync.md says of a remote whose ref moved between a sync's fetch and its push: the
+    round starts again, imports what arrived meanwhile and publishes on top of it."""
+    bobs = json.loads(log.read_text())
+    assert bobs["pushed"] is True, bobs  # bob's sync landed in the middle of alice's
+    assert result["attempts"] == 2 and result["pushed"] is True, result
+    assert _writer(b) in result["imported"], result
+    assert _published(remote) == {_writer(a), _writer(b)}
+    baton_json(b, "sync")
+    assert _feeds(a) == _feeds(b)
+    for clone in (a, b):
+        assert baton(clone, "verify").returncode == 0
+
+
+def test_a_push_from_another_clone_between_fetch_and_push_starts_the_round_again(tmp_path, over_ssh, monkeypatch):
+    """Alice's ssh program, when her sync opens its push, first lets bob's sync push: the remote's
+    ref is no longer what alice fetched when her push is advertised it."""
+    remote = _bare(tmp_path)
+    a, b = _team(tmp_path, over_ssh.url(remote))
+    _checkpoint(a, "alice's")
+    _checkpoint(b, "bob's")
+    log, mark = tmp_path / "bob-sync.json", tmp_path / "bob-synced"
+    program = tmp_path / "alices-ssh"
+    program.write_text("#!/bin/sh\n"
+                       f'case "$*" in *git-receive-pack*) [ -e {mark} ] || {{ : >{mark}; '
+                       f"{_bob_syncs(b, over_ssh.command(), log)}; }};; esac\n"
+                       f'exec {over_ssh.command()} "$@"\n')
+    program.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(program))
+    result = baton_json(a, "sync")
+    _moved_and_settled(a, b, remote, log, result)
+
+
+def test_a_push_that_lands_after_the_servers_advertisement_starts_the_round_again(tmp_path, over_ssh):
+    """The remote's pre-receive hook, on alice's push, first lets bob's sync push: the server's git
+    then refuses alice's update of a ref that moved after it advertised it."""
+    remote = _bare(tmp_path)
+    a, b = _team(tmp_path, over_ssh.url(remote))
+    _checkpoint(a, "alice's")
+    _checkpoint(b, "bob's")
+    log, mark = tmp_path / "bob-sync.json", tmp_path / "bob-synced"
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\n"
+                    f"grep -q refs/baton/ledger && [ ! -e {mark} ] && {{ : >{mark}; "
+                    f"{_bob_syncs(b, over_ssh.command(), log)}; }}\nexit 0\n")
+    hook.chmod(0o755)
+    result = baton_json(a, "sync")
+    assert mark.exists()
+    _moved_and_settled(a, b, remote, log, result)
