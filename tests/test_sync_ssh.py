@@ -372,3 +372,23 @@ def test_a_push_that_lands_after_the_servers_advertisement_starts_the_round_agai
     result = baton_json(a, "sync")
     assert mark.exists()
     _moved_and_settled(a, b, remote, log, result)
+
+
+def test_an_unknown_host_key_with_nobody_to_ask_is_exit_4_saying_to_accept_it_once(tmp_path, over_ssh, monkeypatch):
+    """ssh's own default (``StrictHostKeyChecking ask``), no ``BatchMode``, run with no terminal (a CI
+    job, a script): ssh cannot ask, so the sync fails at once instead of waiting on a question."""
+    remote = _bare(tmp_path)
+    a, _b = _team(tmp_path, over_ssh.url(remote))
+    _checkpoint(a, "never published")
+    before = _feeds(a)
+    strange = tmp_path / "empty_known_hosts"
+    strange.touch()
+    monkeypatch.setenv("GIT_SSH_COMMAND", shlex.join([
+        "ssh", "-F", str(over_ssh.config), "-i", str(over_ssh.key), "-o", "IdentitiesOnly=yes",
+        "-o", f"UserKnownHostsFile={strange}", "-o", "GlobalKnownHostsFile=/dev/null"]))
+    done = subprocess.run([sys.executable, "-m", "baton", "sync", "--json"], cwd=a, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, start_new_session=True, timeout=120)
+    error = json.loads(done.stdout)["error"]
+    assert (done.returncode, error["code"]) == (4, "remote_unreachable"), (done.stdout, done.stderr)
+    assert "Host key verification failed" in error["message"] and "accept it" in error["message"], error
+    assert _feeds(a) == before and _ledger_ref(a) == "" and strange.read_text() == ""
