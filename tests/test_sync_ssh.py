@@ -70,12 +70,9 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5):
-            return True
-    except OSError:
-        return False
+def _listening(log: Path, port: int) -> bool:
+    """sshd said it listens on the port (it bound it: not another process that took it meanwhile)."""
+    return f"Server listening on 127.0.0.1 port {port}." in log.read_text(errors="replace")
 
 
 def _keygen(path: Path) -> Path:
@@ -113,10 +110,14 @@ def sshd(tmp_path_factory) -> Iterator[Server]:
     for _attempt in range(5):  # another process may take the free port before sshd binds it
         port = _free_port()
         process, log = _start(SSHD, where, port)
-        while process.poll() is None and not _listening(port):
+        given_up = time.monotonic() + 120  # a bound on a hung start, not a timing assertion
+        while process.poll() is None and not _listening(log, port) and time.monotonic() < given_up:
             time.sleep(0.05)
-        if process.poll() is None:
+        if process.poll() is None and _listening(log, port):
             break
+        if process.poll() is None:
+            process.kill()
+            pytest.fail(f"sshd did not listen on port {port}: {log.read_text(errors='replace')}")
         if "Address already in use" not in log.read_text(errors="replace"):
             pytest.fail(f"sshd did not start: {log.read_text(errors='replace')}")
     else:
