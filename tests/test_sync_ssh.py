@@ -17,9 +17,11 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import random
 import shlex
 import shutil
 import socket
+import string
 import subprocess
 import sys
 import time
@@ -229,6 +231,26 @@ def test_two_clones_share_handoffs_both_ways_over_ssh_and_each_resumes_the_other
         assert baton(clone, "verify").returncode == 0
 
 
+def test_a_feed_of_several_segments_travels_over_ssh_whole(tmp_path, over_ssh):
+    """More than a segment (1 MiB) of feed: several blobs in one pack each way, read back whole."""
+    remote = _bare(tmp_path)
+    a, b = _team(tmp_path, over_ssh.url(remote))
+    words = random.Random(7)
+    for i in range(2):  # each ~600 KB: an --input file may be at most 1 MiB
+        state = " ".join("".join(words.choices(string.ascii_lowercase, k=8)) for _ in range(66_000))
+        given = tmp_path / f"long-state-{i}.json"
+        given.write_text(json.dumps({"work": {"title": f"long state {i}", "objective": "o"},
+                                     "summary": {"current_state": state}}))
+        baton_json(a, "checkpoint", "create", "--no-input", "--input", str(given))
+    assert (a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").stat().st_size > 1 << 20
+    assert baton_json(a, "sync")["pushed"] is True
+    segments = git(remote, "ls-tree", "--name-only", f"refs/baton/ledger:feeds/{_writer(a)}").split()
+    assert len([name for name in segments if name.endswith(".jsonl")]) >= 2, segments
+    assert baton_json(b, "sync")["imported"][_writer(a)] >= 3
+    assert _feeds(a)[f"{_writer(a)}.jsonl"] == _feeds(b)[f"{_writer(a)}.jsonl"]
+    assert baton(b, "verify").returncode == 0
+
+
 def test_a_remote_given_as_an_ssh_url_syncs_with_no_git_remote_configured(tmp_path, over_ssh):
     remote = _bare(tmp_path)
     a, b = _team(tmp_path, over_ssh.url(remote))
@@ -310,6 +332,21 @@ def test_an_ssh_host_name_that_does_not_resolve_is_exit_4_asking_about_the_name(
     error = _refused(a, "remote_unreachable")
     assert "Could not resolve hostname" in error["message"] and "is the host name right?" in error["message"], error
     assert _ledger_ref(a) == ""
+
+
+def test_a_push_the_servers_hook_refuses_over_ssh_is_exit_4_with_the_hooks_words(tmp_path, over_ssh):
+    remote = _bare(tmp_path)
+    a, _b = _team(tmp_path, over_ssh.url(remote))
+    _checkpoint(a, "refused by policy")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'policy: ledger pushes need approval from ops' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    error = _refused(a, "remote_unreachable")
+    assert "pre-receive hook declined" in error["message"], error
+    assert "the remote said: policy: ledger pushes need approval from ops" in error["message"], error
+    assert _ledger_ref(remote) == ""
+    hook.unlink()
+    assert baton_json(a, "sync")["pushed"] is True and _published(remote) == {_writer(a)}
 
 
 # -- a remote that moved during the sync -------------------------------------------------------------
