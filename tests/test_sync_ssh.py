@@ -17,7 +17,9 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import pty
 import random
+import select
 import shlex
 import shutil
 import socket
@@ -430,3 +432,44 @@ def test_an_unknown_host_key_with_nobody_to_ask_is_exit_4_saying_to_accept_it_on
     assert (done.returncode, error["code"]) == (4, "remote_unreachable"), (done.stdout, done.stderr)
     assert "Host key verification failed" in error["message"] and "accept it" in error["message"], error
     assert _feeds(a) == before and _ledger_ref(a) == "" and strange.read_text() == ""
+
+
+def test_at_a_terminal_ssh_asks_to_trust_a_new_host_key_as_for_git_fetch_and_the_sync_goes_on(
+        tmp_path, over_ssh, monkeypatch):
+    """Sync adds no option to ssh: with no ``BatchMode``, ssh asks at the terminal (not through
+    sync's output), and the answer is ssh's to take."""
+    remote = _bare(tmp_path)
+    a, _b = _team(tmp_path, over_ssh.url(remote))
+    _checkpoint(a, "after yes")
+    known = tmp_path / "empty_known_hosts"
+    known.touch()
+    monkeypatch.setenv("GIT_SSH_COMMAND", shlex.join([
+        "ssh", "-F", str(over_ssh.config), "-i", str(over_ssh.key), "-o", "IdentitiesOnly=yes",
+        "-o", f"UserKnownHostsFile={known}", "-o", "GlobalKnownHostsFile=/dev/null"]))
+    pid, terminal = pty.fork()  # the child's controlling terminal: the one ssh asks on
+    if pid == 0:
+        os.chdir(a)
+        os.execv(sys.executable, [sys.executable, "-m", "baton", "sync"])
+    shown = b""
+    answered = False
+    given_up = time.monotonic() + 300  # a bound on a hung child, not a timing assertion
+    while time.monotonic() < given_up:
+        ready, _, _ = select.select([terminal], [], [], 1)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the child closed the terminal: it ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+        if not answered and b"continue connecting" in shown:
+            os.write(terminal, b"yes\n")
+            answered = True
+    _, status = os.waitpid(pid, 0)
+    os.close(terminal)
+    assert answered, shown
+    assert os.waitstatus_to_exitcode(status) == 0, shown
+    assert b"Pushed refs/baton/ledger to origin" in shown and _published(remote) == {_writer(a)}
+    assert "127.0.0.1" in known.read_text()  # ssh recorded the key it was told to trust
