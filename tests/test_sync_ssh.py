@@ -90,7 +90,8 @@ def _start(sshd: str, where: Path, port: int) -> tuple[subprocess.Popen, Path]:
         "ListenAddress 127.0.0.1", f"Port {port}", f"HostKey {where / 'host_key'}",
         f"AuthorizedKeysFile {where / 'authorized_keys'}", "StrictModes no", "UsePAM no",
         f"PidFile {where / 'sshd.pid'}", "PubkeyAuthentication yes", "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no", "PermitRootLogin prohibit-password", "LogLevel VERBOSE", ""]))
+        "KbdInteractiveAuthentication no", "PermitRootLogin prohibit-password", "LogLevel VERBOSE",
+        "LoginGraceTime 0", "MaxStartups 100", ""]))  # a loaded machine's slow logins are never cut off
     log = where / f"sshd.{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen([sshd, "-D", "-e", "-f", str(config)], stdout=out, stderr=out,
