@@ -7,6 +7,7 @@ starts in, and an http remote's refusals and failures say what they mean
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from contextlib import contextmanager
 from pathlib import Path
@@ -365,12 +366,18 @@ def test_a_verified_https_remote_leaves_the_warnings_filters_as_they_were(team, 
 @pytest.mark.parametrize(("says", "code", "hint"), [
     ("git@example.com: Permission denied (publickey).", "remote_auth_failed", "GIT_SSH_COMMAND"),
     ("Host key verification failed.", "remote_unreachable", "accept it"),
+    ("ssh: connect to host git.invalid port 22: Connection refused", "remote_unreachable",
+     "cannot connect: ssh: connect to host git.invalid port 22: Connection refused; is the server up?"),
+    ("ssh: Could not resolve hostname git.invalid: Name or service not known", "remote_unreachable",
+     "is the host name right?"),
+    ("fatal: 'team/project.git' does not appear to be a git repository", "remote_unreachable",
+     "the server has no git repository at that URL"),
 ])
 def test_an_ssh_refusal_is_exit_4_in_ssh_s_words_with_what_to_do(capsys, team, tmp_path, monkeypatch, says, code,
                                                                 hint):
     _remote, a, _b = team
     program = tmp_path / "refusing-ssh"
-    program.write_text(f"#!/bin/sh\necho '{says}' >&2\nexit 255\n")
+    program.write_text(f"#!/bin/sh\necho {shlex.quote(says)} >&2\nexit 255\n")
     program.chmod(0o755)
     monkeypatch.setenv("GIT_SSH_COMMAND", str(program))
     set_remote(a, "git@git.invalid:team/project.git")

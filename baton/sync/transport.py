@@ -35,6 +35,7 @@ from baton.domain.wording import closest
 from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate, object_format_at
 from baton.sync.loose import write_loose_like_git
+from baton.sync.ssh_failures import ssh_failure
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
 
 if TYPE_CHECKING:
@@ -375,6 +376,9 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
         return RemoteUnreachable(
             f"cannot {action} {url!r}: {said}; ssh does not know this server's host key yet (or it changed): "
             "connect once with ssh (or `git ls-remote`) to check and accept it", details={"url": url})
+    over_ssh = ssh_failure(said, CHECK_URL)
+    if over_ssh:
+        return RemoteUnreachable(f"cannot {action} {url!r}: {over_ssh}", details={"url": url})
     status = http_status(exc)
     if status is not None:
         pushing = action.startswith("push")
