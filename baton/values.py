@@ -71,8 +71,29 @@ def value_class(cls: type) -> type:  # type: ignore[no-redef]
     body = {key: item for key, item in cls.__dict__.items()
             if key not in own and key not in ("__dict__", "__weakref__")}
     bases = tuple(base for base in cls.__bases__ if base is not object)
-    return type(cls.__name__, (namedtuple(cls.__name__, tuple(fields), defaults=defaults), *bases),
+    made = type(cls.__name__, (namedtuple(cls.__name__, tuple(fields), defaults=defaults), *bases),
                 {**_SHARED, **body})
+    for item in body.values():
+        _point_class_cells(item, cls, made)
+    return made
+
+
+def _point_class_cells(item: object, old: type, new: type) -> None:
+    """A method's ``__class__`` cell (what a bare ``super()`` reads) names ``new``,
+    the class ``value_class`` made, instead of ``old``, the one it was given (as
+    attrs does for the classes it remakes)."""
+    if isinstance(item, (staticmethod, classmethod)):
+        item = item.__func__
+    if isinstance(item, property):
+        for accessor in (item.fget, item.fset, item.fdel):
+            _point_class_cells(accessor, old, new)
+        return
+    for cell in getattr(item, "__closure__", None) or ():
+        try:
+            if cell.cell_contents is old:
+                cell.cell_contents = new
+        except ValueError:  # an empty cell
+            continue
 
 
 _NO_DEFAULT = object()

@@ -73,3 +73,20 @@ def test_a_value_has_no_instance_dictionary() -> None:
 def test_replace_gives_a_copy_with_the_changes() -> None:
     value = _Child(name="a", note="n")
     assert replace(value, note="m") == _Child(name="a", note="m") and value.note == "n"
+
+
+@value_class
+class _Tidy:
+    name: str = ""
+
+    def __new__(cls, name: str = "") -> "_Tidy":
+        return super().__new__(cls, name.strip())
+
+    @property
+    def shout(self) -> str:
+        return super().__repr__().upper()
+
+
+def test_a_bare_super_in_a_value_class_reaches_the_named_tuple() -> None:
+    assert _Tidy("  a ").name == "a"
+    assert _Tidy("b").shout == "_TIDY(NAME='B')"
