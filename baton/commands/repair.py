@@ -30,6 +30,7 @@ from baton.ledger.repair import (
     set_aside,
     unfinished_repairs,
 )
+from baton.ledger.repair_dependents import with_own_dependents
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
 
@@ -149,8 +150,8 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
     links = [(rel, what) for rel, what in project.foreign_feeds if feed is None or foreign_feed_name(rel) == feed]
-    plans = plan_past(plan_repair(ledger_dir, before, feed, frozenset(
-        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), finished)
+    plans = plan_past(with_own_dependents(ledger_dir, before, plan_repair(ledger_dir, before, feed, frozenset(
+        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), project.writer), finished)
     listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside
