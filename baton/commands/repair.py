@@ -151,7 +151,8 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
     links = [(rel, what) for rel, what in project.foreign_feeds if feed is None or foreign_feed_name(rel) == feed]
     plans = plan_past(with_own_dependents(ledger_dir, before, plan_repair(ledger_dir, before, feed, frozenset(
-        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), project.writer), finished)
+        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), project.writer,
+        lambda: synced_seq(project, project.writer)), finished)
     listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside

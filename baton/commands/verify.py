@@ -202,7 +202,7 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
         plans = with_own_dependents(opened.paths.ledger_dir, report, plan_repair(
             opened.paths.ledger_dir, report,
             not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel)))),
-            opened.writer)
+            opened.writer, lambda: synced_seq(opened, opened.writer))
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
                         leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer))

@@ -9,16 +9,17 @@ that sets those versions aside leaves the claim following nothing
 aside this clone's own events from the first one that builds on a stream
 version set aside (or that ``verify`` already finds after a gap), and every
 event after it: its chain cannot skip one. Only this clone's own feed, and
-only while nothing of it past the cut was synced (``baton repair`` refuses a
-cut before what the ledger ref holds): a teammate's feed is theirs, and a gap
-there is reported as left.
+only while its ledger ref does not hold the first of them (a synced event
+may be a teammate's to build on, and a cut would fork the feed against the
+remote's copy): a gap left so, or in a teammate's feed (theirs to write), is
+reported as a problem that remains.
 """
 
 from __future__ import annotations
 
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import baton.ledger.files as files
 from baton.errors import StorageError
@@ -28,9 +29,11 @@ from baton.ledger.verify import VerifyReport
 
 
 def with_own_dependents(ledger_dir: Path, report: VerifyReport, plans: list[FeedRepair],
-                        own: str | None) -> list[FeedRepair]:
+                        own: str | None, synced: Callable[[], int] = lambda: 0) -> list[FeedRepair]:
     """``plans`` and, when this clone's own feed ``own`` (not planned already) holds events that
-    build on stream versions the plans set aside, a plan that sets them aside from the first on."""
+    build on stream versions the plans set aside, a plan that sets them aside from the first on —
+    unless its ledger ref holds that event (``synced()``: the seq it holds it to, asked only then): teammates may
+    have it, and a cut would fork the feed against the remote's copy; the gap is then left."""
     if not own or any(plan.feed == own for plan in plans):
         return plans
     aside = _versions_set_aside(ledger_dir, plans)
@@ -55,7 +58,7 @@ def with_own_dependents(ledger_dir: Path, report: VerifyReport, plans: list[Feed
             first, why = i, f"stream_gap: stream {event.stream!r} has no version before {event.stream_version}"
         if first is not None:
             break
-    if first is None:
+    if first is None or scan.events[first].seq <= synced():
         return plans
     cut = scan.ends[first - 1] if first else 0
     items: list[dict[str, Any]] = []
