@@ -86,7 +86,7 @@ class RepairResult:
                 return "The ledger verifies: nothing to repair."
             return "\n".join(["Nothing here that a repair can set aside; these problems remain:"]
                              + [f"  {p.feed}{'' if p.seq is None else f' seq {p.seq}'}: {p.kind}: {p.message}"
-                                for p in self.after.all_problems()])
+                                for p in self.after.all_problems()] + gaps_left(self.after))
         lines = list(shown)
         verb = "Set aside" if self.repaired else "Would set aside"
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
@@ -102,6 +102,7 @@ class RepairResult:
         if self.repaired:
             lines.append("Recorded as a ledger.repaired event. "
                          + ("The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."))
+            lines.extend(gaps_left(self.after))
         elif self.dry_run:
             if self.synced_beyond is not None:
                 b = self.synced_beyond
@@ -110,6 +111,18 @@ class RepairResult:
                              "would fork the feed against the remote's copy (`--despite-synced` does it anyway)")
             lines.append("Nothing was changed (--dry-run).")
         return "\n".join(lines)
+
+
+GAP_LEFT = ("  a stream_gap left in feed {feed}: its events build on events the repair set aside; a repair sets "
+            "them aside only from this clone's own feed, and only while its ledger ref does not hold them (once "
+            "synced, teammates may have built on them), never from another writer's feed (docs/ledger.md, "
+            "`baton repair`)")
+
+
+def gaps_left(after: VerifyReport) -> list[str]:
+    """Why a ``stream_gap`` a repair leaves is not a cut's to fix (``with_own_dependents``)."""
+    return [GAP_LEFT.format(feed=feed) for feed in sorted({p.feed for p in after.all_problems()
+                                                           if p.kind == "stream_gap"})]
 
 
 def _link_line(link: dict) -> str:
