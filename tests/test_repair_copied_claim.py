@@ -106,3 +106,13 @@ def test_the_copys_own_events_before_the_claim_are_kept(damaged_copy):
     own = (damaged_copy / ".baton" / "ledger" / f"{writer(damaged_copy)}.jsonl").read_bytes()
     assert b"in the copy" in own
     assert b'"baton.claimed"' not in own
+
+
+def test_a_claim_already_synced_is_left_and_the_repair_says_why(copied, tmp_path):
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    git(copied, "remote", "add", "origin", str(remote))
+    baton(copied, "sync", expect=3)  # the damaged feed is refused; this clone's own feed, with the claim, published
+    repaired = baton(copied, "repair", "--yes", expect=3)
+    assert f"a stream_gap left in feed {writer(copied)}" in repaired.stdout
+    assert b'"baton.claimed"' in (copied / ".baton" / "ledger" / f"{writer(copied)}.jsonl").read_bytes()
