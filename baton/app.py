@@ -212,12 +212,13 @@ class Baton:
 
     def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False,
              progress: Progress | None = None, publishing: Progress | None = None,
-             accept_project: str | None = None) -> SyncResult:
+             accept_project: str | None = None, erasing: Progress | None = None) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
         return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
-                                progress=progress, publishing=publishing, accept_project=accept_project)
+                                progress=progress, publishing=publishing, accept_project=accept_project,
+                                erasing=erasing)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
                progress: "Progress | None" = None, despite_synced: bool = False) -> RepairResult:

@@ -87,7 +87,8 @@ def sync(app: Baton, args: argparse.Namespace):
     return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed,
                     accept_project=args.accept_project,
                     progress=None if args.json else progress("baton: folding what was imported:"),
-                    publishing=None if args.json else long_progress("baton: publishing this clone's feeds:"))
+                    publishing=None if args.json else long_progress("baton: publishing this clone's feeds:"),
+                    erasing=None if args.json else long_progress("baton: checking copies that differ by erased payloads:"))
 
 
 def repair(app: Baton, args: argparse.Namespace):

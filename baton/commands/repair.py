@@ -30,6 +30,7 @@ from baton.ledger.repair import (
     set_aside,
     unfinished_repairs,
 )
+from baton.ledger.repair_dependents import with_own_dependents
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
 
@@ -85,7 +86,7 @@ class RepairResult:
                 return "The ledger verifies: nothing to repair."
             return "\n".join(["Nothing here that a repair can set aside; these problems remain:"]
                              + [f"  {p.feed}{'' if p.seq is None else f' seq {p.seq}'}: {p.kind}: {p.message}"
-                                for p in self.after.all_problems()])
+                                for p in self.after.all_problems()] + gaps_left(self.after))
         lines = list(shown)
         verb = "Set aside" if self.repaired else "Would set aside"
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
@@ -101,6 +102,7 @@ class RepairResult:
         if self.repaired:
             lines.append("Recorded as a ledger.repaired event. "
                          + ("The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."))
+            lines.extend(gaps_left(self.after))
         elif self.dry_run:
             if self.synced_beyond is not None:
                 b = self.synced_beyond
@@ -109,6 +111,18 @@ class RepairResult:
                              "would fork the feed against the remote's copy (`--despite-synced` does it anyway)")
             lines.append("Nothing was changed (--dry-run).")
         return "\n".join(lines)
+
+
+GAP_LEFT = ("  a stream_gap left in feed {feed}: its events build on events the repair set aside; a repair sets "
+            "them aside only from this clone's own feed, and only while its ledger ref does not hold them (once "
+            "synced, teammates may have built on them), never from another writer's feed (docs/ledger.md, "
+            "`baton repair`)")
+
+
+def gaps_left(after: VerifyReport) -> list[str]:
+    """Why a ``stream_gap`` a repair leaves is not a cut's to fix (``with_own_dependents``)."""
+    return [GAP_LEFT.format(feed=feed) for feed in sorted({p.feed for p in after.all_problems()
+                                                           if p.kind == "stream_gap"})]
 
 
 def _link_line(link: dict) -> str:
@@ -149,8 +163,9 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
     links = [(rel, what) for rel, what in project.foreign_feeds if feed is None or foreign_feed_name(rel) == feed]
-    plans = plan_past(plan_repair(ledger_dir, before, feed, frozenset(
-        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), finished)
+    plans = plan_past(with_own_dependents(ledger_dir, before, plan_repair(ledger_dir, before, feed, frozenset(
+        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), project.writer,
+        lambda: synced_seq(project, project.writer)), finished)
     listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside

@@ -191,7 +191,8 @@ class _Erased:
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
                 restore_own_feed: bool = False, progress: "Progress | None" = None,
-                publishing: "Progress | None" = None, accept_project: str | None = None) -> SyncResult:
+                publishing: "Progress | None" = None, accept_project: str | None = None,
+                erasing: "Progress | None" = None) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``): a
     configured remote's name, or a repository's path or URL (``transport.remote_url``).
 
@@ -202,7 +203,9 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     told how far packing this clone's feeds onto the ref went (a first sync
     of a large local ledger reads and packs all of it). ``accept_project``: a
     project id the remote's ledger was initialised as, to merge although it is
-    not this project's (``baton.sync.project_check``).
+    not this project's (``baton.sync.project_check``). ``erasing``: told how far
+    checking a feed whose copies differ by erased payloads went (a forget's first sync reads
+    the local file and each copy of the feed whole: ``baton.sync.erasures``).
 
     Raises:
         InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/baton/``
@@ -237,7 +240,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         # this clone's own repository, or a working clone's own ledger ref: refused before any read
         push_target.check_path_remotes(repo, (client, path, url), to, project.config.project_id)
         project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
-        count = ReadCount(publishing=publishing)
+        count = ReadCount(publishing=publishing, erasing=erasing)
         with transport.local_locks():
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,

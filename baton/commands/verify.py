@@ -29,6 +29,7 @@ from baton.ledger.feed import (
     wall_us_ending_at,
 )
 from baton.ledger.repair import HEAD_PROBLEMS, LINE_PROBLEMS, FeedRepair, plan_repair
+from baton.ledger.repair_dependents import with_own_dependents
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
 from baton.projections.batons import claim_conflicts
@@ -198,8 +199,10 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
                           for feed, _ in candidates), now_us)
     plans = []
     if any(p.kind in LINE_PROBLEMS for p in report.all_problems()):  # a damaged feed: said as a repair would do it
-        plans = plan_repair(opened.paths.ledger_dir, report,
-                            not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel))))
+        plans = with_own_dependents(opened.paths.ledger_dir, report, plan_repair(
+            opened.paths.ledger_dir, report,
+            not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel)))),
+            opened.writer, lambda: synced_seq(opened, opened.writer))
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
                         leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer))

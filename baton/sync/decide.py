@@ -11,7 +11,7 @@ unless the clone was restored from a backup (``restore_own_feed``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from baton.config import WRITER_ID
 from baton.errors import LedgerCorrupt
@@ -196,8 +196,9 @@ def fast_forward(work: Round, feed: str) -> None:
         # another writer's feed the local ref holds more of than the file: a copy kept as the remote
         # held it and not taken (not signed as required, an id repeated); once the remote's copy is
         # taken, what it has beyond the file is imported, verified as any import (a copy that does
-        # not continue the file is refused as before)
-        local, tree = file_head(work, feed, size), None
+        # not continue the file is refused as before); a forget here makes the file shorter, so its
+        # first sync reads it whole: told as the check of copies that differ by erased payloads
+        local, tree = file_head(work, feed, size, work.local.count.erasing), None
     else:
         local, tree = pack_local(work, feed, base, remote, size)
     if tree is not None:
@@ -236,11 +237,16 @@ def dropped_untaken(work: Round, feed: str, st, remote: "RefFeed | None") -> boo
     return remote is None and st is None and feed != work.project.writer and work.state.get(feed) is None
 
 
-def file_head(work: Round, feed: str, size: int) -> FeedHead:
-    head = FeedHead()
+def file_head(work: Round, feed: str, size: int, show: "Callable[[int, int], None] | None" = None) -> FeedHead:
+    """The local file's last sound event, read a chunk at a time (``show``: told
+    ``(events read, about how many)``, the rate so far to the file's end, as ``pack_local`` tells)."""
+    head, events = FeedHead(), 0
     try:
         for _lines, scan in work.local.sound_lines(feed, head, size):
             head = scan.head
+            events += len(scan.events)
+            if show is not None and head.offset:
+                show(events, max(events, events * size // head.offset))
     except LedgerCorrupt as exc:
         raise Refuse(problem_of(feed, "local", exc)) from None
     return head

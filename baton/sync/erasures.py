@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from baton.errors import LedgerCorrupt, StorageError
 from baton.ledger.erase import NotAnErasure, erase_lines, forgotten_ids, merge_erasures
-from baton.ledger.feed import FeedHead, scan_bytes
+from baton.ledger.feed import CHUNK_BYTES, FeedHead, FeedScan, scan_bytes
 from baton.model import mutable
 from baton.sync.ledger_ref import BadRefFeed, FeedTreeWriter
 from baton.sync.refusals import Refuse, RefusedFeed, own_feed_refusal, problem_of
@@ -22,6 +22,27 @@ from baton.sync.work import Round
 
 if TYPE_CHECKING:
     from baton.sync.ledger_ref import RefFeed
+
+
+class Told:
+    """``ReadCount.erasing`` told ``(events checked, of how many)`` as a feed whose copies
+    differ by erased payloads is checked whole, one pass per copy (the local file, the
+    local ref's copy, the remote's, the merged feed): only for a feed of more than one
+    chunk (``CHUNK_BYTES``), as the first sync's publishing progress."""
+
+    def __init__(self, show: "Callable[[int, int], None] | None", total: int) -> None:
+        self.show, self.total, self.checked = show, max(total, 1), 0
+
+    def passed(self, data: bytes, scan: FeedScan) -> FeedScan:
+        self.checked += data.count(b"\n")
+        if self.show is not None:
+            self.show(min(self.checked, self.total - 1), self.total)
+        return scan
+
+    def done(self) -> None:
+        if self.show is not None and self.checked:
+            self.show(self.total, self.total)
+            self.show = None
 
 
 class LazyIds:
@@ -61,16 +82,26 @@ def reconcile_erasures(work: Round, feed: str, refused: RefusedFeed) -> bool:
     base, remote = _sound(work.base.get(feed)), _sound(work.remote.get(feed))
     st = work.local.stat(feed)
     raw = work.local.read(feed, 0, st.st_size) if st is not None else b""
+    told = Told(work.local.count.erasing if len(raw) > CHUNK_BYTES else None,
+                raw.count(b"\n") * (2 + (base is not None) + (remote is not None)))
     try:
-        local_head = scan_bytes(feed, raw, FeedHead()).head
+        return _reconcile(work, feed, refused, raw, st, told)
+    finally:
+        told.done()  # the progress line closed, whatever the outcome
+
+
+def _reconcile(work: Round, feed: str, refused: RefusedFeed, raw: bytes, st, told: Told) -> bool:
+    base, remote = _sound(work.base.get(feed)), _sound(work.remote.get(feed))
+    try:
+        local_head = told.passed(raw, scan_bytes(feed, raw, FeedHead())).head
     except LedgerCorrupt as exc:
         raise Refuse(problem_of(feed, "local", exc)) from None
     ours, torn = raw[:local_head.offset], raw[local_head.offset:]
-    merged = _merge_copies(work, feed, ours, base, remote)
+    merged = _merge_copies(work, feed, ours, base, remote, told)
     if merged is None:
         return False
     try:
-        head = scan_bytes(feed, merged.data, FeedHead(), at_end=False).head
+        head = told.passed(merged.data, scan_bytes(feed, merged.data, FeedHead(), at_end=False)).head
     except LedgerCorrupt as exc:  # the longer copy's further lines do not continue the other's
         raise Refuse(problem_of(feed, "remote", exc)) from None
     prefix, tail = _rewrite_local(work, feed, ours, torn, merged, refused)
@@ -89,7 +120,7 @@ def _sound(copy: "RefFeed | None") -> "RefFeed | None":
 
 
 def _merge_copies(work: Round, feed: str, ours: bytes, base: "RefFeed | None",
-                  remote: "RefFeed | None") -> _Merged | None:
+                  remote: "RefFeed | None", told: Told) -> _Merged | None:
     """The local lines merged with the local ref's copy, then the remote's;
     None when a copy differs by something other than an erasure."""
     forgotten = LazyIds(lambda: forgotten_ids_of(work))  # read only if some line differs
@@ -105,7 +136,7 @@ def _merge_copies(work: Round, feed: str, ours: bytes, base: "RefFeed | None",
             else:
                 merged.base_bytes = data
             try:
-                scan_bytes(feed, data, FeedHead(), at_end=False)  # every line of the copy sound
+                told.passed(data, scan_bytes(feed, data, FeedHead(), at_end=False))  # every line of the copy sound
             except LedgerCorrupt as exc:
                 raise Refuse(problem_of(feed, side, exc)) from None
             try:

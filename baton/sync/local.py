@@ -52,6 +52,9 @@ class ReadCount:
     publishing: Any = attrs.field(default=None, eq=False, repr=False)
     """Told ``(events packed, about how many)`` while this clone's feeds are
     packed onto the ref (a first sync of a large ledger); not part of ``to_json``."""
+    erasing: Any = attrs.field(default=None, eq=False, repr=False)
+    """Told ``(events checked, of how many)`` while a feed whose copies differ by erased
+    payloads is read whole (``baton.sync.erasures``, ``decide.file_head``); not part of ``to_json``."""
 
     def to_json(self) -> dict[str, Any]:
         return {"feeds": sorted(self.feeds), "feed_bytes": self.feed_bytes, "segments": self.segments}
