@@ -317,34 +317,21 @@ STEADY_CLASSES = {
     "baton.commands.identity.SessionContext", "baton.commands.objectives.SessionObjective",
     "baton.config.ProjectConfig", "baton.domain.batons.AssembledBrief", "baton.domain.batons.BatonRecord",
     "baton.domain.batons.FittedSection", "baton.domain.claimed_elsewhere.ClaimedElsewhere",
-    "baton.domain.identifiers.IdentifierFinding",
-    "baton.ledger.changes._Read", "baton.ledger.envelope.Event", "baton.ledger.feed.FeedScan",
-    "baton.ledger.protocol.Changes", "baton.policy.Policy",
+    "baton.domain.identifiers.IdentifierFinding", "baton.policy.Policy",
     "baton.project.ProjectPaths", "baton.projections.handoffs.HandoffSummary",
     "baton.projections.runner.CatchUp",
 }
-"""The attrs classes both define (22: the output screen's rules, policy and outcome and
-the ledger's draft, feed head, cursor, feed info, seed, problem and torn tail are named
-tuples, ``baton.values.value_class``)."""
-RECORD_START_CLASSES = {
-    "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
-    "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
-    "baton.events.base.DomainEvent", "baton.events.session.ObjectiveCleared",
-    "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
-    "baton.events.session.SessionEnded",
-}
-"""The session events and the session aggregate's commands, which record a start."""
+"""The attrs classes both define (18: the output screen's rules, policy and outcome, the
+ledger's values and the events are named tuples, ``baton.values.value_class``)."""
+RECORD_START_CLASSES: set[str] = set()
+"""The attrs classes that record a start define besides: none (the session events and the
+session aggregate's commands are named tuples)."""
 STEADY_READ_CLASSES = STEADY_CLASSES | RECORD_START_CLASSES
 STEADY_START_CLASSES = STEADY_CLASSES | {
     "baton.commands.deferred.DeferredHook", "baton.commands.deferred.DeferredRun",
     "baton.commands.harness_start.SessionStartResult", "baton.commands.harness_start.Starting",
-    "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
-    "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
-    "baton.events.base.DomainEvent", "baton.events.session.ObjectiveCleared",
-    "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
-    "baton.events.session.SessionEnded",
 }
-"""... and the session events, the session aggregate's commands and the start's results (35 in all)."""
+"""... and the start's results (22 in all)."""
 
 
 @pytest.fixture
