@@ -27,7 +27,8 @@ class HandoffCaptured(DomainEvent):
 
     def __new__(cls, key: str = "", extra: Mapping[str, Any] = EMPTY, handoff: Any = None,
                 redactions: Any = FRESH_LIST) -> Self:
-        return tuple.__new__(cls, (key, extra, handoff, [] if redactions is FRESH_LIST else redactions))
+        fresh = [] if redactions is FRESH_LIST else redactions
+        return tuple.__new__(cls, (key, extra, handoff, fresh))  # type: ignore[type-var]  # a named tuple
 
 
 @register
@@ -42,7 +43,8 @@ class HandoffRevised(DomainEvent):
 
     def __new__(cls, key: str = "", extra: Mapping[str, Any] = EMPTY, handoff: Any = None,
                 redactions: Any = FRESH_LIST) -> Self:
-        return tuple.__new__(cls, (key, extra, handoff, [] if redactions is FRESH_LIST else redactions))
+        fresh = [] if redactions is FRESH_LIST else redactions
+        return tuple.__new__(cls, (key, extra, handoff, fresh))  # type: ignore[type-var]  # a named tuple
 
 
 @register
@@ -120,7 +122,8 @@ class HandoffForgotten(DomainEvent):
 
     def __new__(cls, key: str = "", extra: Mapping[str, Any] = EMPTY, handoff: Any = None,
                 events: Any = FRESH_LIST, reason: Any = None) -> Self:
-        return tuple.__new__(cls, (key, extra, handoff, [] if events is FRESH_LIST else events, reason))
+        fresh = [] if events is FRESH_LIST else events
+        return tuple.__new__(cls, (key, extra, handoff, fresh, reason))  # type: ignore[type-var]  # a named tuple
 
 
 HANDOFF_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == HANDOFF)

@@ -169,8 +169,9 @@ def retires_objective(event: Any) -> bool:
     return isinstance(event, SessionEnded) or (isinstance(event, SessionBegun) and _text(event.objective) is None)
 
 
-MergeKey = tuple[Any, ...]
-"""An event's ``(hlc, writer, seq)``, as a document keeps it (a list) read back."""
+if TYPE_CHECKING:
+    MergeKey = tuple[Any, ...]
+    """An event's ``(hlc, writer, seq)``, as a document keeps it (a list) read back."""
 
 
 def _merge_key(value: Any) -> MergeKey | None:
