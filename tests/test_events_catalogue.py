@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from baton.events.catalogue import CATALOGUE, FAMILIES, HandoffPromoted, decode
+from baton.events.catalogue import (
+    CATALOGUE,
+    FAMILIES,
+    HandoffCaptured,
+    HandoffForgotten,
+    HandoffPromoted,
+    HandoffRevised,
+    decode,
+)
 from baton.values import replace
 from tests.events_support import recorded
 
@@ -46,6 +54,21 @@ def test_unknown_payload_members_are_kept_and_written_back():
     line = recorded(event)
     assert decode(line).extra == {"_redacted": [{"field": "x"}], "later": 1}
     assert line.data == {"accepted_warnings": None, "_redacted": [{"field": "x"}], "later": 1}
+
+
+def test_a_list_member_left_out_is_a_new_empty_list_for_each_event():
+    """``redactions`` and ``events`` default to an empty list, as attrs' ``factory=list`` made
+    them: a new one for each event, never one shared between events."""
+    first, second = HandoffCaptured(key="h1"), HandoffCaptured(key="h1")
+    assert first.redactions == [] and first.redactions is not second.redactions
+    assert HandoffRevised(key="h1").redactions == [] and HandoffForgotten(key="h1").events == []
+    assert HandoffCaptured(key="h1", redactions=None).redactions is None  # given, kept as it is
+
+
+def test_an_event_is_a_named_tuple_that_still_shows_its_payload():
+    event = HandoffPromoted(key="h1", accepted_warnings=["w"])
+    assert repr(event) == "HandoffPromoted(key='h1', data={'accepted_warnings': ['w']})"
+    assert event.data() == {"accepted_warnings": ["w"]} and not hasattr(event, "__dict__")
 
 
 def test_an_erased_payload_or_an_unknown_type_decodes_to_nothing():
