@@ -766,7 +766,7 @@ class BatonTools:
                 if ended.created is None or not ended.created.redactions:
                     return ended
                 named = named_as_given(ended.created.redactions, handoff_argument(handoff), "argument")
-                return replace(ended, created=attrs.evolve(ended.created, redactions=named))
+                return replace(ended, created=replace(ended.created, redactions=named))
             return baton.cancel_baton(owner=owner, branch=branch, session=session_id)
 
         return self.run(act)

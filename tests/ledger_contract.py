@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 
-import attrs
 import orjson
 import pytest
 
@@ -28,6 +27,7 @@ from baton.errors import EnvelopeError, StreamVersionConflict
 from baton.ledger.envelope import EventDraft, seal
 from baton.ledger.feed import FeedHead, encode_line
 from baton.ledger.protocol import Cursor, FeedRewritten
+from baton.values import replace
 
 START_NS = 1_700_000_000_000_000_000
 
@@ -194,8 +194,8 @@ class LedgerContract:
     def _foreign_line(self, extra: dict, seq: int = 1, prev=None) -> tuple[bytes, object]:
         event = seal(draft("note/remote", n=seq), event_id=f"0190a8e0-0000-7000-8000-00000000000{seq}",
                      writer="newer", seq=seq, at="2024-05-01T12:00:00.000000Z", hlc=seq, stream_version=seq, prev=prev)
-        event = attrs.evolve(event, extra=extra)
-        event = attrs.evolve(event, hash=event.compute_hash())
+        event = replace(event, extra=extra)
+        event = replace(event, hash=event.compute_hash())
         return orjson.dumps(event.to_dict()) + b"\n", event
 
     def test_unknown_envelope_fields_of_another_writers_events_survive_reading(self):

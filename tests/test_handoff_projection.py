@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import attrs
-
 from baton.cli_input import ContentOptions
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
@@ -24,6 +22,7 @@ from baton.projections.handoffs import (
     newest,
 )
 from baton.projections.runner import ProjectionRunner, snapshot_equal
+from baton.values import replace
 from tests.app_support import amend_handoff, promote_handoff, resume_handoff, validate_handoff_command
 from tests.fold_support import assert_batch_folds_like_one_by_one
 from tests.handoff_support import materialized, payload
@@ -41,7 +40,7 @@ def _capture(root, body=None) -> str:
 def _event(type_: str, handoff_id: str, data: dict | None, at: str = "2026-09-02T14:40:00.123456Z"):
     event = seal(EventDraft(type_, stream_of(handoff_id), data or {}), event_id="0" * 36, writer="w", seq=1,
                  at=at, hlc=1, stream_version=1, prev=None)
-    return attrs.evolve(event, data=data)
+    return replace(event, data=data)
 
 
 def _lived(project) -> tuple[str, str, str]:

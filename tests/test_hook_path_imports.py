@@ -276,7 +276,7 @@ STEADY_MODULES = {
     "baton.events.names", "baton.gitinfo", "baton.ledger", "baton.ledger.changes", "baton.ledger.clock",
     "baton.ledger.envelope", "baton.ledger.feed", "baton.ledger.files", "baton.ledger.ids",
     "baton.ledger.integrity", "baton.ledger.listing", "baton.ledger.protocol", "baton.ledger.store",
-    "baton.ledger.upcast", "baton.ledger.versions", "baton.model", "baton.oplog", "baton.policy",
+    "baton.ledger.upcast", "baton.ledger.versions", "baton.oplog", "baton.policy",
     "baton.process_end", "baton.project", "baton.projections", "baton.projections.base",
     "baton.projections.batons", "baton.projections.continuity_metrics", "baton.projections.detector",
     "baton.projections.event_counts", "baton.projections.handoffs", "baton.projections.lineage",
@@ -311,32 +311,14 @@ STEADY_START_MODULES = STEADY_MODULES | {
     "baton.projections.folds", "baton.projections.folds.sessions",
 }
 """The SessionStart hook: its adapter and runner, and what records ``session.begun`` (90 in all)."""
-STEADY_CLASSES = {
-    "baton.ledger.changes._Read", "baton.ledger.envelope.Event", "baton.ledger.feed.FeedScan",
-    "baton.ledger.protocol.Changes",
-}
-"""The attrs classes both define (4: the output screen's rules, policy and outcome, the
-ledger's draft, feed head, cursor, feed info, seed, problem and torn tail, the baton's
-record, brief, claim elsewhere and identifier findings, and the commands' results, scopes,
-config, policy, paths, handoff summary and catch-up are named tuples, ``baton.values.value_class``,
-or plain classes)."""
-RECORD_START_CLASSES = {
-    "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
-    "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
-    "baton.events.base.DomainEvent", "baton.events.session.ObjectiveCleared",
-    "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
-    "baton.events.session.SessionEnded",
-}
-"""The session events and the session aggregate's commands, which record a start."""
+STEADY_CLASSES: set[str] = set()
+"""The attrs classes both define: none (the output screen's, the ledger's, the events', the
+baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""
+RECORD_START_CLASSES: set[str] = set()
+"""The attrs classes that record a start define besides: none."""
 STEADY_READ_CLASSES = STEADY_CLASSES | RECORD_START_CLASSES
-STEADY_START_CLASSES = STEADY_CLASSES | {
-    "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
-    "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
-    "baton.events.base.DomainEvent", "baton.events.session.ObjectiveCleared",
-    "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
-    "baton.events.session.SessionEnded",
-}
-"""... and the session events and the session aggregate's commands (13 in all)."""
+STEADY_START_CLASSES = STEADY_CLASSES | set()
+"""... and a start defines none besides."""
 
 
 @pytest.fixture
@@ -370,6 +352,41 @@ def test_a_steady_session_start_hook_loads_no_module_and_defines_no_class_beyond
     assert {"baton.commands.harness_start", "baton.events.session"} <= modules  # it started the session
     assert modules - STEADY_START_MODULES == set() and classes - STEADY_START_CLASSES == set(), \
         (sorted(modules), sorted(classes))
+
+
+_ATTRS_MODULES = ("attr", "attrs", "cattrs", "baton.model")
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json"),
+    ("bootstrap", "--json", "--peek"),
+    ("session", "handoff", "--json"),
+    ("bootstrap", "--json", "--session-id", "s8"),
+    ("session", "end", "s8"),
+], ids=" ".join)
+def test_a_steady_hook_path_command_imports_no_attrs(steady, command):
+    """attrs' import is ~0.3x the stack's floor and each class it builds ~0.2 ms
+    (docs/performance.md): every value a steady hook-path command builds is a named
+    tuple (``baton.values.value_class``) or a plain class, so none of them loads attrs."""
+    loaded = _loaded(steady, *command)
+    assert "baton.app" in loaded  # it ran through the application
+    assert not [m for m in loaded if m in _ATTRS_MODULES or m.startswith(("attr.", "cattrs."))], sorted(loaded)
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_imports_no_attrs(steady, event):
+    """The same for the SessionStart and SessionEnd hooks in their own process."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-attrs-1"))
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "hook", "claude-code", event],
+                       input=payload, capture_output=True, text=True, cwd=steady,
+                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert "baton.harnesses.hook_project" in loaded
+    assert not [m for m in loaded if m in _ATTRS_MODULES or m.startswith(("attr.", "cattrs."))], sorted(loaded)
 
 
 def test_the_output_screen_loads_neither_attrs_nor_typing():

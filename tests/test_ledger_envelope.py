@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import attrs
 import orjson
 import pytest
 from hypothesis import given
@@ -14,6 +13,7 @@ from baton.ledger import EventDraft, Ledger
 from baton.ledger.envelope import KNOWN_FIELDS, Event, seal, seal_batch
 from baton.ledger.feed import FeedHead, encode_line, scan_bytes
 from baton.ledger.verify import verify_ledger
+from baton.values import replace
 
 json_scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text() | st.floats(
     allow_nan=False, allow_infinity=False
@@ -48,10 +48,10 @@ def events(draw) -> Event:
     )
     extra = draw(unknown_fields)
     if extra:
-        event = attrs.evolve(event, extra=extra)
-        event = attrs.evolve(event, hash=event.compute_hash())
+        event = replace(event, extra=extra)
+        event = replace(event, hash=event.compute_hash())
     if draw(st.booleans()) and draw(st.booleans()):
-        event = attrs.evolve(event, data=None)  # an erased payload
+        event = replace(event, data=None)  # an erased payload
     return event
 
 
@@ -71,12 +71,12 @@ def test_an_event_survives_a_round_trip_through_its_json_line(event):
 @given(payloads, unknown_fields.filter(bool))
 def test_unknown_envelope_fields_survive_reading_and_writing_a_feed(tmp_path_factory, data, extra):
     baton = tmp_path_factory.mktemp("unknown") / ".baton"
-    newer = attrs.evolve(
+    newer = replace(
         seal(EventDraft("note.added", "note/1", data), event_id="0190a8e0-0000-7000-8000-000000000001",
              writer="newer", seq=1, at="2024-05-01T12:00:00.000000Z", hlc=1, stream_version=1, prev=None),
         extra=extra,
     )
-    newer = attrs.evolve(newer, hash=newer.compute_hash())
+    newer = replace(newer, hash=newer.compute_hash())
     (baton / "ledger").mkdir(parents=True)
     (baton / "ledger" / "newer.jsonl").write_bytes(orjson.dumps(newer.to_dict()) + b"\n")
 
@@ -92,14 +92,14 @@ def test_unknown_envelope_fields_survive_reading_and_writing_a_feed(tmp_path_fac
 def test_unknown_envelope_fields_are_covered_by_the_hash(extra, replacement):
     event = seal(EventDraft("note.added", "note/1", {"n": 1}), event_id="0190a8e0-0000-7000-8000-000000000001",
                  writer="w", seq=1, at="2024-05-01T12:00:00.000000Z", hlc=1, stream_version=1, prev=None)
-    event = attrs.evolve(event, extra=extra)
-    event = attrs.evolve(event, hash=event.compute_hash())
+    event = replace(event, extra=extra)
+    event = replace(event, hash=event.compute_hash())
     name = sorted(extra)[0]
     if orjson.dumps(extra[name], option=orjson.OPT_SORT_KEYS) == orjson.dumps(replacement, option=orjson.OPT_SORT_KEYS):
         replacement = [replacement]
-    tampered = attrs.evolve(event, extra={**extra, name: replacement})
+    tampered = replace(event, extra={**extra, name: replacement})
     assert tampered.compute_hash() != event.hash
-    dropped = attrs.evolve(event, extra={k: v for k, v in extra.items() if k != name})
+    dropped = replace(event, extra={k: v for k, v in extra.items() if k != name})
     assert dropped.compute_hash() != event.hash
 
 
@@ -108,7 +108,7 @@ def test_the_hash_leaves_out_data_so_an_erased_payload_still_verifies():
                  writer="w", seq=1, at="2024-05-01T12:00:00.000000Z", hlc=1, stream_version=1, prev=None)
     erased = Event.from_dict({k: v for k, v in event.to_dict().items() if k != "data"})
     assert erased.erased and erased.compute_hash() == event.hash and erased.data_intact()
-    assert attrs.evolve(event, data={"secret": "other"}).data_intact() is False
+    assert replace(event, data={"secret": "other"}).data_intact() is False
 
 
 @pytest.mark.parametrize("data", [[1, 2], "text", None, 3])

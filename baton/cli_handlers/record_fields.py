@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from baton.domain import readiness
+from baton.domain import readiness_codes as readiness
 from baton.domain.redaction.as_given import field_of, named_as_given
 from baton.domain.short_ids import short_id
 from baton.errors import HandoffInputError, PromotionRefused

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import argparse
 
-import attrs
-
 from baton.app import Baton
 from baton.cli_handlers.output import Noted
 from baton.cli_handlers.record_fields import SESSION_END_DESTS, name_redactions
@@ -47,5 +45,5 @@ def session_end(app: Baton, args: argparse.Namespace):
                             owner=args.owner, branch=args.branch, shared=True if args.shared else None)
     if ended.created is not None and ended.created.redactions:  # each named by the flag that carried it
         named = name_redactions(ended.created.redactions, vars(args), SESSION_END_DESTS)
-        ended = replace(ended, created=attrs.evolve(ended.created, redactions=named))
+        ended = replace(ended, created=replace(ended.created, redactions=named))
     return Noted(ended, ended.not_begun_note) if ended.not_begun_note else ended

@@ -41,6 +41,7 @@ from baton.errors import Conflict, InputError, NotFound
 from baton.ledger.clock import rfc3339_micros
 from baton.model import frozen
 from baton.projections.batons import baton_records, claim_conflicts, unseen_details
+from baton.values import replace
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -101,7 +102,7 @@ def create_baton(
         elsewhere = claimed_by_another(scope.runner, ctx, session_id=session, now=rfc3339_micros(opened.clock()))
         with scope.batch():  # the handoff and its baton.created: one append, all or nothing
             created = create_in_scope(scope, payload, ctx, actor=actor, session=session, harness=harness)
-        return BatonCreateResult(attrs.evolve(created, record=stored_baton(scope.runner, created.record)),
+        return BatonCreateResult(replace(created, record=stored_baton(scope.runner, created.record)),
                                  claimed_elsewhere=elsewhere)
 
 

@@ -21,15 +21,14 @@ from baton.domain.batons import CLAIMED, BatonRecord, superseded_unread, unseen_
 from baton.domain.handoff import stored_handoff
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
-from baton.model import frozen
-from baton.values import replace
+from baton.values import replace, value_class
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
     from baton.events.baton import BatonCreated
 
 
-@frozen
+@value_class
 class CreatedBaton:
     """A baton left (``baton_create``, ``baton_hand_on``): its record as stored, the
     pending baton it superseded, and what redaction changed in its payload."""

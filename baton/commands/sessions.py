@@ -386,6 +386,4 @@ def settled(scope, ended: SessionEndResult) -> SessionEndResult:
     """``ended`` once its batch is written: the baton as the index now holds it."""
     if ended.created is None:
         return ended
-    was = ended.created  # a ``baton_claim.CreatedBaton`` (attrs), built anew here without importing attrs
-    created = type(was)(stored_baton(scope.runner, was.record), was.superseded, was.redactions, was.unread)
-    return replace(ended, created=created)
+    return replace(ended, created=replace(ended.created, record=stored_baton(scope.runner, ended.created.record)))

@@ -22,6 +22,17 @@ from baton.domain.handoff import (
     is_handoff_id,
     is_timestamp,
 )
+from baton.domain.readiness_codes import (  # the codes, in a leaf that loads no record model
+    FLAGGED,
+    MALFORMED,
+    MISSING,
+    NOT_VALIDATED,
+    POLICY_FAILED,
+    RAW_TRANSCRIPT,
+    VALIDATION_FAILED,
+    VALIDATION_STALE,
+    WARNINGS_NOT_ACCEPTED,
+)
 from baton.domain.short_ids import parse_timestamp
 
 ADVISORY_CHECKS = frozenset({"quality"})
@@ -77,21 +88,6 @@ def ran_elsewhere(record_worktree: str | None, report: Mapping[str, Any]) -> boo
 
 def blank(value: str | None) -> bool:
     return value is None or not str(value).strip()
-
-
-MISSING = "missing"
-"""A problem's code: a required field is blank or empty (``work.title``, ``open_items``)."""
-NOT_VALIDATED = "not_validated"
-VALIDATION_FAILED = "validation_failed"
-WARNINGS_NOT_ACCEPTED = "warnings_not_accepted"
-"""Validation warned and no reason acknowledges it (``accept_warnings``)."""
-POLICY_FAILED = "policy_failed"
-RAW_TRANSCRIPT = "raw_transcript"
-FLAGGED = "flagged"
-VALIDATION_STALE = "validation_stale"
-"""The repository moved since the validation report was made (``moved_since_validation``)."""
-MALFORMED = "malformed"
-"""Any other draft requirement (an unsupported version, a bad id or timestamp)."""
 
 
 class Problem(str):

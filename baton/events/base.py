@@ -17,26 +17,45 @@ retired one) loads the whole catalogue.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar, cast, dataclass_transform
-
-import attrs
+from types import MappingProxyType
 
 from baton.events.names import DECODED, FAMILIES, load_family, split_stream, stream_of
 from baton.ledger.envelope import Event, EventDraft
-from baton.model import frozen
+from baton.values import value_class
 
-# -- the base class ----------------------------------------------------------------
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable, ClassVar, Mapping, TypeVar, dataclass_transform
 
-if TYPE_CHECKING:  # what ``frozen(kw_only=True)`` builds, spelled so that type checkers see the fields
     _C = TypeVar("_C")
+    _T = TypeVar("_T")
 
-    @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(attrs.field,))
+    # What ``value_class`` builds, spelled so that type checkers see keyword-only fields.
+    @dataclass_transform(kw_only_default=True, frozen_default=True)
     def event_class(cls: type[_C]) -> type[_C]: ...
 else:
-    event_class = frozen(kw_only=True, slots=False)
-"""Every event class is made this way. No slots and a hand-written ``__repr__``:
-attrs' generated ones cost more than half of this module's import time, and
-every command (hooks included) imports the catalogue."""
+    def event_class(cls: type) -> type:
+        made = value_class(cls)
+        made.__repr__ = _event_repr  # not the named tuple's, which a subclass would inherit first
+        return made
+"""Every event class is made this way: a named tuple (``baton.values.value_class``),
+whose fields are the base's (``key``, ``extra``) then the class's payload
+members, with a hand-written ``__repr__``. Every command (hooks included)
+defines the classes of the families it writes, and a replay builds one per
+event it decodes: a named tuple is cheaper to define and to build than an
+attrs class."""
+
+def _event_repr(self: DomainEvent) -> str:
+    return f"{type(self).__name__}(key={self.key!r}, data={self.data()!r})"
+
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+"""The ``extra`` of an event built without one: shared, so read-only."""
+
+FRESH_LIST: Any = object()
+"""The default of a list-valued payload member (``redactions``, ``events``):
+its class's ``__new__`` puts a new empty list in its place, as attrs'
+``factory=list`` did, so no two events share one."""
 
 
 @event_class
@@ -52,15 +71,12 @@ class DomainEvent:
 
     key: str = ""
     """The aggregate's id within ``STREAM`` (from the envelope's stream)."""
-    extra: Mapping[str, Any] = attrs.field(factory=dict)
+    extra: Mapping[str, Any] = EMPTY
     """Payload members this version does not know; written back unchanged."""
 
     @property
     def stream(self) -> str:
         return stream_of(self.STREAM, self.key)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(key={self.key!r}, data={self.data()!r})"
 
     def data(self) -> dict[str, Any]:
         """The payload as stored: every known member (None included) plus ``extra``."""
@@ -80,7 +96,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _payload_fields(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.name not in ("key", "extra"))
+        names = _FIELDS[cls] = tuple(name for name in cls._fields if name not in ("key", "extra"))  # type: ignore[attr-defined]
     return names
 
 
@@ -128,9 +144,6 @@ def decode(event: Event) -> DomainEvent | None:
     return typed
 
 
-_T = TypeVar("_T")
-
-
 def derived(typed: Any, name: str, args: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
     """``compute()``, a value two folds derive alike from one typed event and
     ``args`` (a baton's record, which the baton index and the baton scopes
@@ -143,7 +156,7 @@ def derived(typed: Any, name: str, args: tuple[Any, ...], compute: Callable[[], 
     slot = (name, id(typed), args)
     known = batch.get(slot)
     if known is not None and known[0] is typed:
-        return cast(_T, known[1])
+        return known[1]  # type: ignore[no-any-return]
     value = compute()
     batch[slot] = (typed, value)
     return value

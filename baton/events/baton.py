@@ -3,11 +3,13 @@ from the rest of the catalogue (``baton.events.base``)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from baton.events import names
 from baton.events.base import DomainEvent, event_class, register
 from baton.events.names import BATON
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 # -- session batons -----------------------------------------------------------------
 

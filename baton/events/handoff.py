@@ -3,13 +3,13 @@ resumed, superseded, archived, flagged, forgotten."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import attrs
-
 from baton.events import names
-from baton.events.base import CATALOGUE, DomainEvent, event_class, register
+from baton.events.base import CATALOGUE, EMPTY, FRESH_LIST, DomainEvent, event_class, register
 from baton.events.names import HANDOFF
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Mapping, Self
 
 # -- handoffs ----------------------------------------------------------------------
 
@@ -23,7 +23,12 @@ class HandoffCaptured(DomainEvent):
     ERASABLE = ("handoff",)
 
     handoff: Any = None
-    redactions: Any = attrs.field(factory=list)
+    redactions: Any = FRESH_LIST
+
+    def __new__(cls, key: str = "", extra: Mapping[str, Any] = EMPTY, handoff: Any = None,
+                redactions: Any = FRESH_LIST) -> Self:
+        fresh = [] if redactions is FRESH_LIST else redactions
+        return tuple.__new__(cls, (key, extra, handoff, fresh))  # type: ignore[type-var]  # a named tuple
 
 
 @register
@@ -34,7 +39,12 @@ class HandoffRevised(DomainEvent):
     ERASABLE = ("handoff",)
 
     handoff: Any = None
-    redactions: Any = attrs.field(factory=list)
+    redactions: Any = FRESH_LIST
+
+    def __new__(cls, key: str = "", extra: Mapping[str, Any] = EMPTY, handoff: Any = None,
+                redactions: Any = FRESH_LIST) -> Self:
+        fresh = [] if redactions is FRESH_LIST else redactions
+        return tuple.__new__(cls, (key, extra, handoff, fresh))  # type: ignore[type-var]  # a named tuple
 
 
 @register
@@ -107,8 +117,13 @@ class HandoffForgotten(DomainEvent):
     STREAM = HANDOFF
 
     handoff: Any = None
-    events: Any = attrs.field(factory=list)
+    events: Any = FRESH_LIST
     reason: Any = None
+
+    def __new__(cls, key: str = "", extra: Mapping[str, Any] = EMPTY, handoff: Any = None,
+                events: Any = FRESH_LIST, reason: Any = None) -> Self:
+        fresh = [] if events is FRESH_LIST else events
+        return tuple.__new__(cls, (key, extra, handoff, fresh, reason))  # type: ignore[type-var]  # a named tuple
 
 
 HANDOFF_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == HANDOFF)

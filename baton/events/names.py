@@ -1,6 +1,7 @@
 """The names of the event catalogue: stream families and event type names.
 
-The modules beside this one define one attrs class per event type, one
+The modules beside this one define one class per event type (a named
+tuple, ``baton.values.value_class``), one
 module per aggregate (``baton.events.catalogue`` re-exports them all); they
 are what every writer and decider uses. Reading needs only the names: the
 projections route an event by its type and stream, and a command whose
@@ -19,7 +20,10 @@ module, can scope it.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 # -- stream families -------------------------------------------------------------
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.events import names
 from baton.events.base import DomainEvent, event_class, register
 from baton.events.names import PROJECT
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # -- project -----------------------------------------------------------------------
 

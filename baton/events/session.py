@@ -4,11 +4,13 @@ apart from the rest of the catalogue (``baton.events.base``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.events import names
 from baton.events.base import DomainEvent, event_class, register
 from baton.events.names import OBJECTIVE, SESSION
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # -- sessions and their objectives -------------------------------------------------------
 

@@ -15,12 +15,15 @@ fold — each read once.
 from __future__ import annotations
 
 import heapq
-from typing import Callable, Iterator, Mapping
 
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, FeedScan, last_line_length
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, LedgerProtocol
-from baton.model import mutable
+from baton.values import replace, value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Callable, Iterator, Mapping
 
 Served = tuple[FeedScan, Cursor]
 
@@ -149,8 +152,10 @@ class ChangeStream:
                 for feed, (event, end, line) in self._last.items()}
 
 
-@mutable(slots=False)
+@value_class
 class _Read:
+    """One feed's run in a ``ReadLog``: its lists grow in place; a new end is a new run (``replace``)."""
+
     start: Cursor
     events: list[Event]
     ends: list[int]
@@ -194,7 +199,7 @@ class ReadLog:
         if run is not None and run.end.at(start):
             run.events.extend(events)
             run.ends.extend(ends)
-            run.end = end
+            self._reads[feed] = replace(run, end=end)
         else:
             self._held -= len(run.events) if run else 0
             self._reads[feed] = _Read(start, events if owned else list(events), ends if owned else list(ends), end)

@@ -10,8 +10,8 @@ events keep their order; their ``at`` field still says the wall time.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Callable
 
 WallClock = Callable[[], int]
 """Returns the current time in nanoseconds since the epoch."""

@@ -11,17 +11,20 @@ unchanged, and they are covered by the hash like any other field.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from hashlib import sha256 as _sha256
-from typing import Any, Callable, Mapping
+from types import MappingProxyType
 
-import attrs
 import orjson
 
 from baton.canonical import CANONICAL, canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
 from baton.ledger.clock import next_hlc
-from baton.model import frozen
 from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 ENVELOPE_VERSION = 1
 _dumps = orjson.dumps
@@ -49,8 +52,15 @@ class EventDraft:
     schema: int = 1
 
 
-@frozen
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+"""The ``extra`` of an event built without one: shared, so read-only."""
+
+
+@value_class
 class Event:
+    """A sealed line of a feed (a named tuple: ``value_class``; built positionally
+    on the read and append paths, in field order)."""
+
     v: int
     id: str
     writer: str
@@ -67,7 +77,7 @@ class Event:
     prev: str | None
     hash: str
     schema: int = 1
-    extra: Mapping[str, Any] = attrs.field(factory=dict)
+    extra: Mapping[str, Any] = _NO_EXTRA
 
     @property
     def erased(self) -> bool:

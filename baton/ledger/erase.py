@@ -18,7 +18,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Container, Iterable
 
-import attrs
 import orjson
 
 import baton.ledger.files as files
@@ -26,6 +25,7 @@ from baton.errors import EnvelopeError, StorageError
 from baton.ledger.envelope import Event
 from baton.ledger.feed import encode_line, is_feed_file_name, line_hashes_to
 from baton.model import frozen
+from baton.values import replace
 
 _ERASURE_NEEDLE = b'"handoff.forgotten"'
 """An erasure record's type as its line spells it: the ledger imports nothing
@@ -85,7 +85,7 @@ def erase_lines(raw: bytes, wanted: frozenset[str]) -> tuple[bytes, int]:
 
 
 def _without_data(event: Event) -> Event:
-    return attrs.evolve(event, data=None)
+    return replace(event, data=None)
 
 
 def _erase_in(path: Path, wanted: frozenset[str]) -> int:

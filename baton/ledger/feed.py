@@ -22,17 +22,18 @@ import re
 from contextlib import contextmanager
 from hashlib import sha256 as _sha256
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
 
-import attrs
 import orjson
 
 from baton.canonical import canonical_bytes, sha256_tag
 from baton.errors import EnvelopeError, LedgerCorrupt
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import KNOWN_FIELDS, Event
-from baton.model import mutable
 from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator
 
 
 @value_class
@@ -74,15 +75,19 @@ class TornTail:
         return {"offset": self.offset, "length": self.length, "reason": self.reason}
 
 
-@mutable
+@value_class
 class FeedScan:
+    """What one read of a feed found (a named tuple: ``value_class``; ``scan_bytes``
+    fills its lists while it reads, then makes the scan it returns)."""
+
     feed: str
     events: list[Event]
     ends: list[int]
     """Byte offset just past each event's line, parallel to ``events``."""
     head: FeedHead
     torn: TornTail | None = None
-    problems: list[FeedProblem] = attrs.field(factory=list)
+    problems: list[FeedProblem] | tuple[FeedProblem, ...] = ()
+    """The problems met (a list, when ``scan_bytes`` made the scan)."""
 
 
 @contextmanager
@@ -427,8 +432,12 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
     carried whole to the next), so a later member at a chunk's start follows
     a damaged one, as in one scan of the whole feed.
     """
-    scan = FeedScan(feed=feed, events=[], ends=[], head=start)
-    events, ends = scan.events, scan.ends
+    events: list[Event] = []
+    ends: list[int] = []
+    problems: list[FeedProblem] = []
+    scan = FeedScan(feed, events, ends, start, None, problems)
+    """The lists being filled, for the steps below; the scan returned is made at the end."""
+    torn: TornTail | None = None
     base = start.offset
     seq, last_hash, hlc, offset = start.seq, start.hash, start.hlc, start.offset
     pos = 0
@@ -445,7 +454,7 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
             end = size
             line = raw[pos:]
             if not (at_end and _hides_sound_event(feed, line, FeedHead(offset, seq, last_hash, hlc))):
-                scan.torn = TornTail(base + pos, size - pos, "no terminating newline")
+                torn = TornTail(base + pos, size - pos, "no terminating newline")
                 break
             event, kind, message = None, "bad_json", _NEWLINE_HIDDEN
         else:
@@ -465,7 +474,7 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
             continue
         assert kind is not None  # else the event was read above (for type checkers)
         if at_end and nl >= 0 and _only_lost_bytes(raw[pos:]):
-            scan.torn = TornTail(base + pos, size - pos, "a run of NUL bytes")
+            torn = TornTail(base + pos, size - pos, "a run of NUL bytes")
             break
         _bad_line(scan, line, event, kind, message, base + pos, FeedHead(offset, seq, last_hash, hlc),
                   terminated=nl >= 0, collect=collect)
@@ -475,9 +484,8 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
             seq, last_hash, hlc = event.seq, event.hash, max(hlc, event.hlc)
         pos = end
     if pending is not None:
-        offset, seq, last_hash, hlc = _drop_open_batch(scan, pending, base=base, size=size, at_end=at_end)
-    scan.head = FeedHead(offset, seq, last_hash, hlc)
-    return scan
+        (offset, seq, last_hash, hlc), torn = _drop_open_batch(scan, pending, base=base, size=size, at_end=at_end)
+    return FeedScan(feed, events, ends, FeedHead(offset, seq, last_hash, hlc), torn, problems)
 
 
 _NEWLINE_HIDDEN = "a complete event is followed by other bytes where its newline should be"
@@ -504,7 +512,7 @@ def _batch_step(scan: FeedScan, event: Event, pending: list[Any] | None, pos: in
                               f"its {pending[5]} events")
         if not collect:
             raise _corrupt(problem)
-        scan.problems.append(problem)
+        scan.problems.append(problem)  # type: ignore[union-attr]  # a list while scan_bytes reads
         pending = None
     kind = message = None
     if pending is not None:
@@ -537,21 +545,22 @@ def _bad_line(scan: FeedScan, line: bytes, event: Event | None, kind: str, messa
     problem = FeedProblem(scan.feed, at, event.seq if event else None, kind, message or kind)
     if not collect:
         raise _corrupt(problem)
-    scan.problems.append(problem)
+    scan.problems.append(problem)  # type: ignore[union-attr]  # a list while scan_bytes reads
 
 
 def _drop_open_batch(scan: FeedScan, pending: list[Any], *, base: int, size: int,
-                     at_end: bool) -> tuple[int, int, str | None, int]:
+                     at_end: bool) -> tuple[tuple[int, int, str | None, int], TornTail | None]:
     """``scan_bytes``' last step when a batch is still open: a batch is
     all-or-nothing, so none of its events is read yet (a torn tail when the
-    bytes run to the feed's end). Returns the head before it, as a tuple."""
+    bytes run to the feed's end). Returns the head before it, as a tuple,
+    and the torn tail (None when the bytes do not run to the feed's end)."""
     del scan.events[pending[0]:], scan.ends[pending[0]:]
+    torn = None
     if at_end:
         begun = base + pending[1]
-        scan.torn = TornTail(begun, base + size - begun,
-                             f"an incomplete batch ({pending[4]} of {pending[5]} events)")
+        torn = TornTail(begun, base + size - begun, f"an incomplete batch ({pending[4]} of {pending[5]} events)")
     before: tuple[int, int, str | None, int] = pending[2]
-    return before
+    return before, torn
 
 
 def _corrupt(problem: FeedProblem) -> LedgerCorrupt:

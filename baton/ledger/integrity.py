@@ -16,9 +16,11 @@ leaves them alone):
 
 from __future__ import annotations
 
-from typing import Mapping
-
 from baton.ledger.envelope import EventDraft
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Mapping
 
 HEADS_TYPE = "ledger.heads"
 REPAIRED_TYPE = "ledger.repaired"

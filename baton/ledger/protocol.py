@@ -21,16 +21,15 @@ not seen, instead of every feed from byte 0.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from baton.errors import StorageError
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
-from baton.model import mutable
 from baton.values import value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
     from baton.ledger.tail import TailWant
 else:
@@ -66,9 +65,9 @@ class FeedInfo:
     ident: int | None
 
 
-@mutable(slots=False)
+@value_class
 class Changes:
-    """What the feeds gained after some cursors.
+    """What the feeds gained after some cursors (a named tuple: ``value_class``).
 
     ``scans`` holds, per feed that gained events, only those events (with
     their line ends); ``cursors`` the new cursor of each of those feeds;

@@ -24,7 +24,6 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any, Iterable
 
-import attrs
 import orjson
 
 import baton.ledger.files as files
@@ -32,6 +31,7 @@ from baton.errors import EnvelopeError, StorageError
 from baton.ledger.envelope import Event
 from baton.ledger.feed import encode_line
 from baton.model import frozen
+from baton.values import replace
 
 COPY_SUFFIX = ".repair"
 MANIFEST_SUFFIX = ".manifest.json"
@@ -103,7 +103,7 @@ def erase_in_copies(copies: Iterable[QuarantinedCopy], ids: frozenset[str], need
         for index, piece in enumerate(pieces):
             event = _event(piece)
             if event is not None and event.id in ids and event.data is not None:
-                line = encode_line(attrs.evolve(event, data=None))
+                line = encode_line(replace(event, data=None))
                 pieces[index] = line if piece.endswith(b"\n") else line[:-1]
                 marks[index] = "erased"
             elif event is None and any(_holds(piece, needle) for needle in needles):

@@ -27,7 +27,6 @@ import weakref
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import baton.ledger.files as files
 from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
@@ -52,7 +51,10 @@ from baton.ledger.listing import FolderKey, FolderListing
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
 from baton.ledger.versions import StreamVersions
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator, Mapping
+
     from baton.ledger.tail import TailWant
 
 FSYNC_POLICIES = ("always", "never")

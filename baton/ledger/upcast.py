@@ -8,13 +8,14 @@ named migrations, each step is small, named and never edited once released.
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-import attrs
-
 from baton.ledger.envelope import Event
+from baton.values import replace
 
-Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class UpcasterRegistry:
@@ -47,7 +48,7 @@ class UpcasterRegistry:
             data = step(dict(data))
             schema += 1
             step = self._steps.get((event.type, schema))
-        return attrs.evolve(event, data=data, schema=schema)
+        return replace(event, data=data, schema=schema)
 
 
 UPCASTERS = UpcasterRegistry()

@@ -190,8 +190,8 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
                                       details={"handoff_id": handoff_id, "status": status})
             _require_pending(current, "dismissed", claimed_note="; a claimed baton cannot be dismissed")
             _require_yours(current, by, not_mine, "dismiss")
-            dismissed = BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via)
-            return [replace_fields(dismissed, with_resume=True) if with_resume else dismissed]
+            return [BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via,
+                                   with_resume=True if with_resume else None)]
     raise TypeError(f"not a baton command: {command!r}")
 
 

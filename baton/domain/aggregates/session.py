@@ -38,13 +38,15 @@ commutes, so the document is the same in any order its session events come
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.domain.batons import context_key
 from baton.events.base import DomainEvent, decode
 from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded
 from baton.ledger.envelope import Event
-from baton.model import frozen
+from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _text(value: Any) -> str | None:
@@ -53,7 +55,7 @@ def _text(value: Any) -> str | None:
 
 # -- sessions ----------------------------------------------------------------------
 
-@frozen(slots=False)
+@value_class
 class BeginSession:
     session: str
     owner: str
@@ -63,7 +65,7 @@ class BeginSession:
     received_baton: str | None = None
 
 
-@frozen(slots=False)
+@value_class
 class EndSession:
     session: str
     owner: str
@@ -123,7 +125,7 @@ def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> d
 
 # -- objectives ----------------------------------------------------------------------
 
-@frozen(slots=False)
+@value_class
 class SetObjective:
     owner: str
     branch: str
@@ -131,7 +133,7 @@ class SetObjective:
     session: str | None = None
 
 
-@frozen(slots=False)
+@value_class
 class ClearObjective:
     owner: str
     branch: str
@@ -167,8 +169,9 @@ def retires_objective(event: Any) -> bool:
     return isinstance(event, SessionEnded) or (isinstance(event, SessionBegun) and _text(event.objective) is None)
 
 
-MergeKey = tuple[Any, ...]
-"""An event's ``(hlc, writer, seq)``, as a document keeps it (a list) read back."""
+if TYPE_CHECKING:
+    MergeKey = tuple[Any, ...]
+    """An event's ``(hlc, writer, seq)``, as a document keeps it (a list) read back."""
 
 
 def _merge_key(value: Any) -> MergeKey | None:
