@@ -40,6 +40,8 @@ class TailWant:
     wanted: Callable[[str, str, int], bool]
     limit: int | None = None
     after_hlc: int | None = None
+    seen: Callable[[], None] | None = None
+    """Told of each event the read goes through (``baton log``'s progress on a terminal)."""
 
     def before_all(self, head: FeedHead) -> bool:
         """Whether every event up to ``head`` is at or before ``after_hlc`` (none of them wanted)."""
@@ -55,11 +57,24 @@ class TailWant:
         fewer though more of the feed lies before it (the windows counted
         lines the read did not give: damage, a torn tail), the whole feed's."""
         if self.limit is None:
-            return events(head)
-        kept = deque((e for e in events(head) if self.wanted(e.type, e.stream, e.hlc)), maxlen=self.limit)
+            return self._told(events(head))
+        kept = deque((e for e in self._told(events(head)) if self.wanted(e.type, e.stream, e.hlc)),
+                     maxlen=self.limit)
         if len(kept) < self.limit and head.offset and not self.before_all(head):
-            kept = deque((e for e in events(FeedHead()) if self.wanted(e.type, e.stream, e.hlc)), maxlen=self.limit)
+            kept = deque((e for e in self._told(events(FeedHead())) if self.wanted(e.type, e.stream, e.hlc)),
+                         maxlen=self.limit)
         return kept
+
+    def _told(self, events: Iterator[Event]) -> Iterator[Event]:
+        if self.seen is None:
+            return events
+        return self._each(events, self.seen)
+
+    @staticmethod
+    def _each(events: Iterator[Event], seen: Callable[[], None]) -> Iterator[Event]:
+        for e in events:
+            seen()
+            yield e
 
 
 Read = Callable[[int, int], bytes]
