@@ -20,16 +20,29 @@ deeper than its parser goes: ~250 levels) is not dropped unanswered, which
 left the client waiting for ever: ``AnsweredReads`` answers it with a JSON-RPC
 error under the request's id when one can be found in the line (-32600,
 invalid request), else under a null id (-32700, parse error).
+
+The SDK reads a line whole before anything looks at it, so a client writing
+without a newline grew the server to the machine's memory. ``BoundedLines``
+reads stdin instead: a line longer than ``MAX_LINE_BYTES`` (the 1 MiB argument
+limit plus room for the JSON-RPC envelope) is never held; its first
+``_HEAD_BYTES`` are kept to find its id, the rest is discarded up to the next
+newline, and it is answered -32600 under that id (else -32700 under a null id),
+the next line served as usual.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
 import orjson
+from anyio import to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -42,6 +55,15 @@ from mcp.types import (
     JSONRPCRequest,
     JSONRPCResponse,
 )
+
+from baton.domain.limits import MAX_INPUT_BYTES
+
+MAX_LINE_BYTES = MAX_INPUT_BYTES + 64 * 1024
+"""The longest request line read: the argument limit (docs/mcp.md) and room for the envelope."""
+_HEAD_BYTES = 4096
+_DISCARD_BYTES = 64 * 1024
+_OVER_LONG = "\x00baton:over-long\x00"
+"""Marks the head of an over-long line handed to the SDK's parser (which refuses it: not JSON)."""
 
 DRAIN_SECONDS = 30.0
 """How long, after stdin closed, the server keeps answering the calls it read."""
@@ -148,6 +170,17 @@ def _head_id(text: str) -> Any:
         return None
 
 
+def _over_long_answer(head: str) -> JSONRPCError:
+    request_id = _head_id(head)
+    if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+        request_id, code = None, PARSE_ERROR
+    else:
+        code = INVALID_REQUEST
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(
+        code=code, message=f"the request line is longer than {MAX_LINE_BYTES} bytes and was not read "
+                           "(link to repository artifacts instead of pasting them)"))
+
+
 def _unreadable_answer(exc: BaseException) -> JSONRPCError:
     errors = getattr(exc, "errors", None)
     raw: Any = None
@@ -158,6 +191,8 @@ def _unreadable_answer(exc: BaseException) -> JSONRPCError:
     request_id: Any = None
     if isinstance(raw, (str, bytes)):
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        if text.startswith(_OVER_LONG):
+            return _over_long_answer(text[len(_OVER_LONG):])
         try:
             message = orjson.loads(text)
             request_id = message.get("id") if isinstance(message, dict) else None
@@ -168,6 +203,59 @@ def _unreadable_answer(exc: BaseException) -> JSONRPCError:
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(
         code=INVALID_REQUEST, message="the request could not be read: it is malformed or nested too deep "
                                       "(arguments are plain JSON objects a few levels deep)"))
+
+
+class BoundedLines:
+    """stdin's lines as text (UTF-8, undecodable bytes replaced, as the SDK reads them), none
+    held longer than ``limit`` bytes: an over-long line becomes ``_OVER_LONG`` and its head,
+    which the SDK's parser refuses and ``unreadable_answer`` answers."""
+
+    def __init__(self, source: Any, limit: int = MAX_LINE_BYTES) -> None:
+        self._source, self._limit = source, limit
+
+    def read_line(self) -> str | None:
+        """The next line, or None at end of file (blocking: run on a worker thread)."""
+        line = self._source.readline(self._limit + 1)
+        if not line:
+            return None
+        if len(line) <= self._limit or line.endswith(b"\n"):
+            return line.decode("utf-8", "replace")
+        head = line[:_HEAD_BYTES]
+        del line
+        while True:
+            chunk = self._source.readline(_DISCARD_BYTES)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        return _OVER_LONG + head.decode("utf-8", "replace")
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        while (line := await to_thread.run_sync(self.read_line)) is not None:
+            yield line
+
+
+@contextmanager
+def claimed_stdin() -> Iterator[Any]:
+    """stdin's wire as a binary file, fd 0 pointing at the null device meanwhile (as the SDK's
+    own stdio transport does: a handler or child reading stdin reads end of file, never a
+    request); restored on exit. stdin not on fd 0 (an embedding test) is read in place."""
+    try:
+        on_fd_0 = sys.stdin.buffer.fileno() == 0
+    except (AttributeError, OSError, ValueError):
+        on_fd_0 = False
+    if not on_fd_0:
+        yield sys.stdin.buffer
+        return
+    wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        yield os.fdopen(wire, "rb", closefd=False)
+    finally:
+        os.dup2(wire, 0)
 
 
 class AnsweredReads:
@@ -240,7 +328,13 @@ async def serve_until_answered(server: MCPServer, unanswered: Unanswered) -> Non
     ``_lowlevel_server`` is the SDK's own server object (the one its
     ``run_stdio_async`` runs); tests/test_mcp_stdio_drain.py fails if it moves."""
     lowlevel = server._lowlevel_server
-    async with stdio_server() as (read_stream, write_stream):
+    with claimed_stdin() as wire:
+        await _serve(lowlevel, unanswered, wire)
+
+
+async def _serve(lowlevel: Any, unanswered: Unanswered, wire: Any) -> None:
+    lines: Any = BoundedLines(wire)  # the SDK iterates its stdin; any async iterable of lines will do
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
         writes = AnsweringWrites(write_stream, unanswered)
         await lowlevel.run(AnsweredReads(read_stream, unanswered, drain_seconds(), writes), writes,
                            lowlevel.create_initialization_options())

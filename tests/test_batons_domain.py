@@ -283,7 +283,7 @@ def test_the_brief_never_exceeds_its_budget(steps, traps, decisions, objective, 
 
 def test_an_empty_project_gets_a_short_standard_brief():
     brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[])
-    assert "No active session handoff" in brief.text
+    assert "No session handoff waits for this session" in brief.text
 
 
 def test_notices_come_first():

@@ -71,7 +71,7 @@ def test_a_brief_whose_handoff_did_not_fit_never_says_there_is_no_session_handof
     leave(project, steps=["x" * 3000])
     text = start(project, session="s2", max_bytes=1024).brief.text
     assert "does not fit" in text
-    assert "No active session handoff" not in text and "No session objective, decisions or traps" in text
+    assert "No session handoff waits" not in text and "No session objective, decisions or traps" in text
 
 
 def test_a_new_baton_landing_between_peek_and_claim_degrades_to_a_notice_and_stays_pending(project, monkeypatch):
@@ -156,7 +156,7 @@ def test_decisions_from_recent_validated_handoffs_fill_the_brief(project):
 
 def test_an_empty_project_gets_the_standard_brief(project):
     result = start(project, session="s1")
-    assert result.record is None and "No active session handoff" in result.brief.text
+    assert result.record is None and "No session handoff waits for this session" in result.brief.text
 
 
 @pytest.mark.parametrize("bad", [0, 100, 1023])

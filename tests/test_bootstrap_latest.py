@@ -23,7 +23,7 @@ def test_without_a_baton_the_brief_names_the_newest_ready_handoff_and_how_to_rea
 
 def test_an_empty_project_still_gets_the_standard_brief(project):
     text = start(project, session="s1").brief.text
-    assert LATEST_HEADING not in text and "No active session handoff" in text
+    assert LATEST_HEADING not in text and "No session handoff waits for this session" in text
 
 
 def test_a_draft_is_never_named_as_the_latest_ready_handoff(project):
@@ -76,3 +76,12 @@ def test_a_malformed_record_renders_no_pointer():
 def test_a_long_title_is_clipped():
     text = render_latest_markdown({"id": "0190a0b0-0000-7000-8000-00000000abcd", "work": {"title": "w " * 200}})
     assert "…" in text and len(text) < 400
+
+
+def test_a_start_with_nothing_for_its_owner_beside_anothers_baton_does_not_call_the_project_empty(project):
+    handoff_id = _ready(project)
+    scope_handoff_as_baton(project, handoff_id, owner=BOB, branch="main")
+    text = start(project, owner=ALICE, session="s1").brief.text
+    assert "for this project" not in text
+    assert "no objective, decisions or traps apply to its owner and branch yet" in text
+    assert "`baton handoff list`" in text

@@ -135,7 +135,7 @@ def test_a_second_bootstrap_is_told_which_session_claimed_the_baton_and_claims_n
     assert fact["readCommand"] == f"baton handoff show {baton_id}"
     assert f"claimed by session fork-1 at {fact['claimedAt']}" in second["brief"]
     assert f"`baton handoff show {baton_id}`" in second["brief"]
-    assert "No active session handoff" not in second["brief"]
+    assert "No session handoff waits" not in second["brief"]
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
 
 
@@ -197,7 +197,7 @@ def test_a_second_forked_claude_code_session_is_told_who_claimed_the_baton(proje
 
     assert f"(baton `{baton_id}`)" in injected("claude-code", first.answer)
     context = injected("claude-code", second.answer)
-    assert "Active Session Handoff" not in context and "No active session handoff" not in context
+    assert "Active Session Handoff" not in context and "No session handoff waits" not in context
     assert f"(baton {baton_id}) was already claimed by session fork-1 at " in context
     assert f"`baton handoff show {baton_id}`" in context
     assert second.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"

@@ -164,7 +164,7 @@ def test_after_the_manual_claim_the_sessions_start_after_a_compaction_names_its_
     after = injected("claude-code", run_baton("hook", "claude-code", "SessionStart", cwd=repo, env=FREE,
                                               input=json.dumps(body)).stdout)
     assert after is not None and "Baton saved this session's work before the compaction" in after
-    assert "No active session handoff" not in after
+    assert "No session handoff waits" not in after
 
 
 def test_a_start_on_a_locked_ledger_says_in_its_json_that_it_claimed_nothing_because_of_the_lock(repo):

@@ -21,7 +21,8 @@ def log(app: Baton, args: argparse.Namespace):
     """Without ``--limit``, the newest 50 events (``log.DEFAULT_LIMIT``); when the limit left
     some out, the text is followed by a line on stderr saying how many (``--json``: a last line)."""
     stream = app.log_stream(event_type=args.type, stream=args.stream, since=args.since, until=args.until,
-                            limit=args.limit)
+                            limit=args.limit,
+                            progress=None if args.json else long_progress("baton: reading the ledger:"))
     tail = stream.tail
     if tail is not None:
         stream.after_note = lambda: log_left_out(tail.limit, tail.more) if tail.truncated else None

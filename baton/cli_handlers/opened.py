@@ -126,8 +126,25 @@ def progress(label: str) -> Callable[[int, int], None] | None:
 def catching_up() -> Callable[[int, int], None] | None:
     """On a terminal, the progress of a long catch-up a command does before it
     answers (a replay after an upgrade, a large pull): shown from its first
-    batch on, so a catch-up of a few events (every command's) says nothing."""
-    return long_progress("baton: bringing the index up to date:")
+    batch on, so a catch-up of a few events (every command's) says nothing.
+    A throwaway replay (``--as-of``) asks it for its own words (``CatchingUp.replaying``)."""
+    show = long_progress("baton: bringing the index up to date:")
+    return CatchingUp(show) if show is not None else None
+
+
+class CatchingUp:
+    """``catching_up()``'s display; ``replaying(label)`` the one a replay into a throwaway index
+    shows instead (``projections.as_of``): the live index is not what it brings up to date."""
+
+    def __init__(self, show: Callable[[int, int], None]) -> None:
+        self._show = show
+
+    def __call__(self, done: int, total: int) -> None:
+        self._show(done, total)
+
+    @staticmethod
+    def replaying(label: str) -> Callable[[int, int], None] | None:
+        return long_progress(f"baton: replaying the ledger {label}:")
 
 
 def long_progress(label: str) -> Callable[[int, int], None] | None:

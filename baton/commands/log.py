@@ -222,12 +222,16 @@ def log_events(
     until: str | None = None,
     limit: int | None = None,
     tail: LogTail | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Event]:
     """Events of the project, merged across feeds, optionally filtered, read
     a chunk of each feed at a time: without ``limit`` (None or 0) every one, handed
     out as they are read; with it the newest ``limit`` are held and handed out at
     the end (``baton log`` gives ``DEFAULT_LIMIT`` unless told: ``Baton.log_stream``).
-    ``tail``, when given, learns what the limit left out.
+    ``tail``, when given, learns what the limit left out. ``progress(done, about)``: with a
+    limit (whose events are held until the reading ends, so nothing is printed meanwhile), the
+    events read so far of the ledger's (the index's count), every ``PROGRESS_EVERY`` and once
+    at the end; a reading of fewer says nothing.
 
     ``since`` is exclusive (events after that id or time), ``until``
     inclusive; both take an event id or an RFC 3339 time. ``type`` and
@@ -263,8 +267,16 @@ def log_events(
     if limit is None:
         return _chosen(_read(project, after, upto, event_type, stream, None), after, upto, event_type, stream)
     # one more than shown: whether any matching event came before them
-    held = deque(_chosen(_read(project, after, upto, event_type, stream, limit + 1), after, upto, event_type,
-                         stream), maxlen=limit + 1)
+    reading = Reading(progress, _ledger_size(project) if progress is not None else 0)
+    source = None
+    if event_type is not None and stream is None and after is None and upto is None:
+        source = _type_span(project, event_type, limit, reading)
+    elif stream is not None and not _glob(stream) and after is None and upto is None:
+        source = _stream_span(project, stream, reading)
+    if source is None:
+        source = _read(project, after, upto, event_type, stream, limit + 1, reading)
+    held = deque(_chosen(source, after, upto, event_type, stream), maxlen=limit + 1)
+    reading.done()
     if len(held) > limit:
         held.popleft()
         if tail is not None:
@@ -272,6 +284,107 @@ def log_events(
             countable = stream is None and after is None and upto is None
             tail.more = _more(project, event_type, limit) if countable else None
     return iter(held)
+
+
+PROGRESS_EVERY = 2000
+"""How often a limited ``log_events`` tells its ``progress``: a reading this short says nothing."""
+
+
+class Reading:
+    """The events a limited ``log_events`` read, told to ``progress`` (of ``about``: the
+    ledger's count) every ``PROGRESS_EVERY``; ``done()`` ends the line, as ``audit`` does."""
+
+    def __init__(self, progress: Callable[[int, int], None] | None, about: int) -> None:
+        self.progress, self.about, self.count = progress, about, 0
+        self.seen: Callable[[], None] | None = self._seen if progress is not None else None
+
+    def _seen(self) -> None:
+        self.count += 1
+        if self.progress is not None and not self.count % PROGRESS_EVERY:
+            self.progress(self.count, max(self.count + 1, self.about))  # never "done" here: ``done`` says so
+
+    def counted(self, events: Iterator[Event]) -> Iterator[Event]:
+        """``events``, each one counted."""
+        if self.seen is None:
+            return events
+        return self._each(events)
+
+    def _each(self, events: Iterator[Event]) -> Iterator[Event]:
+        for e in events:
+            self._seen()
+            yield e
+
+    def done(self) -> None:
+        if self.progress is not None and self.count >= PROGRESS_EVERY:
+            self.progress(self.count, self.count)
+
+
+def _ledger_size(project: "Project") -> int:
+    """How many events the ledger holds, by the index's ``event_counts`` (0 when it cannot say)."""
+    reading = getattr(project, "reading", None)
+    runner = reading() if reading is not None else None
+    if runner is None or "event_counts" not in runner.by_name:
+        return 0
+    return sum(int(doc.get("count") or 0) for _key, doc in runner.docs("event_counts"))
+
+
+def _type_span(project: "Project", event_type: str, limit: int, reading: Reading) -> Iterator[Event] | None:
+    """The events of a ``--type`` whose every match the ``limit`` shows, read only across the
+    span the index (its ``event_counts``: how many of each type, its first and last events)
+    says they lie in: forward from the ledger's start up to the last match, or back from its
+    end to the first, whichever is nearer (``log --type project.initialized`` reads the first
+    events, not 100,000). None when the index cannot say (none, pinned in the past) or more
+    match than are shown (the tail read finds the newest). As of the index the command read:
+    an event of the type written after that, by another process, is not looked for."""
+    runner = getattr(project, "reading", lambda: None)()
+    if runner is None or "event_counts" not in runner.by_name or runner.pinned_until is not None:
+        return None
+    docs = [doc for _key, doc in runner.docs("event_counts")]
+    matching = [doc for doc in docs if _matches(event_type, str(doc.get("type")))]
+    try:
+        count = sum(int(doc["count"]) for doc in matching)
+        first, last = min(int(doc["first"][0]) for doc in matching), max(int(doc["last"][0]) for doc in matching)
+        start, end = min(int(doc["first"][0]) for doc in docs), max(int(doc["last"][0]) for doc in docs)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None  # an index older than these fields, or nothing matches: read as before
+    if count > limit:
+        return None
+    if last - start <= end - first:
+        return _up_to(reading.counted(project.ledger.iter_all()), last)
+
+    def wanted(kind: str, _name: str, _hlc: int) -> bool:
+        return _matches(event_type, kind)
+
+    return project.ledger.iter_tail(TailWant(wanted, after_hlc=first - 1, seen=reading.seen))
+
+
+def _stream_span(project: "Project", stream: str, reading: Reading) -> Iterator[Event] | None:
+    """A ``--stream``'s events, read forward from the ledger's start up to its last event (the
+    index's ``streams`` keeps its merge key) when that lies in the older half of the ledger:
+    an old handoff's history is not looked for in the 100,000 events after it. None when the
+    index cannot say, or the stream's last event is recent (the tail read finds it)."""
+    runner = getattr(project, "reading", lambda: None)()
+    if (runner is None or "streams" not in runner.by_name or "event_counts" not in runner.by_name
+            or runner.pinned_until is not None):
+        return None
+    doc = runner.get("streams", stream)
+    docs = [d for _key, d in runner.docs("event_counts")]
+    try:
+        last = int(doc["last_key"][0]) if doc is not None else None
+        start, end = min(int(d["first"][0]) for d in docs), max(int(d["last"][0]) for d in docs)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if last is None or last - start > end - last:
+        return None
+    return _up_to(reading.counted(project.ledger.iter_all()), last)
+
+
+def _up_to(events: Iterator[Event], hlc: int) -> Iterator[Event]:
+    """``events`` (in ledger order) up to the first one after ``hlc``: the reading stops there."""
+    for e in events:
+        if e.hlc > hlc:
+            return
+        yield e
 
 
 def _more(project: "Project", event_type: str | None, shown: int) -> int | None:
@@ -286,22 +399,23 @@ def _more(project: "Project", event_type: str | None, shown: int) -> int | None:
 
 
 def _read(project: "Project", after: Until | None, upto: Until | None, event_type: str | None,
-          stream: str | None, limit: int | None) -> Iterator[Event]:
+          stream: str | None, limit: int | None, reading: Reading | None = None) -> Iterator[Event]:
     """The events ``_chosen`` picks from: every one, a chunk of each feed at
     a time (``iter_all``), or — when the last ``limit`` are shown or those
     after a time, with no ``until`` (whose reading stops there) and no
     ``since`` id (found by reading up to it) — only each feed's tail
     (``iter_tail``): ``log --limit 20`` of a year of events reads the last
-    few of them, not the year."""
+    few of them, not the year. ``reading`` counts the events read (its ``progress``)."""
     if (upto is not None or (after is not None and after.event_id is not None)
             or (limit is None and after is None)):
-        return project.ledger.iter_all()
+        return reading.counted(project.ledger.iter_all()) if reading is not None else project.ledger.iter_all()
     after_hlc = after.hlc if after is not None else None
 
     def wanted(kind: str, name: str, hlc: int) -> bool:
         return (after_hlc is None or hlc > after_hlc) and _matches(event_type, kind) and _matches(stream, name)
 
-    return project.ledger.iter_tail(TailWant(wanted, limit=limit, after_hlc=after_hlc))
+    seen = reading.seen if reading is not None else None
+    return project.ledger.iter_tail(TailWant(wanted, limit=limit, after_hlc=after_hlc, seen=seen))
 
 
 def _chosen(events: Iterable[Event], after: Until | None, upto: Until | None,

@@ -1097,9 +1097,12 @@ class AssembledBrief:
 
 
 EMPTY_BRIEF = (
-    "## Baton\n\nNo active session handoff, objective, decisions or traps for this project yet. "
+    "## Baton\n\nNo session handoff waits for this session, and no objective, decisions or traps apply "
+    "to its owner and branch yet (handoffs of other owners and branches, if any: `baton handoff list`). "
     "Leave one for the next session when this one ends, with its next steps.\n"
 )
+"""The brief with nothing for this owner and branch: never "for this project", which a project full of
+other owners' and branches' handoffs made untrue (tester-use17 T9)."""
 
 
 NOTHING_MORE_BRIEF = "## Baton\n\nNo session objective, decisions or traps to add.\n"

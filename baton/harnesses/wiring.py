@@ -37,6 +37,7 @@ import shutil
 import sys
 import sysconfig
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -351,6 +352,11 @@ class HarnessWiring:
     """Per event of ``narrow``, the personal file its matcher is in (none: the hooks file)."""
     file_hooks: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
     """Per file holding any, Baton's hook command lines in it."""
+    unapproved: tuple[str, ...] = ()
+    """The clone's own files (``ConfigFile.clone_only``) that lack what Baton merges into them:
+    Claude Code's ``.claude/settings.local.json`` without ``baton`` in ``enabledMcpjsonServers``
+    (a teammate's clone, a linked worktree: the file is never committed), where the server in
+    ``.mcp.json`` is not approved and ``claude -p`` offers none of Baton's tools."""
 
     def duplicated(self) -> dict[str, tuple[str, ...]]:
         """Per event, the files holding Baton's hook when more than one does (the hooks file and a
@@ -418,6 +424,7 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     files: dict[str, list[str]] = {}
     file_hooks: dict[str, tuple[str, ...]] = {}
     shared: tuple[str, ...] = ()
+    unapproved: tuple[str, ...] = ()
     for spec in _specs(harness):
         text = _read(root / spec.path)
         if spec.text is not None:
@@ -440,13 +447,33 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
             shared += _shared_narrow_matchers(config, harness, spec.path)
         if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
             mcp = mcp or _mcp_entry(spec, text)
+        if spec.clone_only and spec.merge is not None and not _merged_lists_there(spec.merge, _json(text) or {}):
+            unapproved += (spec.path,)
     chosen = adapter(harness)
     absent = [hook for hook in chosen.hooks if hook.event not in hooks]
     missing = tuple(hook.event for hook in absent if chosen.role(hook) not in OPTIONAL_ROLES)
     left_out = tuple(hook.event for hook in absent if chosen.role(hook) in OPTIONAL_ROLES)
     personal = tuple(spec.path for spec in _specs(harness) if spec.personal_hooks)
     return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow, shared,
-                         {event: tuple(paths) for event, paths in files.items()}, personal, narrow_in, file_hooks)
+                         {event: tuple(paths) for event, paths in files.items()}, personal, narrow_in, file_hooks,
+                         unapproved)
+
+
+APPROVE_ALL = "enableAllProjectMcpServers"
+"""Claude Code's switch approving every server of ``.mcp.json`` at once (in the clone's own settings)."""
+
+
+def _merged_lists_there(merge: Mapping[str, Any], config: dict[str, Any]) -> bool:
+    """Whether ``config`` holds every member of each list ``merge`` adds to (``enabledMcpjsonServers``:
+    ``baton``), or approves every server (``APPROVE_ALL``)."""
+    if config.get(APPROVE_ALL) is True:
+        return True
+    for key, value in merge.items():
+        if isinstance(value, list):
+            there = config.get(key)
+            if not isinstance(there, list) or any(member not in there for member in value):
+                return False
+    return True
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -520,6 +547,10 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
         gaps.append(f"no Baton hook for {', '.join(wiring.missing_events)}")
     if wiring.mcp is None:
         gaps.append("no `baton` MCP server")
+    elif wiring.unapproved:
+        gaps.append(f"the `baton` MCP server is not approved in this clone ({', '.join(wiring.unapproved)} does not "
+                    f"list it: that file is each clone's own, never committed), so {harness} asks before starting "
+                    "it and a headless session offers none of Baton's tools")
     gaps += [f"the {event} hook's matcher"
              f"{f' in {wiring.narrow_in[event]}' if event in wiring.narrow_in else ''} leaves out "
              f"{', '.join(values)} (such a session gets no brief)" for event, values in wiring.narrow.items()]

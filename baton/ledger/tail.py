@@ -18,12 +18,14 @@ matches nothing recent costs a quarter more than a whole read, not twice it.
 from __future__ import annotations
 
 from collections import deque
+from functools import partial
 from typing import Any, Callable, Iterable, Iterator, cast
 
 import orjson
 
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, line_ending_at
+from baton.ledger.files import read_range
 from baton.model import frozen
 
 TAIL_WINDOW = 1 << 16
@@ -40,6 +42,8 @@ class TailWant:
     wanted: Callable[[str, str, int], bool]
     limit: int | None = None
     after_hlc: int | None = None
+    seen: Callable[[], None] | None = None
+    """Told of each event the read goes through (``baton log``'s progress on a terminal)."""
 
     def before_all(self, head: FeedHead) -> bool:
         """Whether every event up to ``head`` is at or before ``after_hlc`` (none of them wanted)."""
@@ -55,11 +59,24 @@ class TailWant:
         fewer though more of the feed lies before it (the windows counted
         lines the read did not give: damage, a torn tail), the whole feed's."""
         if self.limit is None:
-            return events(head)
-        kept = deque((e for e in events(head) if self.wanted(e.type, e.stream, e.hlc)), maxlen=self.limit)
+            return self._told(events(head))
+        kept = deque((e for e in self._told(events(head)) if self.wanted(e.type, e.stream, e.hlc)),
+                     maxlen=self.limit)
         if len(kept) < self.limit and head.offset and not self.before_all(head):
-            kept = deque((e for e in events(FeedHead()) if self.wanted(e.type, e.stream, e.hlc)), maxlen=self.limit)
+            kept = deque((e for e in self._told(events(FeedHead())) if self.wanted(e.type, e.stream, e.hlc)),
+                         maxlen=self.limit)
         return kept
+
+    def _told(self, events: Iterator[Event]) -> Iterator[Event]:
+        if self.seen is None:
+            return events
+        return self._each(events, self.seen)
+
+    @staticmethod
+    def _each(events: Iterator[Event], seen: Callable[[], None]) -> Iterator[Event]:
+        for e in events:
+            seen()
+            yield e
 
 
 Read = Callable[[int, int], bytes]
@@ -109,6 +126,31 @@ def _tail_start(read: Read, size: int, want: TailWant, window: int) -> int:
         at = low + first
         window = min(window * 2, TAIL_WINDOW_MAX)
     return 0
+
+
+def last_seq(read: Read, size: int) -> int | None:
+    """The ``seq`` of the last line of a feed of ``size`` bytes (a feed's seqs run 1, 2, …
+    unbroken, so it is how many events the feed holds); None when that line is no event's
+    (a torn tail) or the feed is empty."""
+    line = line_ending_at(read, size) if size > 0 else None
+    fields = _envelope_of(line) if line is not None else None
+    return fields[0] if fields is not None else None
+
+
+def events_held(ledger: Any) -> int | None:
+    """How many events ``ledger``'s feeds hold (a ``Ledger``: its ``feed_names``, ``feed_info``, ``feed_path``), from each one's last line (``last_seq``), not by
+    reading them: a progress display's steady total. None when a feed ends in no event's line
+    (a torn tail): an estimate must do."""
+    total = 0
+    for feed in ledger.feed_names():
+        info = ledger.feed_info(feed)
+        if info is None or not info.size:
+            continue
+        seq = last_seq(partial(read_range, str(ledger.feed_path(feed))), info.size)
+        if seq is None:
+            return None
+        total += seq
+    return total
 
 
 _KEPT_FIELDS = (("type", str), ("stream", str), ("hlc", int))

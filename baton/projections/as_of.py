@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from baton.ledger.envelope import Event
+from baton.ledger.tail import events_held
 from baton.projections.base import Doc
 from baton.projections.event_counts import Streams
 from baton.projections.folds.handoffs import Handoffs
 from baton.projections.folds.lineage import Lineage
-from baton.projections.runner import ProjectionRunner
+from baton.projections.runner import Progress, ProjectionRunner
 from baton.projections.until import Until
 
 
@@ -59,8 +60,33 @@ def replayed_as_of(project: Any, when: str, *, option: str = "as_of") -> Iterato
                                   [_WithoutFiles(p) for p in (Streams(), Handoffs(), Lineage())])
         try:
             # A replay up to a recent point is nearly the whole ledger (~15 s at 100,000 events): shown on a
-            # terminal as a long catch-up is (the project's ``on_progress``).
-            runner.rebuild(until=until, reason=f"as of {until.label}", progress=getattr(project, "on_progress", None))
+            # terminal as a long catch-up is (the project's ``on_progress``), in its own words.
+            runner.rebuild(until=until, reason=f"as of {until.label}", progress=replay_progress(project, until))
             yield runner
         finally:
             runner.close()
+
+
+def replay_progress(project: Any, until: Until) -> Progress | None:
+    """The project's progress display (``on_progress``) for a throwaway replay up to ``until``:
+    in its own words when the display has them (``replaying(label)``: the command line's says
+    "replaying the ledger as of …", not "bringing the index up to date", which this replay does
+    not do), of a steady total — the events the feeds hold (``tail.events_held``), not an
+    estimate from the bytes read that wanders by hundreds — and "done" only at its end."""
+    shown = getattr(project, "on_progress", None)
+    if shown is None:
+        return None
+    replaying = getattr(shown, "replaying", None)
+    if callable(replaying):
+        shown = replaying(f"as of {until.label}")
+        if shown is None:
+            return None
+    total = events_held(project.ledger)
+    if total is None:
+        return shown
+    display: Progress = shown
+
+    def steady(done: int, about: int) -> None:
+        display(done, done if done >= about else max(done + 1, total))
+
+    return steady

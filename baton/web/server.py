@@ -60,6 +60,7 @@ from baton.commands.status_page import sanitize_for_project
 from baton.domain.redaction import RedactionPolicy, screen_text
 from baton.errors import (
     BatonError,
+    BatonNotYours,
     Conflict,
     InputError,
     NotFound,
@@ -409,7 +410,16 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
             self._error(404, "not_found", "no such page")
             return
         project = self._project_param(query)
-        self._run(lambda baton: baton.dismiss_from_status_page(project, baton_id))
+
+        def dismissing(baton: Baton) -> Any:
+            try:
+                return baton.dismiss_from_status_page(project, baton_id)
+            except BatonNotYours as exc:  # the page has no `not_mine`: the command line that has it
+                raise exc.name_parameters({"not_mine": (
+                    f"`baton session handoff --dismiss {baton_id.lower()} --not-mine` at the command line "
+                    "(the status page never dismisses another owner's baton)")}) from None
+
+        self._run(dismissing)
 
     def _not_allowed(self, allow: str) -> None:
         self._error(405, "method_not_allowed", f"{self.command} is not allowed here", extra={"Allow": allow})

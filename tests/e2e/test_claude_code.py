@@ -274,7 +274,7 @@ def test_a_second_fork_of_one_session_is_told_who_claimed_the_baton_and_nothing_
     told = said(model.turns()[asked]).rsplit("SessionStart hook additional context: ", 1)[1]
     told = told.split("</system-reminder>", 1)[0]
     assert f"This is claude-code session `{second}`" in told
-    assert "Active Session Handoff" not in told and "No active session handoff" not in told
+    assert "Active Session Handoff" not in told and "No session handoff waits" not in told
     assert f"(baton {handoff}) was already claimed by session {first} at " in told
     assert f"`baton handoff show {handoff}`" in told
     assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(handoff, first)]
