@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from types import MappingProxyType
 
 import orjson
 
 from baton.canonical import pretty_bytes
 from baton.domain.detector_config import detector_settings
 from baton.errors import ConfigError, InputError, StorageError
-from baton.values import value_class
+from baton.values import EMPTY_MAPPING, value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
 
 CONFIG_SCHEMA = 1
 
-_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+_NO_EXTRA: Mapping[str, Any] = EMPTY_MAPPING
 
 
 @value_class

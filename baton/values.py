@@ -11,6 +11,7 @@ used by both.
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Iterator, Mapping
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -104,3 +105,31 @@ def replace(value: _V, **changes: object) -> _V:
     ``attrs.evolve`` is for an attrs class, typed for a type checker, which sees
     a value class as a frozen dataclass and so not its ``_replace``."""
     return value._replace(**changes)  # type: ignore[attr-defined]
+
+
+class _EmptyMapping(Mapping):
+    """A read-only empty mapping: the default of a value's mapping field (an event's
+    ``extra``), shared by every value, never mutated. Unlike ``MappingProxyType({})``
+    it copies and pickles (as itself): ``copy.deepcopy`` of a value works as it did
+    for the attrs class, whose default was a new dict."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: object) -> object:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    def __reduce__(self) -> str:
+        return "EMPTY_MAPPING"
+
+
+EMPTY_MAPPING: Mapping = _EmptyMapping()
+"""The one empty mapping value classes share as a default (``_EmptyMapping``)."""

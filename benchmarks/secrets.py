@@ -27,8 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import attrs
 import orjson
+
+from baton.values import replace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -138,8 +139,8 @@ def build_output(size: int = 1_000_000, seed: int = 7) -> str:
 
 
 def _without_prefilter(policy: RedactionPolicy) -> RedactionPolicy:
-    rules = tuple(attrs.evolve(r, keywords=()) if isinstance(r, PatternRule) else r for r in policy.rules)
-    return attrs.evolve(policy, rules=rules)
+    rules = tuple(replace(r, keywords=()) if isinstance(r, PatternRule) else r for r in policy.rules)
+    return replace(policy, rules=rules)
 
 
 def _best_of(text: str, policy: RedactionPolicy, runs: int = 5) -> float:
@@ -168,7 +169,7 @@ def _older_engine(path: str) -> tuple[Any, Any]:
 def cost(before_module: str | None = None) -> dict[str, Any]:
     text = build_output()
     every = RedactionPolicy()
-    before = attrs.evolve(every, rules=tuple(r for r in DEFAULT_RULES if r.name in RULES_BEFORE))
+    before = replace(every, rules=tuple(r for r in DEFAULT_RULES if r.name in RULES_BEFORE))
     figures: dict[str, Any] = {}
     if before_module:
         redact, policy = _older_engine(before_module)

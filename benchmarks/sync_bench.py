@@ -86,9 +86,9 @@ def seed(root: Path, writers: int, events: int) -> tuple[Path, Path]:
 
 
 def _own(draft, writer: int):
-    import attrs
+    from baton.values import replace
 
-    return attrs.evolve(draft, stream=f"bench/w{writer}/{draft.stream.rsplit('/', 1)[-1]}")
+    return replace(draft, stream=f"bench/w{writer}/{draft.stream.rsplit('/', 1)[-1]}")
 
 
 def fresh_clone(remote: Path, target: Path) -> Path:

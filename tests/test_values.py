@@ -90,3 +90,24 @@ class _Tidy:
 def test_a_bare_super_in_a_value_class_reaches_the_named_tuple() -> None:
     assert _Tidy("  a ").name == "a"
     assert _Tidy("b").shout == "_TIDY(NAME='B')"
+
+
+def test_the_shared_empty_mapping_copies_and_pickles_as_itself() -> None:
+    import copy
+    import pickle
+
+    from baton.values import EMPTY_MAPPING
+
+    assert copy.deepcopy(EMPTY_MAPPING) is EMPTY_MAPPING
+    assert pickle.loads(pickle.dumps(EMPTY_MAPPING)) is EMPTY_MAPPING
+    assert dict(EMPTY_MAPPING) == {} and "x" not in EMPTY_MAPPING
+
+
+def test_an_event_with_its_default_extra_deep_copies_and_pickles() -> None:
+    import copy
+    import pickle
+
+    from baton.events.session import SessionBegun
+
+    event = SessionBegun(key="s1", session="s1")
+    assert copy.deepcopy(event) == event and pickle.loads(pickle.dumps(event)) == event

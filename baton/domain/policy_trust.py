@@ -40,14 +40,13 @@ Pure: the caller reads the files, stats the folder and writes the record.
 from __future__ import annotations
 
 import re
-from types import MappingProxyType
 
 from baton.canonical import canonical_bytes, digest_of
 from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
 from baton.domain.policy_keys import lists_command
 from baton.domain.policy_keys import signer_lines as signer_lines
 from baton.domain.writer_place import Place, check_place
-from baton.values import replace, value_class
+from baton.values import EMPTY_MAPPING, replace, value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -302,7 +301,7 @@ def safe_document(doc: dict[str, Any], widening: Widening, label: str) -> dict[s
     return safe
 
 
-_NO_SETTINGS: Any = MappingProxyType({})
+_NO_SETTINGS: Any = EMPTY_MAPPING
 """A ``TrustRecord``'s settings when none are given: one shared, read-only empty mapping."""
 
 

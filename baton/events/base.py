@@ -17,11 +17,9 @@ retired one) loads the whole catalogue.
 
 from __future__ import annotations
 
-from types import MappingProxyType
-
 from baton.events.names import DECODED, FAMILIES, load_family, split_stream, stream_of
 from baton.ledger.envelope import Event, EventDraft
-from baton.values import value_class
+from baton.values import EMPTY_MAPPING, value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
@@ -49,7 +47,7 @@ def _event_repr(self: DomainEvent) -> str:
     return f"{type(self).__name__}(key={self.key!r}, data={self.data()!r})"
 
 
-EMPTY: Mapping[str, Any] = MappingProxyType({})
+EMPTY: Mapping[str, Any] = EMPTY_MAPPING
 """The ``extra`` of an event built without one: shared, so read-only."""
 
 FRESH_LIST: Any = object()

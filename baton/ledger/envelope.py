@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from hashlib import sha256 as _sha256
-from types import MappingProxyType
 
 import orjson
 
 from baton.canonical import CANONICAL, canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
 from baton.ledger.clock import next_hlc
-from baton.values import value_class
+from baton.values import EMPTY_MAPPING, value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ class EventDraft:
     schema: int = 1
 
 
-_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+_NO_EXTRA: Mapping[str, Any] = EMPTY_MAPPING
 """The ``extra`` of an event built without one: shared, so read-only."""
 
 
