@@ -619,7 +619,7 @@ def test_a_transport_error_is_reported_without_control_characters(capsys, team, 
     code, out, _ = run(capsys, a, "sync", "--json")
     assert code == 4
     message = json.loads(out)["error"]["message"]
-    assert message.endswith("Connection refused; fatal: Could not read from remote repository.")
+    assert "Connection refused; fatal: Could not read from remote repository.; is the server up?" in message
     assert not any(ord(ch) < 32 or ch == "\x7f" for ch in message)
     code, _, err = run(capsys, a, "sync")
     assert code == 4 and "\\x0d" not in err and "\r" not in err
