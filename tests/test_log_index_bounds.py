@@ -23,6 +23,7 @@ from baton.ledger.envelope import EventDraft
 from baton.projections.event_counts import EventCounts, Streams
 from tests.test_cli_shows_a_long_catch_up import a_long_read_at_a_terminal, worked  # noqa: F401  (a fixture)
 from tests.test_log_streams import WRITERS, _as_listed
+from tests.test_log_tail import _Counting
 
 READING = "baton: reading the ledger:"
 
@@ -47,15 +48,6 @@ class _Index:
 
     def get(self, name: str, key: str):
         return self._docs[name].get(key)
-
-
-class _Counting(Ledger):
-    read_bytes = 0
-
-    def _read_range(self, path: str, start: int, size: int | None = None) -> bytes:
-        data = super()._read_range(path, start, size)
-        self.read_bytes += len(data)
-        return data
 
 
 def _write(folder: Path, batches: list[tuple[int, str, str, int]], text: str = "") -> None:
