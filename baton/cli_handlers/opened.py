@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 from pathlib import Path
@@ -11,6 +10,10 @@ from typing import Any, Callable
 from baton.app import Baton, Limits
 from baton.domain.visible import printable
 from baton.errors import InputError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
 
 
 def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: argparse.Namespace,

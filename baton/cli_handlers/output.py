@@ -10,7 +10,6 @@ module when there is something to print: a prompt hook that answers nothing
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Any, NamedTuple
@@ -21,6 +20,10 @@ from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, 
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 from baton.process_end import output_gone
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
 
 
 class Noted(NamedTuple):
