@@ -1,3 +1,3 @@
-from baton.cli import run
+from baton.cli_run import run
 
 run()

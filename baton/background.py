@@ -32,7 +32,10 @@ import fcntl
 import os
 import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 LOG = "cache/catch-up.log"
 """Where the background catch-up's stderr goes, relative to ``.baton/``."""

@@ -8,9 +8,12 @@ keys can check a ledger.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import orjson
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 CANONICAL = orjson.OPT_SORT_KEYS
 """The orjson option that makes the canonical form (for code that calls

@@ -20,53 +20,41 @@ loads its own handler and nothing of the other commands.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
-import time
 
 from baton import __version__
-from baton.domain.limits import MAX_INPUT_BYTES
-from baton.errors import BatonError, PromotionRefused, TransitionError
-from baton.process_end import InterruptsCount, ends_with_exit, guard_standard_streams
+from baton.cli_run import (  # noqa: F401 - the run's names, kept here where the parser's users find them
+    ACTION_WORDS,
+    COMMAND_FOR_ACTION,
+    HANDLERS,
+    HARNESSES,
+    HOOK_FUNC,
+    HOOK_PATH_COMMANDS,
+    JSON_LINES_COMMANDS,
+    OPENED,
+    OUTPUT,
+    PROJECTLESS,
+    RECORD_FIELDS,
+    SUBCOMMAND_GROUPS,
+    USAGE,
+    _command_word,
+    _refusal,
+    dispatch,
+    fixed_run,
+    handler,
+    handler_name,
+    hook_run,
+    load,
+    main,
+    run,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
-    from types import ModuleType
     from typing import Any, Callable, Sequence
 
     Handler = Callable[..., Any]
-
-HANDLERS = "baton.cli_handlers"
-"""The package of the commands' handlers: ``func="module:function"`` names
-``baton.cli_handlers.module.function`` (a dotted module is named whole)."""
-OUTPUT = "baton.cli_handlers.output"
-"""What prints and screens a result or a failure."""
-RECORD_FIELDS = "baton.cli_handlers.record_fields"
-"""How the command line fills a record's field (a promotion's refusal names the fields)."""
-USAGE = "baton.cli_handlers.usage"
-"""What words a usage error (screened, with the closest command or option)."""
-OPENED = "baton.cli_handlers.opened"
-"""What runs a handler on an opened project."""
-
-
-def load(module: str) -> ModuleType:
-    """Import ``module`` now: the one lazy import of the command line (a
-    handler's module, the output screen), so a run loads what it uses.
-    ``__import__``, not ``importlib.import_module``: the import system's C path."""
-    return __import__(module, fromlist=["_"])
-
-
-def handler(spec: str) -> Handler:
-    """The handler ``spec`` names (``"ledger:forget"``), its module imported."""
-    module, _, function = spec.partition(":")
-    return getattr(load(module if "." in module else f"{HANDLERS}.{module}"), function)
-
-
-def handler_name(spec: str) -> str:
-    """The handler's function name (``forget``): what the command's log record calls it."""
-    return spec.rpartition(":")[2]
-
 
 def _common() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
@@ -656,12 +644,6 @@ def add_mcp_command(sub, common) -> None:
 
 # -- harness integrations ---------------------------------------------------------------
 
-HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")
-"""The harnesses with an adapter (``baton.harnesses.ADAPTER_MODULES``, not imported here: ``--help`` stays fast)."""
-HOOK_FUNC = "baton.harnesses.hook:hook_command"
-"""The ``hook`` command's handler (``add_hook_command`` sets it; ``hook_run`` gives it)."""
-
-
 def add_hook_command(sub, common) -> None:
     """``hook`` alone: a harness runs it at every session start and end and on every prompt."""
     p = sub.add_parser("hook", parents=[common], help="answer a harness's lifecycle hook (reads its JSON on stdin)",
@@ -790,21 +772,6 @@ the groups). A run builds only its command's group: argparse spends most of
 a hook's parsing time building the parsers of commands it will not run."""
 
 
-def _command_word(words: Sequence[str]) -> str | None:
-    """The top-level command ``words`` run (``bootstrap``), or None."""
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "--project":
-            i += 2
-            continue
-        if word.startswith("-"):
-            i += 1
-            continue
-        return word
-    return None
-
-
 def _group_named(words: Sequence[str]) -> Callable[[Any, argparse.ArgumentParser], None] | None:
     """The group of the command ``words`` run, or None (help, a typo: build everything)."""
     name = GROUP_OF_COMMAND.get(_command_word(words) or "")
@@ -917,49 +884,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _undecodable(argv: Sequence[str]) -> str | None:
-    """An argument the OS could not decode as UTF-8 (Python keeps such bytes
-    as lone surrogates, which no JSON can hold)."""
-    for arg in argv:
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:
-            return repr(os.fsencode(arg))
-    return None
-
-
-SUBCOMMAND_GROUPS = frozenset({"session", "checkpoint", "handoff", "policy"})
-"""Commands that are only groups: each needs one of its subcommands."""
-
-PROJECTLESS = frozenset({"init", "doctor", "demo", "mcp", "status_serve", "hook_command", "install_hooks",
-                         "completion", "skill", "man"})
-"""Handlers that take no opened project: they create one, diagnose one that
-may not open, or build their own long-lived application object."""
-
-
-COMMAND_FOR_ACTION = {
-    "revise": "baton handoff amend",
-    "validate": "baton handoff validate",
-    "promote": "baton handoff ready",
-    "resume": "baton resume",
-    "archive": "baton handoff archive",
-    "amend": "baton handoff amend",
-}
-"""The command that performs each action of the handoff state machine."""
-
-
-ACTION_WORDS = {"promote": "cannot make handoff {id} ready", "revise": "cannot amend handoff {id}"}
-"""The state machine's actions a command names otherwise (``handoff ready`` promotes)."""
-
-
-def _name_commands(exc: Exception) -> None:
-    """An illegal transition names the state machine's actions; a person at a
-    terminal is told the commands that perform them instead (``details``
-    keep the actions), and the action refused as its command says it."""
-    if isinstance(exc, TransitionError):
-        exc.name_actions(COMMAND_FOR_ACTION, ACTION_WORDS, key="commands")
-
-
 def _subcommand_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
     """The parser of ``command`` (``handoff``), when it is a group of subcommands."""
     for action in parser._actions:
@@ -984,95 +908,9 @@ def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     return names
 
 
-JSON_LINES_COMMANDS = frozenset({"log"})
-"""Commands whose ``--json`` is JSON Lines (their parsers say so: ``json_lines``): an error is one line too."""
-
-HOOK_PATH_COMMANDS = frozenset({"bootstrap", "session", "resume", "hook"})
-"""Commands a harness runs at every session start and end: short, with memory
-bounded whatever the ledger's size (bounded queries, catch-up of new events
-only). They run with the cyclic garbage collector paused — the collections it
-triggers while a run defines a hundred classes and builds its objects cost
-~5% of the run and free nothing that would not be freed at exit. Long-running
-commands (``mcp``, ``status serve``, ``rebuild``…) keep it."""
-
-
-def run(report: Callable[[int], None] | None = None) -> None:
-    """The ``baton`` process: ``main()`` on ``sys.argv``, then exit with its code.
-
-    A hook-path command ends the process as soon as its output is flushed,
-    without the interpreter's finalization: tearing down the ~200 modules and
-    ~100 classes such a run loaded (a full garbage collection, every module's
-    dictionary cleared) costs ~12 ms, a sixth of the command, and releases
-    nothing the operating system does not release at exit. By then everything
-    durable is already durable (the ledger's append is fsynced, the index's
-    transactions committed, the log line written); the index's connection is
-    left open to the end (``baton.process_end``: closing it would checkpoint
-    the WAL, two fsyncs, for nothing);
-    no hook-path command registers an exit handler, and the one thread a
-    hook starts (its deadline's watchdog, ``baton.harnesses.hook``) is
-    stopped before its answer is printed. Other
-    commands exit the ordinary way. ``report`` is called with the exit status
-    just before a hook-path command's process ends: the hook server's child
-    answers the process that relayed the command (``baton.hook_server``).
-    """
-    guard_standard_streams()  # a reader that stops reading ends the output, not the command (baton.process_end)
-    hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
-    if hook_path:
-        ends_with_exit()
-    code = main()
-    if hook_path:
-        try:
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None:  # None: started with the descriptor closed
-                    stream.flush()
-        except OSError:  # a closed pipe: the ordinary exit reports it, as before
-            raise SystemExit(code) from None
-        if report is not None:
-            report(code)
-        os._exit(code)
-    raise SystemExit(code)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    _standard_streams()
-    words = list(sys.argv[1:] if argv is None else argv)
-    paused = gc.isenabled() and _command_word(words) in HOOK_PATH_COMMANDS
-    if paused:
-        gc.disable()
-    try:
-        return _main(words)
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _standard_streams() -> None:
-    """A process started with standard output or error closed (``baton log >&-``,
-    a daemon) has None for it: what would be written there goes nowhere,
-    instead of every command failing on it (an internal error, or a traceback
-    while saying one)."""
-    for name in ("stdout", "stderr"):
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
-
-
-def _refusal(words: list[str]) -> str | None:
-    """Why ``words`` are refused before they are parsed, or None."""
-    bad = _undecodable(words)
-    if bad is not None:
-        return f"an argument is not valid UTF-8: {bad}"
-    size = sum(len(word.encode("utf-8")) for word in words)
-    if size > MAX_INPUT_BYTES:
-        return (f"the arguments are {size} bytes; the limit is {MAX_INPUT_BYTES} bytes (1 MiB) "
-                "(link to repository artifacts instead of pasting them)")
-    if len(words) >= 2 and words[0] in SUBCOMMAND_GROUPS and words[1].startswith("-") \
-            and words[1] not in ("-h", "--help"):
-        return (f"`baton {words[0]}` needs a subcommand before its options "
-                f"(`baton {words[0]} COMMAND {words[1]}`; see `baton {words[0]} --help`)")
-    return None
-
-
-def _main(words: list[str]) -> int:
+def parse_and_run(words: list[str]) -> int:
+    """Every command line but a fixed one (``baton.cli_run.fixed_run``): ``baton help``, the
+    refusals, the parser's own errors and help, then the parsed command run by ``cli_run.dispatch``."""
     words = _help_asked(words)
     _Parser.json_requested = "--json" in words
     refused = _refusal(words)
@@ -1080,30 +918,16 @@ def _main(words: list[str]) -> int:
         load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested,
                                        one_line=_command_word(words) in JSON_LINES_COMMANDS)
         return 2
-    hooked = hook_run(words)
-    if hooked is not None:  # a harness's hook: its fixed words, parsed without building a parser
-        return _dispatch(lambda: build_parser(words), hooked)
     parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
         return _no_command(parser, args)
-    return _dispatch(lambda: parser, args)
+    return dispatch(lambda: _option_names(parser), args)
 
 
-def hook_run(words: Sequence[str]) -> argparse.Namespace | None:
-    """The arguments of ``words`` when they are exactly what a harness runs,
-    ``hook HARNESS EVENT`` (``HarnessAdapter.command_lines``) for a harness of
-    ``HARNESSES``, as the full parser would give them (a test holds them to
-    it), else None: the parser then owns everything else — ``--help``,
-    ``--project``, ``--json``, a missing or extra word, an option, an unknown
-    harness. A hook runs at every session start and end and on every prompt,
-    and building even the ``hook`` group's parser and parsing with it cost it
-    ~1–1.5 ms of CPU (argparse builds its actions and formatters and compiles
-    its patterns; docs/performance.md) for three words known in advance."""
-    if len(words) != 3 or words[0] != "hook" or words[1] not in HARNESSES or words[2][:1] in ("", "-"):
-        return None
-    return argparse.Namespace(json=False, project=None, command="hook", harness=words[1], event=words[2],
-                              func=HOOK_FUNC)
+def option_names_of(words: Sequence[str]) -> dict[str, str]:
+    """``_option_names`` of the parser of ``words``' command: what a fixed run's failure names its parameters by."""
+    return _option_names(build_parser(words))
 
 
 def _help_asked(words: list[str]) -> list[str]:
@@ -1128,76 +952,3 @@ def _no_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
     (group or build_parser()).print_help(sys.stderr)
     return 2
 
-
-def _run(args: argparse.Namespace) -> Any:
-    """Call the handler and print its result; the ones that work on a project
-    get one ``Baton``, built once and closed when the command is done and
-    its result printed (``baton.cli_handlers.opened``)."""
-    chosen = handler(args.func)
-    if handler_name(args.func) in PROJECTLESS:
-        result = chosen(args)
-        _print(args, result)
-        return result
-    return load(OPENED).run_on_project(chosen, args, lambda result: _print(args, result))
-
-
-def _print(args: argparse.Namespace, result: Any) -> None:
-    """Print the result; a hook's fixed "nothing" (with no problem to report) as it is, loading no screen.
-    Not when the command was interrupted in a finalizer (``InterruptsCount``): it says so instead."""
-    InterruptsCount.raise_noted()
-    if getattr(result, "fixed", False) and not args.json and not getattr(result, "problem", None):
-        text = result.render()
-        if text:
-            print(text)
-        return
-    load(OUTPUT).print_result(args, result)
-
-
-def _log_command(args: argparse.Namespace, started: float, exit_code: int, code: str | None = None) -> None:
-    """The command's one ``info`` record, when logging is on (``BATON_LOG``, or the project's ``log``)."""
-    opened = getattr(args, "opened", None)
-    if opened is None or not os.environ.get("BATON_LOG") and not opened.config.extra.get("log"):
-        return
-    load(OUTPUT).log_command(args, handler_name(args.func), started, exit_code, code)
-
-
-def _end_progress_line() -> None:
-    """A progress line a failure cut short is ended before the failure is
-    said; none can be open unless ``OPENED`` was loaded."""
-    opened = sys.modules.get(OPENED)
-    if opened is not None:
-        opened.end_progress_line()
-
-
-def _dispatch(parser: Callable[[], argparse.ArgumentParser], args: argparse.Namespace) -> int:
-    """Run the parsed command and print what it returns; every failure is one line, never a traceback.
-    ``parser``: the command line's parser, built when a failure names its options (``hook_run``
-    parses without one)."""
-    started = time.perf_counter()
-    try:
-        with InterruptsCount():  # a Ctrl-C landing in a library's finalizer interrupts too
-            result = _run(args)
-            InterruptsCount.raise_noted()
-        if sys.stdout is not None:  # None: started with standard output closed; nothing to print to
-            sys.stdout.flush()
-        _log_command(args, started, int(getattr(result, "exit_code", 0)))
-        return int(getattr(result, "exit_code", 0))
-    except BatonError as exc:
-        _end_progress_line()
-        _log_command(args, started, exc.exit_code, exc.code)
-        if isinstance(exc, PromotionRefused):  # the record's fields, as the flags that fill them
-            load(RECORD_FIELDS).name_fields(exc)
-        exc.name_parameters(_option_names(parser()))
-        _name_commands(exc)
-        load(OUTPUT).print_failure(args, exc)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        _end_progress_line()
-        print("baton: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
-        _end_progress_line()
-        if os.environ.get("BATON_DEBUG"):
-            raise
-        load(OUTPUT).print_internal_error(args, exc)
-        return 1

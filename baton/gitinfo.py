@@ -20,7 +20,6 @@ import os
 import re
 from collections import namedtuple
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import orjson
 
@@ -28,7 +27,9 @@ from baton.config import write_json_atomic
 from baton.domain.regexes import lazy
 from baton.errors import StorageError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any, Callable, NamedTuple
     class _GitDirFields(NamedTuple):
         worktree: Path | None  # the work tree's top level (None for a bare repository)
         git_dir: Path  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)

@@ -66,7 +66,7 @@ def run() -> None:
             if status is not None:
                 os._exit(status)
             start_server(address)
-    __import__("baton.cli", fromlist=["run"]).run()
+    __import__("baton.cli_run", fromlist=["run"]).run()
 
 
 def piped() -> bool:

@@ -21,11 +21,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from baton.domain.regexes import lazy
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 LEVELS = {"info": 20, "debug": 10}
 FIELDS = frozenset({"command", "exit_code", "ms", "type", "id", "handoff", "events", "rebuilt", "code", "count"})

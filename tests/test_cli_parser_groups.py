@@ -61,7 +61,7 @@ def _every_hook_words() -> list[list[str]]:
 @pytest.mark.parametrize("words", _every_hook_words(), ids=" ".join)
 def test_a_hook_s_own_words_are_read_as_the_full_parser_reads_them(words):
     """Every command line ``install-hooks`` writes is recognised without a parser, with the arguments it gives."""
-    assert cli.hook_run(words) == cli.build_parser(words).parse_args(words)
+    assert vars(cli.hook_run(words)) == vars(cli.build_parser(words).parse_args(words))
 
 
 @pytest.mark.parametrize("words", [
@@ -72,6 +72,27 @@ def test_a_hook_s_own_words_are_read_as_the_full_parser_reads_them(words):
 ], ids=" ".join)
 def test_any_other_words_are_left_to_the_parser(words):
     assert cli.hook_run(words) is None
+
+
+@pytest.mark.parametrize("words", [
+    ["bootstrap", "--json"], ["bootstrap", "--json", "--session-id", "s2"], ["bootstrap", "--session", "s2", "--peek"],
+    ["--project", "/p", "bootstrap", "--json"], ["bootstrap", "--json", "--project", "/p"], ["--json", "bootstrap"],
+    ["session", "handoff", "--json"], ["session", "handoff"], ["session", "handoff", "--json", "--project", "/p"],
+    ["hook", "codex", "Stop"],
+], ids=" ".join)
+def test_a_session_command_a_hook_runs_is_read_as_the_full_parser_reads_it(words):
+    """``bootstrap --json``, ``session handoff --json`` and their few options are read without a parser."""
+    assert vars(cli.fixed_run(words)) == vars(cli.build_parser(words).parse_args(words))
+
+
+@pytest.mark.parametrize("words", [
+    ["bootstrap", "--json", "x"], ["bootstrap", "--json", "--json"], ["bootstrap", "--session-id", "-x"],
+    ["bootstrap", "--session-id=x"], ["bootstrap", "--session-id", "a", "--session", "b"], ["bootstrap", "--session-id"],
+    ["bootstrap", "--max-bytes", "9"], ["--peek", "bootstrap"], ["bootstrap", "--help"], ["session", "handoff", "--all"],
+    ["session", "end", "s1"], ["session"], ["help", "bootstrap"], ["bootstrap", "--session-id", "\udcff"],
+], ids=" ".join)
+def test_any_other_session_words_are_left_to_the_parser(words):
+    assert cli.fixed_run(words) is None
 
 
 def test_a_hook_run_builds_no_parser(monkeypatch, capsys, tmp_path):

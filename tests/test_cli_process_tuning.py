@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
-from baton import cli, process_end
+from baton import cli, cli_run, process_end
 
 
 @pytest.fixture(autouse=True)
 def a_process_that_ends_the_ordinary_way(monkeypatch):
-    """``cli.run`` marks a hook-path process as ending with ``os._exit``: here
+    """``cli_run.run`` marks a hook-path process as ending with ``os._exit``: here
     the mark stays inside each test (the stand-in for ``os._exit`` returns)."""
     monkeypatch.setattr(process_end, "_ENDS_WITH_EXIT", [False])
 
@@ -24,9 +24,9 @@ def a_process_that_ends_the_ordinary_way(monkeypatch):
                                    ["resume", "latest"], ["hook", "claude-code", "SessionStart"]])
 def test_a_hook_path_command_runs_with_the_garbage_collector_paused_and_restores_it(monkeypatch, words):
     seen = []
-    monkeypatch.setattr(cli, "_main", lambda w: seen.append(gc.isenabled()) or 0)
+    monkeypatch.setattr(cli_run, "_main", lambda w: seen.append(gc.isenabled()) or 0)
     assert gc.isenabled()
-    assert cli.main(words) == 0
+    assert cli_run.main(words) == 0
     assert seen == [False]
     assert gc.isenabled()
 
@@ -35,17 +35,17 @@ def test_the_garbage_collector_is_restored_even_when_the_command_fails(monkeypat
     def boom(words):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "_main", boom)
+    monkeypatch.setattr(cli_run, "_main", boom)
     with pytest.raises(RuntimeError):
-        cli.main(["bootstrap"])
+        cli_run.main(["bootstrap"])
     assert gc.isenabled()
 
 
 @pytest.mark.parametrize("words", [["mcp"], ["rebuild"], ["status", "serve"], ["handoff", "list"], []])
 def test_other_commands_keep_the_garbage_collector(monkeypatch, words):
     seen = []
-    monkeypatch.setattr(cli, "_main", lambda w: seen.append(gc.isenabled()) or 0)
-    cli.main(words)
+    monkeypatch.setattr(cli_run, "_main", lambda w: seen.append(gc.isenabled()) or 0)
+    cli_run.main(words)
     assert seen == [True]
 
 
@@ -61,20 +61,20 @@ def test_help_is_laid_out_at_the_width_argparse_itself_would_choose(monkeypatch,
 def test_a_hook_path_process_ends_with_its_exit_code_once_its_output_is_flushed(monkeypatch, capsys, words):
     ended = []
     monkeypatch.setattr(sys, "argv", ["baton", *words])
-    monkeypatch.setattr(cli, "main", lambda: print("the answer") or 3)
-    monkeypatch.setattr(cli.os, "_exit", lambda code: ended.append((code, capsys.readouterr().out)))
+    monkeypatch.setattr(cli_run, "main", lambda: print("the answer") or 3)
+    monkeypatch.setattr(cli_run.os, "_exit", lambda code: ended.append((code, capsys.readouterr().out)))
     with pytest.raises(SystemExit):  # only because the stand-in for os._exit returns
-        cli.run()
+        cli_run.run()
     assert ended == [(3, "the answer\n")]
 
 
 @pytest.mark.parametrize("words", [["mcp"], ["rebuild"], ["status", "serve"], ["handoff", "list"], []])
 def test_other_processes_exit_the_ordinary_way(monkeypatch, words):
     monkeypatch.setattr(sys, "argv", ["baton", *words])
-    monkeypatch.setattr(cli, "main", lambda: 5)
-    monkeypatch.setattr(cli.os, "_exit", lambda code: pytest.fail("ended without finalizing"))
+    monkeypatch.setattr(cli_run, "main", lambda: 5)
+    monkeypatch.setattr(cli_run.os, "_exit", lambda code: pytest.fail("ended without finalizing"))
     with pytest.raises(SystemExit) as exited:
-        cli.run()
+        cli_run.run()
     assert exited.value.code == 5
 
 
@@ -84,11 +84,11 @@ def test_a_hook_path_process_whose_output_cannot_be_flushed_exits_the_ordinary_w
             raise BrokenPipeError
 
     monkeypatch.setattr(sys, "argv", ["baton", "bootstrap"])
-    monkeypatch.setattr(cli, "main", lambda: 0)
+    monkeypatch.setattr(cli_run, "main", lambda: 0)
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
-    monkeypatch.setattr(cli.os, "_exit", lambda code: pytest.fail("ended without finalizing"))
+    monkeypatch.setattr(cli_run.os, "_exit", lambda code: pytest.fail("ended without finalizing"))
     with pytest.raises(SystemExit):
-        cli.run()
+        cli_run.run()
 
 
 def test_python_dash_m_baton_is_the_baton_process(tmp_path):
@@ -106,10 +106,10 @@ def test_python_dash_m_baton_is_the_baton_process(tmp_path):
 def test_a_hook_path_process_is_marked_as_ending_with_os_exit_before_its_command_runs(monkeypatch, words):
     marked = []
     monkeypatch.setattr(sys, "argv", ["baton", *words])
-    monkeypatch.setattr(cli, "main", lambda: marked.append(process_end._ENDS_WITH_EXIT[0]) or 0)
-    monkeypatch.setattr(cli.os, "_exit", lambda code: None)
+    monkeypatch.setattr(cli_run, "main", lambda: marked.append(process_end._ENDS_WITH_EXIT[0]) or 0)
+    monkeypatch.setattr(cli_run.os, "_exit", lambda code: None)
     with pytest.raises(SystemExit):
-        cli.run()
+        cli_run.run()
     assert marked == [True]
 
 
@@ -117,7 +117,7 @@ def test_a_hook_path_process_is_marked_as_ending_with_os_exit_before_its_command
 def test_other_processes_are_not_marked(monkeypatch, words):
     marked = []
     monkeypatch.setattr(sys, "argv", ["baton", *words])
-    monkeypatch.setattr(cli, "main", lambda: marked.append(process_end._ENDS_WITH_EXIT[0]) or 0)
+    monkeypatch.setattr(cli_run, "main", lambda: marked.append(process_end._ENDS_WITH_EXIT[0]) or 0)
     with pytest.raises(SystemExit):
-        cli.run()
+        cli_run.run()
     assert marked == [False]

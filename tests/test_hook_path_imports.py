@@ -263,7 +263,7 @@ def _steady_run(project, *args: str, stdin: str | None = None) -> tuple[set[str]
 
 
 STEADY_MODULES = {
-    "baton", "baton.app", "baton.background", "baton.canonical", "baton.cli", "baton.cli_handlers",
+    "baton", "baton.app", "baton.background", "baton.canonical", "baton.cli_run", "baton.cli_handlers",
     "baton.cli_handlers.output", "baton.commands", "baton.commands.batons", "baton.commands.bootstrap",
     "baton.commands.context", "baton.commands.identity", "baton.commands.objectives", "baton.config",
     "baton.domain", "baton.domain.batons", "baton.domain.claimed_elsewhere", "baton.domain.detector_config", "baton.domain.freshness_states",
@@ -471,3 +471,40 @@ def test_completing_handoff_ids_under_a_git_config_with_an_include_loads_no_dulw
     loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
     assert "baton.commands.listing" in loaded
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
+
+
+_STDLIB_NOT_NEEDED = ("argparse", "typing")
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json"),
+    ("session", "handoff", "--json"),
+], ids=" ".join)
+def test_a_steady_session_command_a_hook_runs_imports_neither_argparse_nor_typing(steady, command):
+    """``bootstrap --json`` and ``session handoff --json`` are read without a parser
+    (``baton.cli_run.fixed_run``): argparse, with ``gettext``, is ~0.09x the stack's floor;
+    and their modules import ``typing`` (~0.04x) for type checkers only."""
+    loaded = _loaded(steady, *command)
+    assert "baton.app" in loaded  # it ran through the application
+    assert not {*_STDLIB_NOT_NEEDED, "baton.cli"} & loaded, sorted(loaded)
+
+
+def _session_hook_loaded(steady, event: str) -> set[str]:
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-argparse-1"))
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "hook", "claude-code", event],
+                       input=payload, capture_output=True, text=True, cwd=steady,
+                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_imports_neither_argparse_nor_typing(steady, event):
+    """A hook's own words go from the entry point to ``baton.cli_run``, which has no parser:
+    the module with the parser (``baton.cli``) and argparse are never imported, nor ``typing``."""
+    loaded = _session_hook_loaded(steady, event)
+    assert "baton.harnesses.hook_project" in loaded
+    assert not {*_STDLIB_NOT_NEEDED, "baton.cli"} & loaded, sorted(loaded)

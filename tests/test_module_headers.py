@@ -16,7 +16,7 @@ import pytest
 
 BATON = pathlib.Path(__file__).resolve().parent.parent / "baton"
 
-DISPATCHERS = {"app.py", "cli.py", "mcp_server.py"}
+DISPATCHERS = {"app.py", "cli.py", "cli_run.py", "mcp_server.py"}
 """Where a use case is loaded when its command runs: ``from baton.commands import x``."""
 
 LAZY_THIRD_PARTY = {"mcp", "dulwich", "sqlite_utils", "cattrs", "argparse_manpage"}

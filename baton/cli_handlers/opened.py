@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Callable
 
 from baton.app import Baton, Limits
 from baton.domain.visible import printable
 from baton.errors import InputError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, Callable
 
 
 def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: argparse.Namespace,

@@ -10,10 +10,9 @@ module when there is something to print: a prompt hook that answers nothing
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 import orjson
 
@@ -22,15 +21,25 @@ from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 from baton.process_end import output_gone
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, NamedTuple
 
-class Noted(NamedTuple):
+    class _NotedFields(NamedTuple):
+        result: Any
+        note: str | None = None
+else:  # the same fields without typing.NamedTuple (this module is on the hook path, which imports no typing)
+    _NotedFields = namedtuple("Noted", ("result", "note"), defaults=(None,))
+
+
+class Noted(_NotedFields):
     """A handler's result with its word about the text printed: ``note``, said
     on stderr after the text (not with ``--json``, whose answer says it in its
     own fields) — ``handoff list``: how many matches the limit left out. (Not
     an attrs class: this module is on the hook path, which defines none it does not use.)"""
 
-    result: Any
-    note: str | None = None
+    __slots__ = ()
 
     @property
     def exit_code(self) -> int:

@@ -5,8 +5,6 @@ bootstrap among them — never load the record's field names)."""
 
 from __future__ import annotations
 
-import argparse
-
 from baton.app import Baton
 from baton.cli_handlers.output import Noted
 from baton.cli_handlers.record_fields import SESSION_END_DESTS, name_redactions
@@ -15,6 +13,10 @@ from baton.cli_read import read_json_bounded
 from baton.domain.batons import split_flag_list
 from baton.errors import InputError
 from baton.values import replace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
 
 
 def _handoff_payload(args: argparse.Namespace):

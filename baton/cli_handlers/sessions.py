@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-
 from baton.app import Baton
 from baton.errors import InputError, NotFound, NotInitialized
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
 
 
 def session_begin(app: Baton, args: argparse.Namespace):

@@ -28,7 +28,7 @@ freshness and summary (``baton_freshness``); ``Start.claim`` claims it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from collections.abc import Callable
 
 from baton import gitinfo
 from baton.commands.batons import Peek, claimer_ended, peek_at_start, received_at_start, stored_baton
@@ -83,8 +83,9 @@ from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 from baton.projections.sessions import session_doc
 from baton.values import replace, value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Mapping, Protocol, Sequence
 
     from baton.commands.context import Limits, Project
     from baton.commands.session_records import NamedStart
@@ -491,18 +492,18 @@ when each of these was folded by this Baton's version of it
 (``harness_start.as_it_stands``)."""
 
 
-Stale = tuple[Any, str, bool]
+Stale = tuple["Any", str, bool]
 """The index as it stands, for a brief read from it without bringing it up to
 date (``begin``'s ``stale``): the runner (its projections); why
 (``IndexBehind``'s message); whether a process of its own is bringing it up
 to date. A tuple, not a class: the steady hook path defines none it does not use."""
 
 
-FreshnessOf = Callable[[Any, Any, BatonRecord], "str | None"]
+FreshnessOf = Callable[["Any", "Any", BatonRecord], "str | None"]
 """``baton_freshness.baton_freshness``: the waiting baton's freshness line."""
-CarriedOf = Callable[[Any, BatonRecord], "tuple[str, ...]"]
+CarriedOf = Callable[["Any", BatonRecord], "tuple[str, ...]"]
 """``baton_freshness.carried_lines``: the objective and state of the handoff it carries."""
-VouchOf = Callable[[Any, Any, BatonRecord], "FeedVouch | None"]
+VouchOf = Callable[["Any", "Any", BatonRecord], "FeedVouch | None"]
 """``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for."""
 ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: the claim, inside a write scope."""

@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
 from urllib.parse import unquote
 
 from baton import oplog
@@ -53,6 +53,10 @@ from baton.project import BATON_DIR, ProjectPaths, git_toplevel, resolve_root, r
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator, Mapping
 
 Deferral = Callable[[], "str | None"]
 """Work that must not be lost when a step's catch-up is handed to a process of

@@ -9,7 +9,9 @@ detector (``detect``).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 TO_COMPLETE = (
     ("work.title", "a short name for the work item"),

@@ -10,8 +10,6 @@ the sync settings) is asked only of a record no trusted key vouches for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
-
 from baton.config import read_json
 from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, vouch
 from baton.errors import BatonError, Conflict
@@ -20,7 +18,10 @@ from baton.projections.batons import baton_creators
 from baton.projections.handoffs import authors_of
 from baton.values import replace
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping
+
     from baton.commands.context import Project
 
 SIGNERS_STATE = "sync-signers.json"

@@ -6,8 +6,8 @@ session that wrote no handoff to hand on never loads it (``finish_session``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Callable
 
 from baton.commands.identity import DETACHED_BRANCH, SessionContext, context_of
 from baton.commands.objectives import required_session_id
@@ -28,7 +28,10 @@ from baton.projections import handoffs
 from baton.projections.sessions import open_at, session_doc
 from baton.values import value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from baton.commands.baton_claim import CreatedBaton
     from baton.commands.context import Deferral, Project
 

@@ -27,7 +27,6 @@ MCP server, so this is how a capture over MCP names its session.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -48,7 +47,10 @@ from baton.projections import handoffs
 from baton.projections.sessions import open_at, session_doc
 from baton.values import replace, value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from baton.commands.context import Limits, Project
 
 
@@ -252,7 +254,7 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
                     gate=gate)
 
 
-Unended = tuple[str, dict[str, Any], str]
+Unended = tuple[str, dict[str, "Any"], str]
 """A ready handoff a session that never reported its end readied (``unended_handoff``):
 its id, that session's document, and when the handoff last changed (its readiness). A
 tuple, not a class: the steady hook path defines none it does not use."""

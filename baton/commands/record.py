@@ -10,9 +10,10 @@ the sealed events into the projections.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any, Sequence
+
     from baton.events.base import DomainEvent
     from baton.ledger.envelope import Event
 

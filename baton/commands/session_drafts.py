@@ -6,11 +6,14 @@ that is still open (see ``harness_start``).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from baton.commands.draft_fields import still_to_complete
 from baton.projections import handoffs
 from baton.projections.sessions import session_doc
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 SESSION_WINDOW = 50
 """How many of the newest handoffs are searched for the ones a session captured:

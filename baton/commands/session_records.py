@@ -13,14 +13,16 @@ session's end leaves), so that a hook's session start defines none of those.
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.commands.identity import SessionContext
 from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import context_key, objective_doc_key, objective_stream, session_stream
 from baton.domain.repeated_start import received_baton, repeated_start_notice
 from baton.projections.sessions import session_doc
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,

@@ -15,7 +15,7 @@ its module and calls them again with the step (``claim_in_scope``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
 
 from baton.commands.batons import (
     claim_told,
@@ -48,14 +48,17 @@ from baton.ledger.ids import uuid7
 from baton.projections.sessions import session_doc
 from baton.values import replace, value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from baton.commands.baton_claim import CreatedBaton
     from baton.commands.context import Project
     from baton.domain.feed_vouch import FeedVouch
 
 ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: a waiting baton claimed, inside a write scope."""
-VouchOf = Callable[[Any, Any, BatonRecord], "FeedVouch | None"]
+VouchOf = Callable[["Any", "Any", BatonRecord], "FeedVouch | None"]
 """``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for (the rule every
 path that delivers a baton asks: the session-start brief, ``session handoff``, ``session begin``)."""
 CreateInScope = Callable[..., "CreatedBaton"]

@@ -8,9 +8,13 @@ defining its ``DetectorConfig`` (``baton.domain.detector``).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from baton.errors import ConfigError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_WEIGHTS = {
     "explicit": 1.00,

@@ -9,7 +9,9 @@ path without loading the trust rules (``tests/test_hook_path_imports.py``). Pure
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 WIDENING_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions",
                  "entropy_threshold", "min_secret_length")

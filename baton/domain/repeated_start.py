@@ -16,11 +16,12 @@ that says so, and how to read that baton whatever the brief shows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from baton.domain.batons import clipped_text, shown_name
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from baton.domain.batons import BatonRecord
 
 ESSENTIALS_KEPT = 10

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
-from typing import Any
 
 from baton.app import Baton, Limits
 from baton.domain.short_ids import short_id
@@ -27,6 +26,10 @@ from baton.harnesses.protocol import (
     SessionMetadata,
 )
 from baton.project import named_elsewhere, resolve_root, resolve_worktree
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Path, Path]:

@@ -9,13 +9,16 @@ import os
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
 
 import orjson
 
 from baton.domain.identifiers import SESSION, screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_text
 from baton.harnesses.notices import FILE_NAME, NOFOLLOW, own_file, read_regular
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 MAX_BYTES = 64 * 1024
 """The notice file's bound: past it new notices are dropped."""

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
-
 from baton.events.names import HANDOFF, split_stream
 from baton.ledger.envelope import Event
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Iterable, Protocol
 else:
     Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
-Doc = dict[str, Any]
+Doc = dict[str, "Any"]
 
 
 class Projection(Protocol):

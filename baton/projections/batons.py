@@ -23,13 +23,15 @@ of other owners' and branches' briefs.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 from baton.canonical import pretty_bytes
 from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file, clipped_text, handoff_objective
 from baton.events.names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 OPERATIONS = {
     BATON_CREATED: "handoff_created",

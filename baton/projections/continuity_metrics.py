@@ -21,8 +21,6 @@ A forgotten handoff (``baton forget``) leaves no document.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 from baton.events.names import (
     HANDOFF_CAPTURED,
     HANDOFF_FORGOTTEN,
@@ -32,6 +30,10 @@ from baton.events.names import (
 )
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, handoff_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 AUTOMATIC_TRIGGERS = ("threshold", "hook")
 _TYPES = frozenset({HANDOFF_CAPTURED, HANDOFF_VALIDATED, HANDOFF_PROMOTED, HANDOFF_RESUMED, HANDOFF_FORGOTTEN})

@@ -10,11 +10,13 @@ ends every cooldown. Replay reproduces the suppression exactly.
 
 from __future__ import annotations
 
-from typing import Iterable
-
 from baton.events.names import DETECTOR, DETECTOR_TYPES, HANDOFF_PROMOTED, HANDOFF_VALIDATED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Iterable
 
 MATERIAL = "_material"
 _TYPES = frozenset(DETECTOR_TYPES)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
-
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
 
 
 class EventCounts:

@@ -20,11 +20,13 @@ projection, and the graph reads them from its rows.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 from baton.events.names import HANDOFF_CAPTURED, HANDOFF_REVISED
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, handoff_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 NODES_TABLE = "lineage_nodes"
 EDGES_TABLE = "lineage_edges"

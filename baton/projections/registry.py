@@ -13,8 +13,6 @@ does for the event classes).
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.projections.base import Projection
 from baton.projections.batons import BatonsBase, BatonScopesBase
 from baton.projections.continuity_metrics import ContinuityMetricsBase
@@ -23,6 +21,10 @@ from baton.projections.event_counts import EventCounts, Streams
 from baton.projections.handoffs import HandoffsBase
 from baton.projections.lineage import LineageBase
 from baton.projections.sessions import ObjectivesBase, SessionsBase
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 FOLDS = "baton.projections.folds"
 _FOLD_MEMBERS = ("apply", "apply_all", "materialize", "setup_index", "reset_index", "index", "fold")

@@ -42,8 +42,8 @@ import itertools
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, cast
 
 import orjson
 
@@ -61,7 +61,10 @@ from baton.process_end import keep_until_exit
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
 from baton.values import value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
+
     from baton.projections.until import Until  # built by the commands that bound a replay, read here
 
 VANISHED_RETRIES = 8
@@ -625,7 +628,7 @@ class ProjectionRunner:
         for slot, run in runs.items():
             fold_run = folders.get(slot[0])
             if fold_run is None:
-                fold_run = folders[slot[0]] = cast(Any, self.by_name[slot[0]]).apply_all
+                fold_run = folders[slot[0]] = self.by_name[slot[0]].apply_all  # type: ignore[attr-defined]
             docs[slot] = fold_run(slot[1], docs[slot], run)
             dirty.add(slot)
 
@@ -1187,7 +1190,7 @@ class ProjectionRunner:
                    if shows.setdefault(slot[0], hasattr(self.by_name[slot[0]], "materialize"))]
         ready = []
         for slot in showing:
-            p = cast(Materializing, self.by_name[slot[0]])  # it has ``materialize`` (``showing``)
+            p: Materializing = self.by_name[slot[0]]  # type: ignore[assignment]  # it has ``materialize`` (``showing``)
             doc = docs[slot]
             ready.append((slot, p.materialize(slot[1], doc) if doc is not None else {}))
         there: list[tuple[tuple[str, str], dict[str, bytes]]] = []

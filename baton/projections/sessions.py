@@ -14,14 +14,16 @@ it is read, not here.
 
 from __future__ import annotations
 
-from typing import Iterable
-
 import orjson
 
 from baton.domain.batons import objective_doc_key, session_doc_key
 from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_ENDED, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Iterable
 
 _SESSION_TYPES = frozenset(SESSION_TYPES)
 _OBJECTIVE_TYPES = frozenset(OBJECTIVE_TYPES)
