@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
     sweep_stale(os.path.dirname(address), address)
     os.chdir("/")
     modules = preload()
-    server = Server(_listen(address), address, lock, modules, _idle_seconds())
+    server = Server(_bound(address), address, lock, modules, _idle_seconds())
     try:
         server.serve()
     finally:
@@ -316,7 +316,9 @@ def _stamp(path: str) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def _listen(address: str) -> socket.socket:
+def _bound(address: str) -> socket.socket:
+    """A socket bound at ``address``, not yet listening: a hook that connects before
+    the server listens is refused and runs in its own process, as with no server."""
     try:
         os.unlink(address)  # a socket left by a server that died: the lock says none serves it
     except FileNotFoundError:
@@ -327,7 +329,6 @@ def _listen(address: str) -> socket.socket:
         listener.bind(address)
     finally:
         os.umask(old)
-    listener.listen(64)
     return listener
 
 
@@ -354,7 +355,8 @@ class Server:
         self.spare: tuple[int, socket.socket] | None = None
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # no zombies: the server never waits for a child
         signal.signal(signal.SIGTERM, lambda *_: self.close_listener())
-        self._record()
+        self._record()  # before the first hook can connect: the lock names the server that answers it
+        listener.listen(64)
 
     def serve(self) -> None:
         """Take requests until idle for ``idle`` seconds or told to stop."""
