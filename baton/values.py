@@ -10,8 +10,17 @@ used by both.
 
 from __future__ import annotations
 
-from collections import namedtuple
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from types import FunctionType
+
+try:
+    from _collections import _tuplegetter  # type: ignore[import-not-found]  # what namedtuple's fields are
+except ImportError:  # another interpreter: a property over itemgetter reads the same
+    from operator import itemgetter as _itemgetter
+
+    def _tuplegetter(index: int, doc: object) -> property:
+        return property(_itemgetter(index), doc=doc)  # type: ignore[arg-type,unused-ignore]
+
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -40,8 +49,56 @@ def _always_true(self: tuple) -> bool:
     return True
 
 
+def _make(cls: type, iterable: Iterable[object]) -> tuple:
+    made: tuple = tuple.__new__(cls, iterable)  # type: ignore[type-var,unused-ignore]
+    if len(made) != len(cls._fields):  # type: ignore[attr-defined]
+        raise TypeError(f"expected {len(cls._fields)} arguments, got {len(made)}")  # type: ignore[attr-defined]
+    return made
+
+
+def _replace_fields(self: tuple, /, **changes: object) -> tuple:
+    made = self._make(map(changes.pop, self._fields, self))  # type: ignore[attr-defined]
+    if changes:
+        raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+    return made
+
+
+def _as_dict(self: tuple) -> dict:
+    return dict(zip(self._fields, self))  # type: ignore[attr-defined]
+
+
+def _value_repr(self: tuple) -> str:
+    shown = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self))  # type: ignore[attr-defined]
+    return f"{self.__class__.__name__}({shown})"
+
+
+def _new_args(self: tuple) -> tuple:
+    return tuple(self)
+
+
 _SHARED = {"__eq__": _same_value, "__ne__": _other_value, "__hash__": tuple.__hash__,
-           "__bool__": _always_true, "__slots__": ()}
+           "__bool__": _always_true, "__slots__": (), "_make": classmethod(_make), "_replace": _replace_fields,
+           "_asdict": _as_dict, "__repr__": _value_repr, "__getnewargs__": _new_args}
+"""What every value class has: ``collections.namedtuple``'s methods, written once
+(``namedtuple`` compiles a ``__new__`` for each class: two thirds of its cost),
+and attrs' equality and truth."""
+
+_NEW_CODES: dict[int, object] = {}
+_NEW_GLOBALS = {"_tuple_new": tuple.__new__}
+
+
+def _new(fields: tuple[str, ...], defaults: list[object]) -> FunctionType:
+    """``__new__(_cls, <fields>)``, as ``namedtuple`` writes it: compiled once for
+    each number of fields, its parameters then renamed (``CodeType.replace``)."""
+    code = _NEW_CODES.get(len(fields))
+    if code is None:
+        names = ", ".join(f"_{index}" for index in range(len(fields)))
+        compiled: dict[str, FunctionType] = {}
+        exec(f"def __new__(_cls, {names}): return _tuple_new(_cls, ({names}{',' if len(fields) == 1 else ''}))",
+             _NEW_GLOBALS, compiled)
+        code = _NEW_CODES[len(fields)] = compiled["__new__"].__code__
+    renamed = code.replace(co_varnames=("_cls", *fields))  # type: ignore[attr-defined]
+    return FunctionType(renamed, _NEW_GLOBALS, "__new__", tuple(defaults) or None)
 
 
 def _is_class_var(annotation: object) -> bool:
@@ -72,8 +129,17 @@ def value_class(cls: type) -> type:  # type: ignore[no-redef]
     body = {key: item for key, item in cls.__dict__.items()
             if key not in own and key not in ("__dict__", "__weakref__")}
     bases = tuple(base for base in cls.__bases__ if base is not object)
-    made = type(cls.__name__, (namedtuple(cls.__name__, tuple(fields), defaults=defaults), *bases),
-                {**_SHARED, **body})
+    if not any(issubclass(base, tuple) for base in bases):
+        bases = (tuple, *bases)
+    names = tuple(fields)
+    core = {**_SHARED, "_fields": names, "__match_args__": names, "__new__": _new(names, defaults),
+            "_field_defaults": dict(zip(names[len(names) - len(defaults):], defaults)),
+            **{name: _tuplegetter(index, None) for index, name in enumerate(names)}}
+    if "__new__" in body:  # its ``super().__new__`` is the generated one: a class of its own below
+        bases = (type(cls.__name__, bases, {**core, "__module__": body.get("__module__"),
+                                            "__qualname__": body.get("__qualname__", cls.__name__)}),)
+        core = dict(_SHARED)
+    made = type(cls.__name__, bases, {**core, **body})
     for item in body.values():
         _point_class_cells(item, cls, made)
     return made
