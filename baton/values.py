@@ -115,8 +115,10 @@ def value_class(cls: type) -> type:  # type: ignore[no-redef]
     same class, hash by value and are always true.
 
     ``typing.NamedTuple`` would do the same, but it turns each annotation into
-    a ``ForwardRef`` and compiles it (0.27 ms a class here, against 0.05 ms):
-    the annotations stay documentation, never evaluated.
+    a ``ForwardRef`` and compiles it (0.27 ms a class here), and
+    ``collections.namedtuple`` compiles a ``__new__`` for each class (~0.09 ms
+    with the class around it); this builds one class in ~0.02 ms (``_new``,
+    ``_SHARED``): the annotations stay documentation, never evaluated.
     """
     inherited: dict[str, object] = {}
     for base in reversed(cls.__mro__[1:]):
