@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from baton.commands.leftovers import LEFTOVER_NAME
 from baton.ledger import Ledger
 from baton.projections.registry import default_projections
 from baton.projections.runner import ProjectionRunner
@@ -128,8 +129,17 @@ def _snapshot(project: Path) -> tuple[dict, dict[str, bytes]]:
     for folder in MATERIALIZED:
         if (baton / folder).is_dir():
             files.update({str(p.relative_to(baton)): p.read_bytes()
-                          for p in sorted((baton / folder).rglob("*")) if p.is_file()})
+                          for p in sorted((baton / folder).rglob("*"))
+                          if p.is_file() and not LEFTOVER_NAME.match(p.name)})
     return docs, files
+
+
+def _leftovers(project: Path) -> set[str]:
+    """The temporaries a killed write left in the materialized folders (``baton.commands.leftovers``):
+    not projection output — ``verify`` names them and ``rebuild`` removes them."""
+    baton = project / ".baton"
+    return {str(p.relative_to(baton)) for folder in MATERIALIZED if (baton / folder).is_dir()
+            for p in (baton / folder).iterdir() if LEFTOVER_NAME.match(p.name)}
 
 
 def test_mixed_commands_killed_at_their_writes_leave_a_sound_ledger_an_equal_replay_and_no_double_claim(
@@ -141,8 +151,10 @@ def test_mixed_commands_killed_at_their_writes_leave_a_sound_ledger_an_equal_rep
         assert not problems, problems
         reported |= got
 
-    verified = run_baton("--project", str(project), "verify", timeout=TIMEOUT)
+    verified = run_baton("--project", str(project), "verify", "--json", timeout=TIMEOUT)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+    left_behind = _leftovers(project)
+    assert set(json.loads(verified.stdout)["leftovers"]) == left_behind, "verify does not name a killed write's leftover"
 
     events = list(Ledger(project / ".baton", "reader").read_all())
     assert reported, "no command reported an event"
@@ -160,3 +172,4 @@ def test_mixed_commands_killed_at_their_writes_leave_a_sound_ledger_an_equal_rep
     replayed = _snapshot(project)
     assert replayed[0] == incremental[0], "the incremental index differs from a full replay"
     assert replayed[1] == incremental[1], "the materialized files differ after a full replay"
+    assert _leftovers(project) == set(), "rebuild left a killed write's temporary file"
