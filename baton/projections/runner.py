@@ -586,6 +586,10 @@ class ProjectionRunner:
         # of those only).
         plans: dict[str, tuple[bool, bool, list[tuple[str, Any, Any]]]] = {}
         routed: list[tuple[Event, list[tuple[Callable[[str, Doc | None, Event], Doc | None], tuple[str, str]]]]] = []
+        runs: dict[tuple[str, str], list[Event]] = {}
+        """Per slot of a projection that folds a document's events at once
+        (``apply_all``): its events of the batch, in order, gathered while
+        routing (not in a second walk over every event's slots)."""
         for event in events:
             plan = plans.get(event.type)
             if plan is None:
@@ -595,12 +599,24 @@ class ProjectionRunner:
                 self._acknowledge_repair(event)
             if upcasts:
                 event = self.upcasters.upcast(event)
-            routed.append((event, [(apply, (name, key)) for name, keys, apply in routes for key in keys(event)]))
+            touched = []
+            for name, keys, apply in routes:
+                for key in keys(event):
+                    if apply is None:  # folded below, with the slot's other events of the batch
+                        run = runs.get((name, key))
+                        if run is None:
+                            runs[(name, key)] = [event]
+                        else:
+                            run.append(event)
+                    else:
+                        touched.append((apply, (name, key)))
+            if touched:
+                routed.append((event, touched))
         missing = {slot for _event, touched in routed for _apply, slot in touched if slot not in docs}
+        missing.update(slot for slot in runs if slot not in docs)
         if missing:
             docs.update(load(missing))
         dirty: set[tuple[str, str]] = set()
-        runs: dict[tuple[str, str], list[Event]] = {}
         decoded = DECODED.set({})  # each event decoded once for the batch's folds (``baton.events.names``)
         try:
             self._apply(routed, runs, docs, dirty)
@@ -611,17 +627,11 @@ class ProjectionRunner:
     def _apply(self, routed: list[tuple[Event, list[tuple[Any, tuple[str, str]]]]],
                runs: dict[tuple[str, str], list[Event]], docs: dict[tuple[str, str], Doc | None],
                dirty: set[tuple[str, str]]) -> None:
-        """``fold``'s second pass: each event to the projections it touches, in
-        order, and then each run of one document's events to a projection
-        that folds them at once (``apply_all``)."""
+        """``fold``'s second pass: each event to the projections that fold it
+        alone (``apply``), in order, and then each run of one document's
+        events to a projection that folds them at once (``apply_all``)."""
         for event, touched in routed:
             for apply, slot in touched:
-                if apply is None:  # folded below, with the slot's other events of the batch
-                    run = runs.get(slot)
-                    if run is None:
-                        run = runs[slot] = []
-                    run.append(event)
-                    continue
                 docs[slot] = apply(slot[1], docs[slot], event)
                 dirty.add(slot)
         folders: dict[str, Any] = {}  # per projection: its ``apply_all``, bound once
