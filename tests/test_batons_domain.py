@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from baton.domain import batons as batons_module
 from baton.domain.baton_payload import BatonPayload, handoff_payload_for_baton, parse_payload
 from baton.domain.batons import (
     HANDOFF_HEADING,
@@ -109,6 +112,18 @@ def test_every_encoded_part_is_a_safe_file_name_component(value):
 @given(st.text(min_size=1, max_size=100), st.text(min_size=1, max_size=100))
 def test_encoding_is_deterministic(owner, branch):
     assert context_key(owner, branch) == context_key(owner, branch)
+
+
+@given(st.text(max_size=60))
+def test_a_remembered_encoding_is_what_encodeuricomponent_gives(value):
+    first = batons_module._encode_uri_component(value)
+    assert batons_module._encode_uri_component(value) == first == quote(value, safe="-_.!~*'()")
+
+
+def test_the_remembered_encodings_stay_bounded():
+    for n in range(batons_module._ENCODED_KEPT + 10):
+        batons_module._encode_uri_component(f"branch-{n}")
+    assert 0 < len(batons_module._ENCODED) <= batons_module._ENCODED_KEPT
 
 
 # -- eligibility ------------------------------------------------------------------------
