@@ -23,7 +23,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -34,7 +33,6 @@ pytestmark = [
 
 WRITER = r"""
 import os, sys, time
-from pathlib import Path
 from baton.ledger import EventDraft, Ledger
 
 ledger = Ledger(Path(sys.argv[1]), "w1", fsync="always")
