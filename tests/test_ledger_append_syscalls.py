@@ -33,6 +33,7 @@ pytestmark = [
 
 WRITER = r"""
 import os, sys, time
+from pathlib import Path
 from baton.ledger import EventDraft, Ledger
 
 ledger = Ledger(Path(sys.argv[1]), "w1", fsync="always")
