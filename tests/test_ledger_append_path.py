@@ -7,6 +7,7 @@ unseen."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 
 import pytest
@@ -80,6 +81,52 @@ def test_a_lock_file_replaced_between_locks_is_opened_again(tmp_path):
         with pytest.raises(LedgerBusy):
             with first.locked(wait=0.1):
                 pass  # pragma: no cover
+
+
+def _rename_aside(baton):
+    os.rename(baton / "ledger.lock", baton / "ledger.lock.moved")
+    (baton / "ledger.lock").write_bytes(b"")
+
+
+def _replace(baton):
+    (baton / "lock.new").write_bytes(b"")
+    os.replace(baton / "lock.new", baton / "ledger.lock")
+
+
+def _delete(baton):
+    (baton / "ledger.lock").unlink()
+
+
+def _move_project_and_copy_it_back(baton):
+    project = baton.parent
+    moved = project.with_name("moved")
+    os.rename(project, moved)
+    shutil.copytree(moved, project)
+
+
+@pytest.mark.parametrize("change", [_rename_aside, _replace, _delete, _move_project_and_copy_it_back])
+def test_a_writer_that_waits_as_long_as_it_takes_locks_the_file_the_lock_path_names_now(tmp_path, change):
+    """The blocking lock of a long-lived writer (``locked()`` without
+    ``wait``: every append that waits its turn) takes its kept descriptor
+    and then checks, with a ``stat`` of the lock file's path, that the path
+    still names the file it locked: here it does not (renamed aside,
+    replaced, deleted, or the whole project moved away and copied back),
+    so it locks the file the path names now, the one every other writer
+    locks. Without that ``stat`` it would lock the old file and exclude no
+    one (the kept descriptor's file still exists, or is only unlinked)."""
+    baton = tmp_path / "project" / ".baton"
+    first = Ledger(baton, "w1", fsync="never")
+    append(first, 0)
+    append(first, 1)
+    change(baton)
+    with first.locked() as txn:
+        with pytest.raises(LedgerBusy):
+            with Ledger(baton, "w2", fsync="never").locked(wait=0.1):
+                pass  # pragma: no cover - the old file's lock would exclude no one
+        txn.append([note(2)])
+    events = Ledger(baton, "reader").read_all()
+    assert [e.data["n"] for e in events if e.writer == "w1"] == [0, 1, 2]
+    assert verify_ledger(first.ledger_dir).ok
 
 
 def test_a_forked_child_does_not_share_its_parent_s_lock(tmp_path):
