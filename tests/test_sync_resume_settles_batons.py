@@ -4,26 +4,34 @@
 Alice (clone ``a``) hands her ready handoff on to her next session; Bob (clone ``b``) resumes
 it by hand. Whether or not ``b`` had the baton when Bob resumed, Alice's next session start
 receives no baton and is told once, in one line, that the handoff was taken up elsewhere.
+
+A resume and a baton compare at their events' own precision (microseconds), so a resume made
+in the same second as the baton was left, after it, settles it, and one made before it (the
+handoff handed on again on purpose) does not.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
 
+from baton.app import Baton
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team
 from tests.test_batons_supersede_handoff import HERE, ready_handoff
 from tests.test_sync_baton_owners import as_user
 
 
-def _next_second() -> None:
-    """Wait for the clock's next whole second: the handoff record keeps its resume time to the
-    second, and a resume in the same second as the baton counts as made before it."""
-    start = int(time.time())
-    while int(time.time()) == start:
-        time.sleep(0.05)
+@pytest.fixture
+def one_second(monkeypatch):
+    """Every ``baton`` run in this process reads a wall clock that stays inside one whole second,
+    a microsecond further at each reading: every event the test makes falls in that second, in
+    the order the test makes them."""
+    start = (time.time_ns() // 10**9 + 1) * 10**9
+    ticks = itertools.count()
+    monkeypatch.setitem(Baton.open.__func__.__kwdefaults__, "clock", lambda: start + next(ticks) * 1000)
 
 
 def test_a_resume_on_another_clone_that_had_the_baton_settles_it_here(capsys, tmp_path):
@@ -55,7 +63,6 @@ def test_a_resume_made_apart_on_a_clone_without_the_baton_settles_it_at_the_next
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")
     run_json(capsys, a, "session", "handoff", "--from", handoff_id, *HERE)  # b never sees it before the resume
-    _next_second()
     run_json(capsys, b, "resume", handoff_id, "--mark-resumed", "--session", "bob-1")
     run_json(capsys, b, "sync")
     run_json(capsys, a, "sync")
@@ -65,3 +72,39 @@ def test_a_resume_made_apart_on_a_clone_without_the_baton_settles_it_at_the_next
     (told,) = [n for n in brief["notices"] if "Taken up elsewhere" in n]
     assert handoff_id in told and "another clone" in told
     assert run_json(capsys, a, "session", "handoff", "--all")["items"] == []
+
+
+def test_a_resume_made_apart_in_the_same_second_after_the_baton_was_left_settles_it(capsys, tmp_path, one_second):
+    _remote, a, b = make_team(tmp_path)
+    as_user(a, "alice@example.com")
+    as_user(b, "bob@example.com")
+    handoff_id = ready_handoff(capsys, a)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    left = run_json(capsys, a, "session", "handoff", "--from", handoff_id, *HERE)  # b never sees it
+    run_json(capsys, b, "resume", handoff_id, "--mark-resumed", "--session", "bob-1")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    resumed = run_json(capsys, a, "handoff", "show", handoff_id)
+
+    brief = run_json(capsys, a, "bootstrap", "--session-id", "a-2", *HERE)
+    assert resumed["handoff"]["resumed_at"][:19] == left["handoff"]["createdAt"][:19]  # the scene: one second
+    assert brief["handoff"] is None and brief["claimed"] is False
+    assert [n for n in brief["notices"] if "Taken up elsewhere" in n and handoff_id in n]
+
+
+def test_a_handoff_resumed_elsewhere_then_handed_on_again_in_the_same_second_is_delivered(capsys, tmp_path,
+                                                                                           one_second):
+    _remote, a, b = make_team(tmp_path)
+    as_user(a, "alice@example.com")
+    as_user(b, "bob@example.com")
+    handoff_id = ready_handoff(capsys, a)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, b, "resume", handoff_id, "--mark-resumed", "--session", "bob-1")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    run_json(capsys, a, "session", "handoff", "--from", handoff_id, *HERE)  # on purpose, after the resume
+
+    brief = run_json(capsys, a, "bootstrap", "--session-id", "a-2", *HERE)
+    assert brief["claimed"] is True and brief["handoff"]["id"] == handoff_id

@@ -23,6 +23,7 @@ from baton.domain.aggregates.baton import BatonKey
 from baton.domain.batons import DISMISSED, RESUMED_VIA, BatonRecord, baton_key
 from baton.domain.taken_up import settled_by_resume, taken_up_before
 from baton.ledger.clock import rfc3339_micros
+from baton.projections.handoffs import resumed_at
 from baton.values import replace
 
 if TYPE_CHECKING:
@@ -63,11 +64,16 @@ def settle_carrying(scope: "WriteScope", handoff_id: str, *, session: str | None
 
 def taken_up_here(scope: "WriteScope", state: BatonKey) -> bool:
     """Whether the key's current baton, pending, carries a handoff resumed after it was left
-    (``taken_up_before``, on the handoff's record as the index holds it under the lock)."""
-    current = state.current
-    if current is None or not current.pending or "handoffs" not in scope.runner.by_name:
+    (``taken_up_before``, on the handoff's record and its newest resume's time as the index holds
+    them under the lock)."""
+    return taken_up_in(scope.runner, state.current)
+
+
+def taken_up_in(runner, current: BatonRecord | None) -> bool:
+    """``taken_up_here`` on any runner's index (a peek reads it without the lock: it decides nothing)."""
+    if current is None or not current.pending or "handoffs" not in runner.by_name:
         return False
-    return taken_up_before(current, scope.runner.get("handoffs", current.id))
+    return taken_up_before(current, runner.get("handoffs", current.id), resumed_at(runner.db, current.id))
 
 
 def settle_taken_up(scope: "WriteScope", state: BatonKey, *, session: str | None) -> BatonRecord:

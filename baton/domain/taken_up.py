@@ -20,8 +20,12 @@ work. The rule, pure (the baton and the handoff's record are parameters):
   handoff resumed *after* it was left: it is dismissed the same way instead of
   claimed. A handoff resumed *before* the baton was left was handed on again on
   purpose (``--from`` of a resumed handoff) and is delivered. Times compare at
-  the handoff record's precision, whole seconds: a resume in the same second
-  as the baton counts as before it;
+  the events' own precision, microseconds: the newest ``handoff.resumed``
+  event's ``at`` (the handoff index's ``resumed``) against the baton's
+  ``createdAt`` (its ``baton.created`` event's ``at``), so a resume in the same
+  second as the baton, after it, still settles it; only without the precise
+  time (an index written before it was kept) do the record's whole seconds
+  decide, a resume in the baton's second counting as before it;
 - **told once** (``baton.domain.batons.taken_up_notices``, beside the other
   notices a session start reads, so a start loads no module for it): the
   next session start of the baton's owner (or of whoever left it; every
@@ -43,11 +47,17 @@ def settled_by_resume(current: BatonRecord | None, handoff_id: str) -> bool:
     return current is not None and current.pending and current.id == handoff_id
 
 
-def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None) -> bool:
+_MICROS = len("2026-09-02T14:31:07.123456Z")
+
+
+def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None, resumed: str | None = None) -> bool:
     """Whether the pending baton ``record`` met at a session start carries a handoff resumed
-    after the baton was left (``handoff``: its record as the handoff index holds it)."""
+    after the baton was left (``handoff``: its record as the handoff index holds it; ``resumed``:
+    its newest ``handoff.resumed`` event's ``at``, microseconds, when the index holds it)."""
     if not record.pending or not isinstance(handoff, Mapping) or handoff.get("status") != "resumed":
         return False
+    if isinstance(resumed, str) and len(resumed) == _MICROS and len(record.created_at) == _MICROS:
+        return resumed > record.created_at
     resumed_at = handoff.get("resumed_at")
     if not isinstance(resumed_at, str) or len(resumed_at) < 19 or len(record.created_at) < 19:
         return False
