@@ -13,7 +13,9 @@ handoff handed on again on purpose) does not.
 from __future__ import annotations
 
 import itertools
+import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +110,64 @@ def test_a_handoff_resumed_elsewhere_then_handed_on_again_in_the_same_second_is_
 
     brief = run_json(capsys, a, "bootstrap", "--session-id", "a-2", *HERE)
     assert brief["claimed"] is True and brief["handoff"]["id"] == handoff_id
+
+
+def _left_here_resumed_there(capsys, tmp_path) -> tuple[Path, str]:
+    """Alice leaves a baton on clone ``a`` (for herself on its branch, as git names them); Bob, on ``b``, never sees it and resumes its handoff
+    after; both sync. Returns (a, the handoff id)."""
+    _remote, a, b = make_team(tmp_path)
+    as_user(a, "alice@example.com")
+    as_user(b, "bob@example.com")
+    handoff_id = ready_handoff(capsys, a)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "session", "handoff", "--from", handoff_id)
+    run_json(capsys, b, "resume", handoff_id, "--mark-resumed", "--session", "bob-1")
+    run_json(capsys, b, "sync")
+    return a, handoff_id
+
+
+def test_bootstrap_peek_shows_the_taken_up_notice_a_start_would_give_instead_of_the_baton(capsys, tmp_path):
+    a, handoff_id = _left_here_resumed_there(capsys, tmp_path)
+    run_json(capsys, a, "sync")
+    peeked = run_json(capsys, a, "bootstrap", "--peek", "--session-id", "a-2")
+    started = run_json(capsys, a, "bootstrap", "--session-id", "a-2")
+
+    assert peeked["handoff"] is None and peeked["claimed"] is False and peeked["peek"] is True
+    assert _taken_up(peeked) == _taken_up(started) and handoff_id in _taken_up(peeked)[0]
+
+
+def _taken_up(brief) -> list[str]:
+    """The brief's "Taken up elsewhere" lines, their set-aside time (the reading's) left out."""
+    return [re.sub(r"set aside at \S+Z", "set aside at T", n) for n in brief["notices"] if "Taken up elsewhere" in n]
+
+
+def test_bootstrap_peek_of_a_taken_up_baton_appends_nothing_and_leaves_it_to_the_start(capsys, tmp_path):
+    a, handoff_id = _left_here_resumed_there(capsys, tmp_path)
+    run_json(capsys, a, "sync")
+    before = [p.read_bytes() for p in sorted((a / ".baton" / "ledger").glob("*.jsonl"))]
+
+    run_json(capsys, a, "bootstrap", "--peek", "--session-id", "a-2")
+
+    assert [p.read_bytes() for p in sorted((a / ".baton" / "ledger").glob("*.jsonl"))] == before
+    started = run_json(capsys, a, "bootstrap", "--session-id", "a-2")
+    assert [n for n in started["notices"] if "Taken up elsewhere" in n and handoff_id in n]
+
+
+def test_session_handoff_shows_no_baton_but_the_taken_up_line_for_one_a_start_would_dismiss(capsys, tmp_path):
+    a, handoff_id = _left_here_resumed_there(capsys, tmp_path)
+    run_json(capsys, a, "sync")
+
+    shown = run_json(capsys, a, "session", "handoff")
+    text = run(capsys, a, "session", "handoff")[1]
+
+    assert shown["handoff"] is None and handoff_id in shown["takenUp"]
+    assert text.startswith("Taken up elsewhere") and "No active session handoff" in text
+
+
+def test_sync_does_not_announce_a_baton_waiting_whose_handoff_the_import_shows_resumed(capsys, tmp_path):
+    a, _handoff_id = _left_here_resumed_there(capsys, tmp_path)
+
+    synced = run_json(capsys, a, "sync")
+
+    assert synced["imported"] and synced["waiting"] is None
