@@ -376,8 +376,10 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         # a remote of another project: refused before anything is imported or pushed
         files = LocalFeeds(project, ReadCount()).names()
-        check_remote_project(repo, remote_feeds, {*base_feeds, *files},
-                             project.config.project_id, accept_project, url, ref.decode(), count)
+        # held: the feeds this clone's files hold, not those its ref only carries (a plain `git fetch`
+        # of a teammate's ref puts feeds there that this clone never imported nor checked)
+        check_remote_project(repo, remote_feeds, files, project.config.project_id, accept_project, url,
+                             ref.decode(), count)
         # this clone's own ref holding another project's feeds: never published
         check_own_ref(repo, base_feeds, files, project.config.project_id, accept_project, ref.decode(), count)
         work = Round.start(project, repo, count, base_feeds, remote_feeds, load_state(project, ref.decode()),
