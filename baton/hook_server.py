@@ -65,7 +65,16 @@ from baton.domain.handoff import converter, prepare_record_model
 from baton.domain.identifiers import screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_payload, redact_strings
 from baton.domain.regexes import LazyPattern
-from baton.launch import ACCEPTED, DECLINED, PROTOCOL, RELAYED, SPAWN_INTERVAL, installation_key, private_folder
+from baton.launch import (
+    ACCEPTED,
+    DECLINED,
+    FORWARDED,
+    PROTOCOL,
+    RELAYED,
+    SPAWN_INTERVAL,
+    installation_key,
+    private_folder,
+)
 
 IDLE_SECONDS = 3600.0
 """How long the server waits for a request before it ends (``BATON_HOOK_SERVER_IDLE`` overrides)."""
@@ -592,8 +601,16 @@ def parse_request(body: bytes) -> Request:
 def run_spare(channel: socket.socket) -> None:
     """A spare child: wait for the request the server hands over, become the
     relaying process and run the command line; never returns. The server
-    closing the channel first (it ended) ends the spare."""
+    closing the channel first (it ended) ends the spare.
+
+    The signals a relaying process forwards (``launch.FORWARDED``: Ctrl-C, a harness's
+    cancel) are held, blocked, until the command is about to run (``run_child``): the
+    relaying process learns this child's pid as soon as the server has handed the request
+    over, and may forward a Ctrl-C before this child has even read it. Taken here, it would
+    end the spare with no answer (the relaying process then exits 0, the command never
+    run); held, it interrupts the command as soon as it starts (``baton: interrupted``, 130)."""
     try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         if not select.select([channel], [], [], PREFAULT_AFTER)[0]:
@@ -703,9 +720,13 @@ def run_child(fds: list[int], request: Request, answer: Answer, caller: int) -> 
         time.tzset()
         sys.argv = [os.fsdecode(request.program), *map(os.fsdecode, request.words)]
         _standard_streams(request.streams)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)  # one forwarded meanwhile is taken now (run_spare)
         importlib.import_module("baton.cli").run(report=answer)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    except KeyboardInterrupt:  # forwarded before the command's own handling began: its answer all the same
+        code = 130
+        print("baton: interrupted", file=sys.stderr)
     except BaseException:  # noqa: BLE001 - a child never returns into the server's loop
         code = 1
         traceback.print_exc()  # what the interpreter prints for an exception nothing caught

@@ -62,7 +62,11 @@ def run() -> None:
     if words[:1] and words[0] in RELAYED and os.environ.get(SERVER_ENV) != "0" and piped():
         address = socket_path()
         if address is not None:
-            status = relay(address, words)
+            try:
+                status = relay(address, words)
+            except KeyboardInterrupt:  # Ctrl-C while no server took it yet: the command line's own answer
+                os.write(2, b"baton: interrupted\n")
+                os._exit(130)
             if status is not None:
                 os._exit(status)
             start_server(address)
@@ -159,7 +163,13 @@ def request(words: list[str]) -> bytes:
 def relay(address: str, words: list[str]) -> int | None:
     """Hand the hook to the server at ``address`` and wait for it: the hook's
     exit status, or None when no server took it (then it runs here). Once the
-    server has taken it, it is never run here as well."""
+    server has taken it, it is never run here as well.
+
+    A signal meant for this process (Ctrl-C, a harness's cancel: ``FORWARDED``) reaches the
+    command wherever it lands: one that arrives before the server has said which child runs
+    the command is held, and forwarded once it has (the child holds it until the command
+    runs: ``hook_server.run_spare``); when no server takes the command, the handlers are put
+    back and a held signal is raised again here, where the command then runs."""
     if not private_folder(os.path.dirname(address)):
         return None
     try:
@@ -167,6 +177,16 @@ def relay(address: str, words: list[str]) -> int | None:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except (OSError, ValueError):
         return None
+    held: list[int] = []
+    child = [0]
+
+    def on_signal(signum: int, frame: object) -> None:
+        if child[0]:
+            _forward(child[0], signum)
+        else:
+            held.append(signum)
+
+    previous = {signum: _signal.signal(signum, on_signal) for signum in FORWARDED}
     try:
         sock.settimeout(CONNECT_WAIT)
         sock.connect(address)
@@ -174,19 +194,30 @@ def relay(address: str, words: list[str]) -> int | None:
         sent = sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(message):
             sock.sendall(message[sent:])
-        if sock.recv(1) != ACCEPTED:
-            return None
+        taken = sock.recv(1) == ACCEPTED
     except OSError:
+        taken = False
+    if not taken:
         sock.close()
+        _restore(previous, held)
         return None
     sock.settimeout(None)
-    child = _number(sock)
-    if child:  # a signal meant for this process (Ctrl-C, a harness's cancel) reaches the command
-        for signum in FORWARDED:
-            _signal.signal(signum, lambda signum, frame: _forward(child, signum))
+    child[0] = _number(sock) or 0
+    if not child[0]:  # the server went away before naming the child: nothing to forward to
+        _restore(previous, held)
+    for signum in held if child[0] else ():
+        _forward(child[0], signum)
     status = _number(sock)
     sock.close()
     return 0 if status is None else status & 0xFF
+
+
+def _restore(previous: dict[int, object], held: list[int]) -> None:
+    """Put back the handlers ``relay`` replaced, then raise here each signal it held."""
+    for signum, handler in previous.items():
+        _signal.signal(signum, _signal.SIG_DFL if handler is None else handler)
+    for signum in held:
+        os.kill(os.getpid(), signum)
 
 
 def _number(sock: "_socket.socket") -> int | None:

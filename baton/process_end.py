@@ -45,7 +45,8 @@ EPIPE), over a writer that turns EPIPE into the end of that stream (its
 descriptor then points at /dev/null, so nothing else written there fails
 either); a stream replaced before (a test's capture) is left alone. A
 streamed listing (``baton log``) asks ``output_gone`` and stops reading once
-nobody reads it. Here rather than in a module of its own: it runs in every
+nobody reads it. A note about the text (``the newest 50 … shown``), said on
+stderr after it, is left out when nobody reads that text: ``note_unread``. Here rather than in a module of its own: it runs in every
 hook, and a module costs each one (tests/test_hook_path_imports.py).
 """
 
@@ -179,6 +180,21 @@ def output_gone() -> bool:
     """Whether standard output's reader has gone (only known of a guarded pipe)."""
     end = _guarded.get(1)
     return end is not None and end.gone
+
+
+def note_unread() -> bool:
+    """Whether a note about the text just printed on standard output (the ``newest 50`` of a
+    listing) would reach nobody reading that text: its reader has gone (``output_gone``), or
+    the text goes to a program through a pipe while the note would go to a terminal (``baton
+    log | head -1``: the person at the terminal reads the program's output, not this text, and
+    the note would land after it, or after the program ended). A note to a file, to a terminal
+    beside the text, or down a pipe of its own (a harness reading both streams) is read."""
+    if output_gone():
+        return True
+    try:
+        return _is_pipe(sys.stdout.fileno()) and sys.stderr.isatty()
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False  # a stream replaced by the caller (a test's capture): it reads what it asked for
 
 
 def _is_pipe(fd: int) -> bool:

@@ -212,19 +212,35 @@ def test_a_relayed_session_command_answers_as_in_its_own_process(tmp_path, runti
     assert relayed.stderr == own.stderr.replace(str(mine), str(other))
 
 
+def _served(runtime: Path) -> int:
+    """How many commands the server in ``runtime`` has taken, as its lock file says (``_record``):
+    it counts one once it has told the relaying process which child runs it."""
+    sock = _socket(runtime)
+    try:
+        return int(Path(f"{sock}.lock").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _relayed_and_waiting(repo: Path, runtime: Path, words: list[str]) -> subprocess.Popen:
-    """A relay the server took, still running (its standard input stays open). On a
-    loaded machine the server may not take a request within the relay's connect wait
-    (the relay then exits NOT_RELAYED, and a hook would run in its own process): ask again."""
+    """A relay the server took, still running (its standard input stays open): returned once
+    the server counts it taken, so a signal sent to it now goes through the relay's forwarding,
+    however late each process is scheduled. On a loaded machine the server may not take a
+    request within the relay's connect wait (the relay then exits NOT_RELAYED, and a hook would
+    run in its own process): ask again."""
     for _ in range(10):
+        before = _served(runtime)
         waiting = subprocess.Popen([sys.executable, "-c", RELAY, *words], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo, env=_env(runtime),
                                    text=True)
-        time.sleep(1.0)  # the child reads its standard input, which stays open
-        if waiting.poll() != NOT_RELAYED:
+        deadline = time.monotonic() + 120
+        while waiting.poll() is None and _served(runtime) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if waiting.poll() is None and _served(runtime) > before:
             return waiting
         waiting.stdin.close()
         waiting.communicate()
+        assert waiting.returncode == NOT_RELAYED, waiting.returncode
     raise AssertionError("the server never took the relayed command")
 
 
@@ -681,3 +697,69 @@ def test_a_server_that_ends_cleanly_leaves_the_socket_of_a_server_that_took_over
         for server in servers:
             server.terminate()
             server.wait(timeout=30)
+
+
+def _signal_state(pid: int, field: str, signum: int) -> bool:
+    """Whether ``signum`` is set in the ``field`` mask (``SigCgt``: caught; ``SigBlk``: blocked; ``ShdPnd``:
+    pending) of ``pid``."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return False
+
+
+def _until(condition, what: str) -> None:
+    deadline = time.monotonic() + 120
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+@REAL_SERVERS
+def test_ctrl_c_forwarded_before_the_child_has_read_the_command_interrupts_it(repo, runtime):
+    server = _start_server(runtime, repo.parent)
+    _until(lambda: Path(f"/proc/{server}/task/{server}/children").read_text().split(), "no spare child")
+    spare = int(Path(f"/proc/{server}/task/{server}/children").read_text().split()[0])
+    _until(lambda: _signal_state(spare, "SigBlk", signal.SIGINT), "the spare child never held the interrupt")
+    os.kill(spare, signal.SIGSTOP)  # the child the server hands the command to, not yet scheduled
+    try:
+        before = _served(runtime)
+        waiting = subprocess.Popen([sys.executable, "-c", RELAY, "session", "end", "s1", "--handoff-input", "-"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo,
+                                   env=_env(runtime), text=True)
+        _until(lambda: _served(runtime) > before, "the server never took the relayed command")
+        waiting.send_signal(signal.SIGINT)
+        _until(lambda: _signal_state(spare, "ShdPnd", signal.SIGINT), "the interrupt never reached the child")
+    finally:
+        os.kill(spare, signal.SIGCONT)
+    try:
+        waiting.wait(timeout=60)
+        err = waiting.stderr.read()
+    finally:
+        waiting.kill()
+        waiting.stdin.close()
+    assert waiting.returncode == 130, err
+    assert err == "baton: interrupted\n"
+    assert "session.ended" not in _events(repo)
+
+
+@REAL_SERVERS
+def test_ctrl_c_while_no_server_takes_the_command_yet_ends_baton_as_interrupted(repo, runtime):
+    server = _start_server(runtime, repo.parent)
+    os.kill(server, signal.SIGSTOP)  # it takes nothing: the relay waits, then gives up
+    try:
+        waiting = subprocess.Popen([str(BATON), "session", "end", "s1", "--handoff-input", "-"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo,
+                                   env=_env(runtime), text=True)
+        _until(lambda: waiting.poll() is not None or _signal_state(waiting.pid, "SigCgt", signal.SIGHUP),
+               "the relay never began")
+        waiting.send_signal(signal.SIGINT)
+        waiting.wait(timeout=60)
+    finally:
+        os.kill(server, signal.SIGCONT)  # it then takes the request it holds and closes the streams sent with it
+        if waiting.poll() is None:
+            waiting.kill()
+    _, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 130, err
+    assert err == "baton: interrupted\n"
+    assert "session.ended" not in _events(repo)

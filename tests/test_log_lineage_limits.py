@@ -6,6 +6,11 @@ every event or handoff it ever held."""
 from __future__ import annotations
 
 import json
+import os
+import pty
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +150,58 @@ def test_a_negative_lineage_limit_is_a_usage_error(capsys, chain):
     root, _ids = chain
     code, out, err = run(capsys, root, "lineage", "--limit", "-1")
     assert (code, out) == (2, "") and "--limit must be a positive number of handoffs, or 0" in err
+
+
+# -- the note, when a program reads the text ------------------------------------------------------
+
+def _at_a_terminal(command: str, cwd: Path) -> tuple[str, str]:
+    """``command`` (a shell line) run as at a terminal: its standard error is a terminal (a
+    pseudo-terminal), its standard output the shell's pipe; returns (stdout, what reached the terminal)."""
+    main, side = pty.openpty()
+    try:
+        r = subprocess.run(["bash", "-c", f"set -o pipefail; {command}"], stdout=subprocess.PIPE, stderr=side,
+                           cwd=cwd, timeout=120)
+        os.close(side)
+        side = -1
+        assert r.returncode == 0
+        told = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: the terminal's other side is closed and nothing is left to read
+                break
+            if not chunk:
+                break
+            told += chunk
+        return r.stdout.decode(), told.decode()
+    finally:
+        os.close(main)
+        if side >= 0:
+            os.close(side)
+
+
+BATON = f"{shlex.quote(sys.executable)} -m baton"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["log", "log --json", "handoff list", "handoff list --json", "lineage"])
+def test_a_listing_piped_into_head_at_a_terminal_prints_its_line_and_nothing_else(chain, command):
+    root, _ids = chain
+    out, told = _at_a_terminal(f"{BATON} {command} | head -1", root)
+    assert len(out.splitlines()) == 1
+    assert told == ""
+
+
+@pytest.mark.slow
+def test_a_listing_redirected_to_a_file_at_a_terminal_still_says_what_it_left_out(chain, tmp_path):
+    root, _ids = chain
+    _out, told = _at_a_terminal(f"{BATON} log > {shlex.quote(str(tmp_path / 'log.txt'))}", root)
+    assert "the newest 50 events shown" in told and "--limit 0" in told
+
+
+@pytest.mark.slow
+def test_a_listing_whose_output_and_errors_are_both_pipes_says_what_it_left_out(chain):
+    root, _ids = chain
+    r = subprocess.run([sys.executable, "-m", "baton", "handoff", "list"], capture_output=True, text=True, cwd=root,
+                       timeout=120)
+    assert r.returncode == 0 and "the newest 50 of 60 handoffs shown" in r.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -174,3 +175,55 @@ def test_when_the_repaired_clone_synced_first_the_kept_one_merges_with_accept_pr
     assert run_json(capsys, kept, "sync", "--accept-project", named)["imported"]
     assert run_json(capsys, kept, "sync")["refused"] == []
     assert run(capsys, kept, "verify")[0] == 0
+
+
+# -- a ledger ref that came by a plain `git fetch` ------------------------------------------------
+
+def _fetched_with_git(clone: Path) -> None:
+    """``git fetch origin refs/baton/ledger:refs/baton/ledger`` in ``clone``, as a person might
+    (not ``baton sync``): the ref's feeds are on this clone's ref, none in its files."""
+    subprocess.run(["git", "-C", str(clone), "fetch", "-q", "origin", f"{REF.decode()}:{REF.decode()}"],
+                   capture_output=True, text=True, check=True)
+
+
+def test_accept_project_merges_a_remote_whose_ledger_ref_this_clone_fetched_with_git(capsys, tmp_path):
+    remote, a, _b = make_team(tmp_path)
+    _checkpoint(capsys, a, "the team's work")
+    run_json(capsys, a, "sync")
+    other = _other_project(tmp_path)
+    set_remote(other, str(remote))
+    _fetched_with_git(other)
+
+    result = run_json(capsys, other, "sync", "--accept-project", _project_id(a))
+
+    assert result["imported"] and result["pushed"]
+    assert run_json(capsys, other, "sync")["refused"] == []
+    assert run(capsys, other, "verify")[0] == 0
+
+
+def test_a_remote_of_another_project_whose_ref_was_fetched_with_git_is_refused_naming_the_way_to_merge(
+        capsys, tmp_path):
+    remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    other = _other_project(tmp_path)
+    set_remote(other, str(remote))
+    _fetched_with_git(other)
+    before = _feeds(other)
+
+    code, out, _err = run(capsys, other, "sync", "--json")
+
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_other_project")
+    assert error["details"]["remote_project_ids"] == [_project_id(a)] and "--accept-project" in error["message"]
+    assert _feeds(other) == before
+
+
+def test_a_teammates_clone_whose_ledger_ref_was_fetched_with_git_syncs_as_before(capsys, tmp_path):
+    _remote, a, b = make_team(tmp_path)
+    _checkpoint(capsys, a, "a's work")
+    run_json(capsys, a, "sync")
+    _fetched_with_git(b)
+
+    result = run_json(capsys, b, "sync")
+
+    assert result["imported"] and result["pushed"]

@@ -19,7 +19,7 @@ import orjson
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
-from baton.process_end import output_gone
+from baton.process_end import note_unread, output_gone
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -90,7 +90,8 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
     output. A failure while reading (a damaged feed) leaves the lines
     already read printed, then goes to ``print_failure`` as any other. Once
     the reader of standard output has gone (``baton.process_end``), nothing
-    more is read. Then, without ``--json``, the result's ``after_note()`` (when it has one) on stderr."""
+    more is read. Then, without ``--json``, the result's ``after_note()`` (when it has one) on stderr,
+    unless nobody reads the lines (``process_end.note_unread``: ``baton log | head -1``)."""
     policy = _policy(args)
     if args.json:
         lines = (screened_json_line(line, policy) for line in result.json_line_iter())
@@ -112,7 +113,7 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
     if batch:
         sys.stdout.write("\n".join(batch) + "\n")
     after = getattr(result, "after_note", None)
-    note = after() if after is not None and not args.json and not output_gone() else None
+    note = after() if after is not None and not args.json and not note_unread() else None
     if note:  # the result's word about the lines just printed (``baton log``: how many the limit left out)
         sys.stdout.flush()
         print(f"baton: {screen_text(note, policy)}", file=sys.stderr)
@@ -125,7 +126,8 @@ def _policy(args: argparse.Namespace) -> RedactionPolicy:
 def print_result(args: argparse.Namespace, result: Any) -> None:
     """A handler's result: its JSON (``--json``), else its text. A result's
     ``problem`` (a hook's one line) goes to stderr first; a ``Noted`` result's
-    note goes to stderr after the text (not with ``--json``).
+    note goes to stderr after the text (not with ``--json``, nor when nobody reads the
+    text: ``process_end.note_unread``).
 
     A text rendering that is the JSON answer itself (``lineage --format
     json``) is screened as a document, string by string, exactly as
@@ -155,7 +157,7 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
         print(text)
     elif text:
         print(screen_text(text, _policy(args)))
-    if note:  # a handler's word about the text just printed (``handoff list``: how many were left out)
+    if note and not note_unread():  # a word about the text just printed (``handoff list``: how many were left out)
         sys.stdout.flush()
         print(f"baton: {screen_text(note, _policy(args))}", file=sys.stderr)
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from baton.commands.batons import as_taken_up, taken_up_in
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
-from baton.domain.batons import DISMISSED, RESUMED_VIA, BatonRecord, baton_key
-from baton.domain.taken_up import settled_by_resume, taken_up_before
-from baton.ledger.clock import rfc3339_micros
-from baton.values import replace
+from baton.domain.batons import RESUMED_VIA, BatonRecord, baton_key
+from baton.domain.taken_up import settled_by_resume
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
@@ -63,11 +62,8 @@ def settle_carrying(scope: "WriteScope", handoff_id: str, *, session: str | None
 
 def taken_up_here(scope: "WriteScope", state: BatonKey) -> bool:
     """Whether the key's current baton, pending, carries a handoff resumed after it was left
-    (``taken_up_before``, on the handoff's record as the index holds it under the lock)."""
-    current = state.current
-    if current is None or not current.pending or "handoffs" not in scope.runner.by_name:
-        return False
-    return taken_up_before(current, scope.runner.get("handoffs", current.id))
+    (``batons.taken_up_in``, on the index as it stands under the lock)."""
+    return taken_up_in(scope.runner, state.current)
 
 
 def settle_taken_up(scope: "WriteScope", state: BatonKey, *, session: str | None) -> BatonRecord:
@@ -78,5 +74,5 @@ def settle_taken_up(scope: "WriteScope", state: BatonKey, *, session: str | None
     assert current is not None  # taken_up_here: it is pending
     decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(current.id, via=RESUMED_VIA))
     record_events(scope, decided, version=state.version, session=session)
-    return replace(current, status=DISMISSED, ended_via=RESUMED_VIA,
-                   ended_at=rfc3339_micros(scope.project.clock()), ended_by_writer=scope.project.writer)
+    return as_taken_up(scope.project, current)
+

@@ -6,10 +6,10 @@ is a baton.
 
 from __future__ import annotations
 
-from baton.commands.batons import claim_told, peek_at_start, pending_batons
+from baton.commands.batons import as_taken_up, claim_told, peek_at_start, pending_batons, taken_up_in
 from baton.commands.feed_vouch import baton_vouch
 from baton.commands.identity import SessionContext, context_of
-from baton.domain.batons import BatonRecord, render_baton_markdown, shown_name, unseen_lines
+from baton.domain.batons import BatonRecord, render_baton_markdown, shown_name, taken_up_notices, unseen_lines
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.feed_vouch import FeedVouch
 from baton.ledger.clock import rfc3339_micros
@@ -43,6 +43,10 @@ class ActiveBatonResult:
     """The baton comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
     withheld: str = ""
     """A baton from such a feed was withheld (signatures are required): the notice that says so."""
+    taken_up: str = ""
+    """The baton here carries a handoff resumed after it was left (on another clone, come by
+    ``baton sync``): a session start would dismiss it instead of receiving it, and this is the
+    line it would be told (``baton.domain.taken_up``); nothing is dismissed by looking."""
 
     def markdown(self) -> str | None:
         if self.record is None:
@@ -63,13 +67,15 @@ class ActiveBatonResult:
             out["feed"] = self.unverified.to_json()
         if self.withheld:
             out["withheld"] = self.withheld
+        if self.taken_up:
+            out["takenUp"] = self.taken_up
         return out
 
     def render(self) -> str:
         if self.record is None:
             said = f"No active session handoff for {shown_name(self.context.owner)} on {shown_name(self.context.branch)}"
-            if self.withheld:
-                said = f"{self.withheld}\n{said}"
+            if self.withheld or self.taken_up:
+                said = f"{self.withheld or self.taken_up}\n{said}"
             if not self.elsewhere:
                 said += "."
             else:
@@ -88,6 +94,10 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
     runner = project.reading()
     peek, own = peek_at_start(runner, ctx)
     withheld = ""
+    if peek is not None and taken_up_in(runner, peek.record):  # a start would dismiss it, not receive it
+        fresh = taken_up_notices([as_taken_up(project, peek.record)], owner=ctx.owner, told=(), writer=project.writer)
+        return ActiveBatonResult(ctx, None, elsewhere=len(pending_batons(runner)) - 1,
+                                 taken_up=fresh[0][1] if fresh else "")
     if peek is not None:
         unverified = baton_vouch(project, runner, peek.record)
         if unverified is None or not unverified.withheld:

@@ -30,11 +30,22 @@ can never overwrite a newer baton or deliver one twice.
 from __future__ import annotations
 
 from baton.commands.identity import DETACHED_BRANCH, SessionContext
-from baton.domain.batons import BatonRecord, baton_key, baton_stream, detached_left_notice, select_eligible
+from baton.domain.batons import (
+    DISMISSED,
+    RESUMED_VIA,
+    BatonRecord,
+    baton_key,
+    baton_stream,
+    detached_left_notice,
+    select_eligible,
+    taken_up_before,
+)
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere
+from baton.ledger.clock import rfc3339_micros
 from baton.projections.batons import baton_records
+from baton.projections.handoffs import resumed_at
 from baton.projections.sessions import sessions_named
-from baton.values import value_class
+from baton.values import replace, value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -175,3 +186,23 @@ def redacted_field(redaction: dict) -> str:
     rule = redaction.get("rule") or redaction.get("reason", "secret")
     flag, field = redaction.get("flag"), redaction.get("field", "?")
     return f"{flag} ({field}, {rule})" if flag else f"{field} ({rule})"
+
+
+def taken_up_in(runner, current: BatonRecord | None) -> bool:
+    """Whether ``current``, pending, carries a handoff resumed after it was left (another clone
+    resumed it apart, come by ``baton sync``: ``baton.domain.taken_up``), on the handoff's record
+    and its newest resume's time as ``runner``'s index holds them: a start dismisses such a baton
+    instead of claiming it (``baton_settle``, under the lock), and a peek shows it so."""
+    if current is None or not current.pending or "handoffs" not in runner.by_name:
+        return False
+    handoff = runner.get("handoffs", current.id)
+    if not isinstance(handoff, dict) or handoff.get("status") != "resumed":
+        return False  # the common case: one keyed read, no row query
+    return taken_up_before(current, handoff, resumed_at(runner.db, current.id))
+
+
+def as_taken_up(project: "Any", current: BatonRecord) -> BatonRecord:
+    """``current`` as a start here dismisses it now (``baton_settle.settle_taken_up``): what a peek
+    shows instead of the baton (``bootstrap --peek``, ``session handoff``), appending nothing."""
+    return replace(current, status=DISMISSED, ended_via=RESUMED_VIA,
+                   ended_at=rfc3339_micros(project.clock()), ended_by_writer=project.writer)

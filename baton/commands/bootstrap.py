@@ -31,7 +31,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from baton import gitinfo
-from baton.commands.batons import Peek, claimer_ended, peek_at_start, received_at_start, stored_baton
+from baton.commands.batons import (
+    Peek,
+    as_taken_up,
+    claimer_ended,
+    peek_at_start,
+    received_at_start,
+    stored_baton,
+    taken_up_in,
+)
 from baton.commands.identity import (
     DETACHED_BRANCH,
     FALLBACK_BRANCH,
@@ -754,9 +762,21 @@ class Start:
             notice = too_big_notice(self.session_id or "SESSION_ID", waiting.record.id, size, self.max_bytes,
                                     self.budget)
             return Offer(markdown, brief, self.gated(self.result(self.standard([notice]), extra=[notice])))
+        if self.flags["peek"] and self.before is None and _safely(
+                "the handoff's resume", self.notices, lambda: taken_up_in(self.runner, waiting.record), False):
+            told = self.taken_up_peeked(waiting.record)  # a start would dismiss it: shown as that start tells it
+            return Offer(markdown, brief, self.result(self.standard(told), extra=told))
         if self.flags["peek"] or self.before is not None:  # nothing to claim: the baton as it stands
             return Offer(markdown, brief, self.result(brief, waiting.record, markdown))
         return Offer(markdown, brief)
+
+    def taken_up_peeked(self, record: BatonRecord) -> list[str]:
+        """What a start would be told instead of ``record``, whose handoff was resumed after it
+        was left (``baton_settle.taken_up_in``): the line ``claim`` tells, read without the
+        dismissal, and nothing marked told (a peek appends and records nothing)."""
+        fresh = taken_up_notices([as_taken_up(self.project, record)], owner=self.ctx.owner,
+                                 told=_read_told(self.project), writer=self.project.writer)
+        return [notice for _, notice in fresh]
 
     def fit(self, waiting: Peek, freshness_of: FreshnessOf, carried_of: CarriedOf) -> tuple[str, AssembledBrief]:
         """The waiting baton's section (its freshness line, and its handoff's

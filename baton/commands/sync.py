@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from baton.commands import forget, forget_notices
+from baton.commands.batons import taken_up_in
 from baton.commands.identity import context_of
 from baton.commands.verify import stray_note
 from baton.domain.batons import select_eligible, shown_name
@@ -304,13 +305,16 @@ def imported_ahead(project: "Project", imported: dict[str, int]) -> list[tuple[s
 def waiting_baton(project: "Project") -> dict[str, Any] | None:
     """The pending baton the next session started in this clone would receive and claim
     (``select_eligible``: this owner's on this branch, else a shared one), or None. Read,
-    never claimed. Git's identity is read only when some baton is pending."""
-    pending = [record for record, _version in baton_records(project.reading().docs("batons")) if record.pending]
+    never claimed; not one whose handoff was resumed after it was left (the import brought the
+    resume: ``baton_settle.taken_up_in``), which that start dismisses instead. Git's identity is
+    read only when some baton is pending."""
+    runner = project.reading()
+    pending = [record for record, _version in baton_records(runner.docs("batons")) if record.pending]
     if not pending:
         return None
     context = context_of(project)
     found = select_eligible(pending, context.owner, context.branch)
-    if found is None:
+    if found is None or taken_up_in(runner, found):  # resumed since it was left: a start dismisses it
         return None
     return {"handoff_id": found.id, "owner": found.owner, "branch": found.branch, "shared": found.shared}
 
@@ -372,8 +376,10 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         # a remote of another project: refused before anything is imported or pushed
         files = LocalFeeds(project, ReadCount()).names()
-        check_remote_project(repo, remote_feeds, {*base_feeds, *files},
-                             project.config.project_id, accept_project, url, ref.decode(), count)
+        # held: the feeds this clone's files hold, not those its ref only carries (a plain `git fetch`
+        # of a teammate's ref puts feeds there that this clone never imported nor checked)
+        check_remote_project(repo, remote_feeds, files, project.config.project_id, accept_project, url,
+                             ref.decode(), count)
         # this clone's own ref holding another project's feeds: never published
         check_own_ref(repo, base_feeds, files, project.config.project_id, accept_project, ref.decode(), count)
         work = Round.start(project, repo, count, base_feeds, remote_feeds, load_state(project, ref.decode()),

@@ -1303,3 +1303,21 @@ def baton_content_of_handoff(record: Mapping[str, Any]) -> dict[str, list[str]]:
                 failed.append(text.strip())
     questions = [q.strip() for q in record.get(OPEN_QUESTIONS_FIELD) or [] if isinstance(q, str) and q.strip()]
     return {"nextSteps": steps, "failedApproaches": failed, "openQuestions": questions}
+
+
+_MICROS = len("2026-09-02T14:31:07.123456Z")
+
+
+def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None, resumed: str | None = None) -> bool:
+    """Whether the pending baton ``record`` met at a session start carries a handoff resumed
+    after the baton was left (the rule: ``baton.domain.taken_up``; here, beside the notices, so a
+    start loads no module for it). ``handoff``: its record as the handoff index holds it; ``resumed``:
+    its newest ``handoff.resumed`` event's ``at``, microseconds, when the index holds it)."""
+    if not record.pending or not isinstance(handoff, Mapping) or handoff.get("status") != "resumed":
+        return False
+    if isinstance(resumed, str) and len(resumed) == _MICROS and len(record.created_at) == _MICROS:
+        return resumed > record.created_at
+    resumed_at = handoff.get("resumed_at")
+    if not isinstance(resumed_at, str) or len(resumed_at) < 19 or len(record.created_at) < 19:
+        return False
+    return resumed_at[:19] > record.created_at[:19]

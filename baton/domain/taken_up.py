@@ -14,14 +14,19 @@ work. The rule, pure (the baton and the handoff's record are parameters):
   carrying its handoff the same way. These are events, so ``baton rebuild``
   replays the same outcome, and ``baton sync`` carries it to every clone that
   has the baton;
-- **at a session start** (``taken_up_before``): a baton left on one clone while
+- **at a session start** (``taken_up_before``, in ``baton.domain.batons`` with the
+  notices, so a start that meets no resumed handoff loads no module for it): a baton left on one clone while
   another clone, apart, resumed its handoff (``baton sync`` brought the two
   together, and the resume there never saw the baton) is met pending with its
   handoff resumed *after* it was left: it is dismissed the same way instead of
   claimed. A handoff resumed *before* the baton was left was handed on again on
   purpose (``--from`` of a resumed handoff) and is delivered. Times compare at
-  the handoff record's precision, whole seconds: a resume in the same second
-  as the baton counts as before it;
+  the events' own precision, microseconds: the newest ``handoff.resumed``
+  event's ``at`` (the handoff index's ``resumed``) against the baton's
+  ``createdAt`` (its ``baton.created`` event's ``at``), so a resume in the same
+  second as the baton, after it, still settles it; only without the precise
+  time (an index written before it was kept) do the record's whole seconds
+  decide, a resume in the baton's second counting as before it;
 - **told once** (``baton.domain.batons.taken_up_notices``, beside the other
   notices a session start reads, so a start loads no module for it): the
   next session start of the baton's owner (or of whoever left it; every
@@ -31,24 +36,12 @@ work. The rule, pure (the baton and the handoff's record are parameters):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from baton.domain.batons import BatonRecord, taken_up_before
 
-from baton.domain.batons import BatonRecord
+__all__ = ["settled_by_resume", "taken_up_before"]
 
 
 def settled_by_resume(current: BatonRecord | None, handoff_id: str) -> bool:
     """Whether resuming ``handoff_id`` settles ``current`` (a key's current baton): it is
     pending and carries that handoff."""
     return current is not None and current.pending and current.id == handoff_id
-
-
-def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None) -> bool:
-    """Whether the pending baton ``record`` met at a session start carries a handoff resumed
-    after the baton was left (``handoff``: its record as the handoff index holds it)."""
-    if not record.pending or not isinstance(handoff, Mapping) or handoff.get("status") != "resumed":
-        return False
-    resumed_at = handoff.get("resumed_at")
-    if not isinstance(resumed_at, str) or len(resumed_at) < 19 or len(record.created_at) < 19:
-        return False
-    return resumed_at[:19] > record.created_at[:19]

@@ -52,7 +52,7 @@ RESUMABLE = ("ready", "resumed")
 LATEST_WINDOW = 50
 """How many of a branch's newest ready handoffs ``latest`` looks at (bounded whatever the project's age)."""
 _ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"), ("writer", "TEXT"), ("owner", "TEXT"),
-                  ("hlc", "INTEGER"))
+                  ("hlc", "INTEGER"), ("resumed", "TEXT"))
 _TYPES = frozenset(HANDOFF_TYPES)
 
 
@@ -62,7 +62,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 7
+    version = 8
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -74,7 +74,11 @@ class HandoffsBase:
     7: rows gained ``hlc``, the capture event's hybrid logical clock, and
     "newest" is by it (causal order), no longer by the wall clock's
     ``created_at``: a teammate whose clock runs fast no longer owns ``latest``
-    over handoffs captured after theirs (docs/sync.md, "Clocks")."""
+    over handoffs captured after theirs (docs/sync.md, "Clocks");
+    8: rows gained ``resumed``, the newest ``handoff.resumed`` event's own
+    time (microseconds; the record keeps whole seconds), so a session start
+    tells a resume made in the same second as a baton, but after it, from one
+    made before it (``baton.domain.taken_up``)."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
@@ -420,6 +424,13 @@ def handoff_counts(db: Any) -> dict[str, int]:
 def count_baton_records(db: Any) -> int:
     """How many records are session batons' (``handoff list --kind baton``), of all the handoffs."""
     return int(db.execute(f"SELECT COALESCE(SUM(n), 0) FROM {BATON_COUNTS_TABLE}").fetchone()[0])
+
+
+def resumed_at(db: Any, handoff_id: str) -> str | None:
+    """When ``handoff_id`` was last resumed, at its ``handoff.resumed`` event's own precision
+    (microseconds), or None (never resumed, or not in the index)."""
+    row = db.execute(f"SELECT resumed FROM {ROWS_TABLE} WHERE id = ?", (handoff_id,)).fetchone()
+    return row[0] if row is not None and isinstance(row[0], str) and row[0] else None
 
 
 def authors_of(db: Any, ids: list[str]) -> dict[str, tuple[str, str]]:

@@ -2,12 +2,16 @@
 
 A remote of another Baton project (a wrong URL, a template's ``.git/config``)
 would merge two ledgers on both sides for good. Before anything is imported
-or pushed, a remote whose ledger ref shares no feed with this clone (its
-files or its own ledger ref) is asked which projects its feeds were
+or pushed, a remote whose ledger ref shares no feed with this clone's files
+is asked which projects its feeds were
 initialised as: the ``project.initialized`` events in the first segment of
 each of its feeds (``baton init`` writes it as a new writer's first event).
 When they name projects and none is this project's id (``.baton/config.json``)
-nor the one the sync was told to accept, the sync is refused.
+nor the one the sync was told to accept, the sync is refused. A feed on this
+clone's own ledger ref does not count as shared unless the files hold it too:
+a plain ``git fetch`` of a teammate's ref puts feeds there that this clone
+never imported, and the remote is asked as on a first sync (so
+``accept_project`` is honoured there, not refused as needless).
 
 This clone's own ledger ref is asked the same of the feeds it holds that
 this clone's files do not (``check_own_ref``): a push from another
@@ -84,8 +88,8 @@ def check_remote_project(repo: "Repo", remote_feeds: dict[str, RefFeed], held: I
                          accept: str | None, url: str, ref: str, count: "ReadCount | None" = None) -> None:
     """Refuse a remote whose ledger is another project's (nothing imported, nothing pushed).
 
-    ``held``: the feeds this clone holds (files, its ledger ref): a remote holding one of
-    them shares this ledger already. ``accept``: a project id the person chose to merge.
+    ``held``: the feeds this clone's files hold: a remote holding one of them shares this
+    ledger already (one its own ref only carries does not: ``git fetch`` may have put it there). ``accept``: a project id the person chose to merge.
 
     Raises:
         RemoteOtherProject (exit 4): the remote's feeds name projects, none of them this one.
@@ -146,7 +150,7 @@ def check_own_ref(repo: "Repo", ref_feeds: dict[str, RefFeed], files: Iterable[s
     raise RemoteOtherProject(
         f"this clone's {ref} holds feeds of another Baton project ({', '.join(sorted(foreign))}: initialised as "
         f"project {shown}; this project is {project_id!r}, .baton/config.json), put there by another project's "
-        f"sync: nothing was imported or pushed. Delete this clone's ref (`git update-ref -d {ref}`): the next "
+        f"sync or a `git fetch` of its ref: nothing was imported or pushed. Delete this clone's ref (`git update-ref -d {ref}`): the next "
         f"sync builds it again from this clone's feeds and the remote's",
         details={"ref": ref, "project_id": project_id, "remote_project_ids": ids, "feeds": foreign,
                  "own_ref": True})

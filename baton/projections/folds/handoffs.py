@@ -17,6 +17,7 @@ from baton.domain.batons import brief_may_use, is_session_baton
 from baton.domain.handoff import handoff_file_name, handoff_to_json, record_branch, record_worktree, stored_handoff
 from baton.domain.short_ids import short_id
 from baton.errors import HandoffInputError
+from baton.events.names import HANDOFF_RESUMED
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 from baton.projections.handoffs import (
@@ -45,6 +46,10 @@ class Handoffs(HandoffsBase):
         """Per record captured in the batch being folded: the writer and owner
         of its capture event (``captured_by``), which ``index`` writes into its
         new row (then forgets); a later event of the record leaves them be."""
+        self._resumed: dict[str, str] = {}
+        """Per record resumed in the batch being folded: its newest accepted
+        ``handoff.resumed`` event's ``at`` (microseconds), which ``index``
+        writes into its row's ``resumed`` (then forgets)."""
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         return self.apply_all(key, doc, (event,))
@@ -71,6 +76,8 @@ class Handoffs(HandoffsBase):
             before, new = new, aggregate.evolve(new, event)
             if before is None and new is not None:
                 self._authors[key] = captured_by(event, new)
+            elif event.type == HANDOFF_RESUMED and new is not before and getattr(new, "status", None) == "resumed":
+                self._resumed[key] = max(self._resumed.get(key, ""), event.at)
         if new is state:
             return doc
         if new is None:
@@ -143,6 +150,9 @@ class Handoffs(HandoffsBase):
             "title = ?, validation = ?, relation = ?, parents = ?, brief = ?, branch = ?, worktree = ?, baton = ? "
             "WHERE rowid = ?", updates)
         conn.executemany(f"UPDATE {ROWS_TABLE} SET writer = ?, owner = ?, hlc = ? WHERE rowid = ?", authors)
+        conn.executemany(f"UPDATE {ROWS_TABLE} SET resumed = MAX(COALESCE(resumed, ''), ?) WHERE id = ?",
+                         [(at, key) for key, at in self._resumed.items()])
+        self._resumed.clear()
         conn.executemany(f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
                          search)
         count_statuses(conn, tally)
