@@ -73,6 +73,19 @@ def test_events_a_refused_push_left_on_the_local_ref_are_still_unshared(capsys, 
     assert run_json(capsys, a, "status")["sync"]["unshared"] == before > 0
 
 
+def test_a_first_sync_whose_push_the_remote_refuses_leaves_every_event_not_yet_shared(capsys, team):
+    from tests.http_git_support import serve
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "never pushed")
+    with serve(remote.parent, "a", "pw", lambda method, path: 403 if "receive-pack" in path else None) as base:
+        set_remote(a, f"{base.replace('http://', 'http://a:pw@')}/{remote.name}")  # read access only
+        assert run(capsys, a, "sync", "--json")[0] == 4  # the remote holds nothing, and took nothing
+    sync = run_json(capsys, a, "status")["sync"]
+    assert "sharedUnknown" not in sync  # not taken for an older Baton's sync, which recorded no remote
+    assert sync["sharedSeq"] == 0 and sync["unshared"] == sync["seq"] == _lines(a)
+
+
 def test_a_damaged_last_line_of_the_own_feed_is_not_counted_as_written(capsys, team):
     _remote, a, _b = team
     run_json(capsys, a, "sync")

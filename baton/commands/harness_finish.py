@@ -102,9 +102,11 @@ def _handoff_to_hand_on(runner: Any, writer: str, session_id: str,
 
     A handoff names its session when the agent passed ``session_id`` (the
     brief gives it the id) or continues one that does — handed on only when its
-    recorded owner (who captured it) is ``owner``, the person ending the session:
-    another person's handoff naming this session (a teammate's, synced in, or
-    one that does not say whose) is passed over with a notice
+    recorded owner (who captured it) is ``owner``, the person ending the session,
+    or it recorded none and this clone's feed captured it (an older Baton's
+    capture, before owners were recorded): another person's handoff naming this
+    session (a teammate's, synced in, or one from another feed that does not say
+    whose) is passed over with a notice
     (``_captured_by_another``), and the session's own older one is looked for.
     Else, the session's own work is also the newest ready handoff that names no
     session, was captured by the session's owner (the handoff's own recorded
@@ -120,8 +122,10 @@ def _handoff_to_hand_on(runner: Any, writer: str, session_id: str,
     for doc in ready:
         if scoped and runner.get("baton_scopes", doc["id"]) is not None:
             return None, told  # the session's newest ready handoff is already a baton
-        capturer = captured_by.get(doc["id"], ("", ""))[1]
-        if capturer != owner:
+        capture_writer, capturer = captured_by.get(doc["id"], ("", ""))
+        if capturer != owner and not (not capturer and capture_writer == writer):
+            # A capture that recorded no owner (an older Baton's: ``actor`` null)
+            # in this clone's own feed is this clone's (``authorship.wrote``).
             told.append(_captured_by_another(doc["id"], session_id, capturer, owner))
             continue
         return doc, told

@@ -19,7 +19,8 @@ from baton.commands.repair_plan import plan_lines, seq_range
 from baton.commands.synced_feed import synced_copy, synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
-from baton.errors import InputError, NotFound, StorageError
+from baton.errors import BatonError, InputError, NotFound, StorageError
+from baton.ledger.line_endings import crlf_feeds, put_back_lf
 from baton.ledger.repair import (
     LINE_PROBLEMS,
     FeedRepair,
@@ -54,10 +55,13 @@ class RepairResult:
     finished: list[Unfinished] = attrs.field(factory=list)
     """Repairs a killed ``baton repair --yes`` had cut or rewritten the feed for but not recorded:
     recorded by this run (or, with ``--dry-run``, to be)."""
+    line_endings: dict[str, int] = attrs.field(factory=dict)
+    """Feeds whose lines ended in CRLF → how many: put back to LF by this run (or, with
+    ``--dry-run``, to be; ``baton.ledger.line_endings``)."""
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.after.ok or (self.dry_run and (self.plans or self.links)) else 3
+        return 0 if self.after.ok or (self.dry_run and (self.plans or self.links or self.line_endings)) else 3
 
     def to_json(self) -> dict:
         return {
@@ -68,17 +72,18 @@ class RepairResult:
             "problems_left": [p.to_json() for p in self.after.all_problems()],
             "synced_beyond": self.synced_beyond,
             "finished": [dict(u.repair.to_json(), quarantine=u.file) for u in self.finished],
+            "line_endings": [{"feed": feed, "lines": n} for feed, n in self.line_endings.items()],
         }
 
     def render(self) -> str:
-        shown = [_link_line(link) for link in self.links]
+        shown = [*self.line_ending_lines(), *(_link_line(link) for link in self.links)]
         for u in self.finished:  # repairs a killed ``repair --yes`` left unrecorded
             shown.extend(plan_lines(u.repair, "Would set aside" if self.dry_run else "Set aside"))
             shown.append(f"  the bytes are in .baton/quarantine/{u.file} (manifest beside it): a `baton repair --yes` "
                          f"killed after changing feed {u.repair.feed} left this repair unrecorded; "
                          + ("`--yes` records it" if self.dry_run else "recorded now as a ledger.repaired event"))
         if shown and not self.plans:
-            if self.dry_run or not (self.finished or any(link["removed"] for link in self.links)):
+            if self.dry_run or not (self.finished or self.line_endings or any(link["removed"] for link in self.links)):
                 return "\n".join([*shown, "Nothing was changed (--dry-run)."] if self.dry_run else shown)
             return "\n".join(shown + ["The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."])
         if not self.plans:
@@ -111,6 +116,14 @@ class RepairResult:
                              "would fork the feed against the remote's copy (`--despite-synced` does it anyway)")
             lines.append("Nothing was changed (--dry-run).")
         return "\n".join(lines)
+
+
+    def line_ending_lines(self) -> list[str]:
+        """The feeds whose line endings this run put back (or would)."""
+        done = "Would put back" if self.dry_run else "Put back"
+        return [f"{done} the line endings of feed {feed} to LF ({counted(n, 'line')} ended in CRLF, \\r\\n: an "
+                "editor or a line-ending conversion rewrote the file; no event changed)"
+                for feed, n in self.line_endings.items()]
 
 
 GAP_LEFT = ("  a stream_gap left in feed {feed}: its events build on events the repair set aside; a repair sets "
@@ -157,6 +170,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     if feed is not None and feed not in (names := project.ledger.feed_names()) \
             and not os.path.lexists(ledger_dir / f"{feed}.jsonl"):  # said before the ledger is checked, not after
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
+    crlf = put_back_line_endings(project, feed, dry_run=dry_run, yes=yes)  # first: then read as Baton wrote them
     before = verify_project(project, progress).report
     finished = landed_repairs(project, before, dry_run=dry_run, yes=yes)
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
@@ -178,7 +192,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         if finished and not dry_run:
             before = record_repairs(project, finished, [], [], progress)
         return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
-                            finished)
+                            finished, crlf)
     if feed is not None:
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
@@ -214,7 +228,32 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     after = record_repairs(project, finished, plans, quarantined, progress)
-    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, finished=finished)
+    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf)
+
+
+def put_back_line_endings(project: "Project", feed: str | None, *, dry_run: bool, yes: bool) -> dict[str, int]:
+    """The feeds (``feed`` alone, when given) whose lines end in CRLF, each with how many:
+    with ``yes`` put back to LF (``baton.ledger.line_endings``), the index caught up to the
+    bytes moved; with ``dry_run`` only named.
+
+    Raises:
+        InputError (exit 2): some, and neither ``yes`` nor ``dry_run``; nothing changed.
+        StorageError: a feed could not be rewritten (it is as it was).
+    """
+    crlf = {name: n for name, n in crlf_feeds(project.paths.ledger_dir).items() if feed is None or name == feed}
+    if not crlf or dry_run:
+        return crlf
+    if not yes:
+        raise InputError(f"`baton repair` would put the line endings of feed {', '.join(crlf)} back to LF "
+                         f"({counted(sum(crlf.values()), 'line')} end in CRLF; no event changes): `yes` does "
+                         "it, `dry_run` shows it first")
+    for name in crlf:
+        put_back_lf(project.paths.baton_dir, name, fsync=project.config.fsync != "never")
+    try:  # the index's cursors sat at the CRLF file's bytes: it finds them off and rebuilds
+        project.runner.catch_up()
+    except BatonError:
+        pass  # a feed damaged besides: the repair goes on to say so, and sets its lines aside
+    return crlf
 
 
 def record_repairs(project: "Project", finished: list[Unfinished], plans: list[FeedRepair],

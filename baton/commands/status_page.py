@@ -212,6 +212,10 @@ def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
     """This clone's own work not yet on a remote (only once it synced)."""
     if not sync:
         return []
+    if sync.get("sharedUnknown"):
+        return [f"Shared: not known yet — the last sync was made by an older Baton, which kept no record of what "
+                f"a remote took of this clone's feed {sync['writer']} (seq {sync['seq']}): the next `baton sync` "
+                f"finds out and records it"]
     n = sync["unshared"]
     if not n:
         return [f"Shared: every event of this clone's feed {sync['writer']} is on a remote (seq {sync['seq']})"]

@@ -28,6 +28,7 @@ from baton.ledger.feed import (
     stray_files,
     wall_us_ending_at,
 )
+from baton.ledger.line_endings import crlf_feeds
 from baton.ledger.repair import HEAD_PROBLEMS, LINE_PROBLEMS, FeedRepair, plan_repair
 from baton.ledger.repair_dependents import with_own_dependents
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
@@ -132,7 +133,8 @@ class VerifyResult:
             lines.append(f"{mark} {f.feed}: {counted(f.events, 'event')}, last seq {f.head.seq}{note}")
         for p in r.all_problems():
             where = f"byte {p.offset}" if p.offset >= 0 else "not read" if p.kind == SYMLINK_ESCAPE else "merged order"
-            seq = f" seq {p.seq} ({where})" if p.seq is not None else f" ({where}, no seq: the line does not parse)"
+            seq = f" seq {p.seq} ({where})" if p.seq is not None else \
+                "" if p.kind == LINE_ENDINGS else f" ({where}, no seq: the line does not parse)"
             lines.append(f"  problem in {p.feed}{seq}: {p.kind}: {p.message}")
         if r.erased_by_forget:
             n = r.erased_by_forget
@@ -159,6 +161,9 @@ class VerifyResult:
         kinds = {p.kind for p in r.all_problems()}
         if kinds & INDEX_PROBLEMS:
             lines.append("`baton rebuild` rebuilds the index from the ledger (docs/ledger.md)")
+        if LINE_ENDINGS in kinds:
+            lines.append("`baton repair --yes` puts the line endings back to LF; nothing else in the feed changes "
+                         "(docs/ledger.md, \"Line endings\")")
         if self.synced_beyond is not None:
             s = self.synced_beyond
             lines.append(f"this clone's own feed {s['feed']} was synced up to seq {s['seq']} (its ledger ref holds it), "
@@ -166,7 +171,7 @@ class VerifyResult:
                          "the remote, or `baton repair --yes` puts the feed back as the ledger ref holds it and sets "
                          "aside the local lines that do not follow it (a cut would fork the feed against the "
                          "remote's copy; docs/sync.md)")
-        elif kinds - INDEX_PROBLEMS:
+        elif kinds - INDEX_PROBLEMS - {LINE_ENDINGS}:
             for plan in self.repair:
                 if plan.cut is not None:
                     lines.extend(plan_lines(plan, "`baton repair --yes` would set aside"))
@@ -181,6 +186,7 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HANDOFF_FORGOTTEN, recorded_heads=heads,
                            identity=(PROJECT_INITIALIZED, "project_id"), progress=progress, own=opened.writer)
     report.problems.extend(foreign_feed_problems(opened))
+    report.problems.extend(line_ending_problems(opened.paths.ledger_dir))  # its index cursor is not "edited"
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
                                                      read_only=opened.read_only) if p.feed not in damaged)
@@ -231,11 +237,26 @@ def stray_note(name: str, writer: str | None, feeds: Iterable[str]) -> str:
 def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | None:
     """``VerifyResult.synced_beyond``: read from git only when this clone's own feed is damaged."""
     own = project.writer
-    if own not in {p.feed for p in report.all_problems() if p.kind not in INDEX_PROBLEMS}:
+    if own not in {p.feed for p in report.all_problems() if p.kind not in INDEX_PROBLEMS | {LINE_ENDINGS}}:
         return None
     sound = next((f.head.seq for f in report.feeds if f.feed == own), 0)
     seq = synced_seq(project, own)  # dulwich only when the ledger ref may be there (``commands.synced_feed``)
     return {"feed": own, "seq": seq, "sound_seq": sound} if seq > sound else None
+
+
+LINE_ENDINGS = "line_endings"
+"""A feed whose lines end in CRLF (``baton.ledger.line_endings``): every event verifies; ``repair --yes`` fixes it."""
+
+
+def line_ending_problems(ledger_dir: Path) -> list[FeedProblem]:
+    """A ``line_endings`` problem per feed with lines ending in CRLF, naming the cause and the fix."""
+    return [FeedProblem(feed, 0, None, LINE_ENDINGS,
+                        f"{counted(n, 'line')} of feed {feed} end in CRLF (\\r\\n), not LF: the file was rewritten "
+                        "(an editor on Windows, or a line-ending conversion such as git's core.autocrlf or "
+                        "unix2dos); every event is intact, but each line is a byte longer, so the index's cursor "
+                        "no longer sits between events and a sync refuses the feed as rewritten; `baton repair` "
+                        "given `yes` puts the line endings back to LF")
+            for feed, n in crlf_feeds(ledger_dir).items()]
 
 
 def foreign_feed_problems(project: "Project") -> list[FeedProblem]:

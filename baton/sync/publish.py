@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from baton.domain.wording import counted
 from baton.errors import LedgerCorrupt, RemoteUnreachable
 from baton.ledger.feed import FeedHead
+from baton.ledger.line_endings import crlf_lines
 from baton.sync.ledger_ref import FeedTreeWriter, write_commit
 from baton.sync.refusals import Refuse, RefusedFeed, problem_of
 from baton.sync.segments import batch_ends
@@ -49,6 +50,13 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
             start = candidate
             break
     if start is None and base is not None:
+        crlf = crlf_lines(work.project.paths.ledger_dir / f"{feed}.jsonl")
+        if crlf:  # not rewritten in substance: its line endings were converted (docs/ledger.md, "Line endings")
+            raise Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
+                                     f"the local feed {feed} no longer extends what was synced before (seq "
+                                     f"{base.head.seq}): {counted(crlf, 'line')} of it end in CRLF (\\r\\n), not LF "
+                                     "(an editor or a line-ending conversion rewrote the file; every event is "
+                                     "intact): `baton repair` given `yes` puts the line endings back, then `baton sync`"))
         hint = (" (a clone restored from a backup takes its published events back with a sync given "
                 "`restore_own_feed`; a feed a repair forked or damage a restore cannot mend: `baton repair` "
                 "puts it back as this clone's ledger ref holds it and sets the local events that do not follow "

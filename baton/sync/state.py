@@ -68,11 +68,11 @@ def save_state(project: "Project", ref: str, feeds: dict[str, Any],
     path = project.paths.baton_dir / STATE_FILE
     raw = _state_file(path)
     raw[ref] = feeds
+    remotes = raw.get(ACKED_KEY)
+    remotes = dict(remotes) if isinstance(remotes, dict) else {}
     if held is not None:
-        remotes = raw.get(ACKED_KEY)
-        remotes = dict(remotes) if isinstance(remotes, dict) else {}
         remotes[held[0]] = dict(sorted(held[1].items()))
-        raw[ACKED_KEY] = remotes
+    raw[ACKED_KEY] = remotes  # present even when empty: its absence marks an older Baton's state (``sharing``)
     write_json_atomic(path, raw)
 
 
@@ -83,12 +83,21 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     the most of it any remote was seen to hold (a fetch, or a push it took: a
     commit whose push failed does not count), and the events between. None
     when this clone never synced (no ``sync-state.json``). Reads the state
-    file and the index's head of the feed, nothing else."""
+    file and the index's head of the feed, nothing else.
+
+    A state file with no ``remotes`` section was written by an older Baton
+    (before 2026-12-04), which recorded what it published but not what a remote
+    took (it saved its state before pushing): nothing here tells how much a
+    remote holds, so ``sharedSeq`` and ``unshared`` are None and
+    ``sharedUnknown`` is True until the next sync records it."""
     raw = _state_file(project.paths.baton_dir / STATE_FILE)
     if not raw:
         return None
     writer = project.writer
     remotes = raw.get(ACKED_KEY)
+    if remotes is None:
+        seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
+        return {"writer": writer, "seq": seq, "sharedSeq": None, "unshared": None, "sharedUnknown": True}
     held = [feeds.get(writer) for feeds in remotes.values() if isinstance(feeds, dict)] \
         if isinstance(remotes, dict) else []
     shared = max((n for n in held if isinstance(n, int) and not isinstance(n, bool)), default=0)

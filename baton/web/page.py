@@ -378,6 +378,12 @@ SCRIPT = """
     var host = document.getElementById("sharing-line");
     host.textContent = "";
     if (!sync) { return; }
+    if (sync.sharedUnknown) {  // the last sync was an older Baton's: what a remote took is not recorded
+      host.appendChild(el("p", "sharing", "Shared: not known yet \u2014 the last sync was made by an older Baton, " +
+        "which kept no record of what a remote took of this clone's feed " + sync.writer + " (seq " + sync.seq +
+        "): the next baton sync finds out and records it."));
+      return;
+    }
     var n = sync.unshared;
     host.appendChild(el("p", n ? "sharing unshared" : "sharing", n
       ? "Not yet shared: " + n + " event" + (n === 1 ? "" : "s") + " of this clone's feed " + sync.writer +

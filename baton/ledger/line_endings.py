@@ -1,0 +1,82 @@
+"""A feed whose lines end in CRLF: an editor on Windows or a line-ending
+conversion (git's ``core.autocrlf``, ``unix2dos``) rewrote the file.
+
+Baton writes every line ending in LF alone. A CR before it is JSON whitespace,
+so every event still parses and verifies, but each line is a byte longer: the
+index's cursors point between events, and a sync finds this clone's own feed no
+longer extends what its ledger ref holds. ``baton repair --yes`` puts the line
+endings back (``put_back_lf``); nothing else in the file changes (a JSON string
+holds no raw CR or LF, so a CR before an LF is never part of an event).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+import baton.ledger.files as files
+from baton.errors import StorageError
+
+CRLF = b"\r\n"
+
+
+def crlf_lines(path: Path | str) -> int:
+    """How many lines of the feed at ``path`` end in CRLF (0 when it cannot be read)."""
+    try:
+        return files.read_range(str(path), 0).count(CRLF)
+    except OSError:
+        return 0
+
+
+def crlf_feeds(ledger_dir: Path) -> dict[str, int]:
+    """Each feed of ``ledger_dir`` with lines ending in CRLF: feed → how many
+    (regular files only: a link or a FIFO is never read)."""
+    found: dict[str, int] = {}
+    try:
+        names = sorted(os.listdir(ledger_dir))
+    except OSError:
+        return found
+    for name in names:
+        path = Path(ledger_dir) / name
+        if not name.endswith(".jsonl") or path.is_symlink() or not path.is_file():
+            continue
+        n = crlf_lines(path)
+        if n:
+            found[name[: -len(".jsonl")]] = n
+    return found
+
+
+def put_back_lf(baton_dir: Path, feed: str, *, fsync: bool = True) -> int:
+    """Rewrite feed ``feed`` with every CRLF line ending as LF, under the ledger's
+    write lock (a new file renamed over it, as a repair rewrites a feed); returns
+    how many lines it changed.
+
+    Raises:
+        StorageError: the lock, the read or the write failed; the feed is as it was.
+    """
+    path = Path(baton_dir) / "ledger" / f"{feed}.jsonl"
+    lock_path = Path(baton_dir) / "ledger.lock"
+    try:
+        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot open the ledger lock {lock_path}: {exc}") from exc
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            raw = files.read_range(str(path), 0)
+        except OSError as exc:
+            raise StorageError(f"cannot read feed {path}: {exc}") from exc
+        n = raw.count(CRLF)
+        if n:
+            # ``.repair.<pid>.<hex>``: a killed rewrite's file is a known leftover (``commands.leftovers``)
+            files.replace_whole(path, raw.replace(CRLF, b"\n"), tmp_prefix=".repair",
+                                failure=f"could not put back the line endings of {path}")
+            if fsync:
+                files.fsync_dir(path.parent)
+        return n
+    finally:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        finally:
+            os.close(lock)
