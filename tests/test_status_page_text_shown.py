@@ -61,3 +61,29 @@ def test_a_long_title_stays_whole_in_baton_status_json(project):
     with Baton.open(project) as app:
         app.capture(payload(work={"title": "y" * 5000, "objective": "O"}))
         assert app.status_overview().to_json()["latestHandoffs"][0]["title"] == "y" * 5000
+
+
+def test_a_config_json_gone_under_the_running_server_is_explained_as_the_cli_explains_it(project):
+    with Baton.open(project) as app:
+        app.capture(payload())
+    project_id = _project_id(project)
+    with status_server(project) as server:
+        assert get_handoffs(server, project_id).status == 200
+        config = (project / ".baton" / "config.json").read_bytes()
+        (project / ".baton" / "config.json").unlink()  # `git checkout` of a branch that does not track it
+        gone = get_handoffs(server, project_id)
+        (project / ".baton" / "config.json").write_bytes(config)
+        back = get_handoffs(server, project_id)
+    assert gone.status == 404 and gone.json["error"]["code"] == "not_initialized"
+    assert "has a Baton ledger (.baton/ledger/) but no .baton/config.json" in gone.json["error"]["message"]
+    assert "git checkout <branch> -- .baton/config.json" in gone.json["error"]["message"]
+    assert back.status == 200
+
+
+def test_the_page_of_a_project_whose_config_json_is_gone_is_served(project):
+    project_id = _project_id(project)
+    with status_server(project) as server:
+        assert get_handoffs(server, project_id).status == 200
+        (project / ".baton" / "config.json").unlink()
+        page = request(server, "GET", "/")
+    assert page.status == 200 and b"Baton status" in page.body

@@ -505,8 +505,13 @@ class Project:
             ConfigError: ``config.json`` no longer reads as a valid config (the settings read
                 before are kept).
             StorageError: it cannot be read.
+            NotInitialized: it is gone (a ``git checkout`` of a branch that does not track it): said
+                as a command opening the project says it, with how to restore it.
         """
-        self.config = read_config(self.paths.config)
+        try:
+            self.config = read_config(self.paths.config)
+        except FileNotFoundError:
+            raise _not_a_project(self.root) from None
         self._policy = None
 
     @property
