@@ -30,6 +30,7 @@ from baton.model import frozen
 from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
 from baton.projections.runner import Progress
+from baton.sync.state import state_problem
 
 if TYPE_CHECKING:
     from baton.projections.runner import ProjectionRunner
@@ -167,6 +168,8 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
                             "ledger in memory, writing commands exit 1 (read_only)"))
     if not paths.gitignore.exists():
         checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
+    if (damaged := state_problem(opened)) is not None:
+        checks.append(Check("sync state", "warn", damaged))
     try:
         verified = verify_project(opened, verifying)
         report = verified.report

@@ -48,7 +48,7 @@ from baton.projections.batons import baton_creators
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
 from baton.sync.signing import SIGNING_FORMATS, require_signatures, signing_setup_at
-from baton.sync.state import sharing
+from baton.sync.state import sharing, state_problem
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -170,6 +170,8 @@ class StatusOverview:
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
                                                            else f"{s['status']}: {s['message']}"))
         lines.extend(_render_sharing(p.get("sync")))
+        if p.get("syncStateDamaged"):
+            lines.append(f"Shared: unknown: {p['syncStateDamaged']}")
         lines.extend(p.get("forgottenByTeammates") or [])
         latest = p["latestHandoffs"]
         lines.append("")
@@ -396,6 +398,8 @@ def status_overview(
         if shared["unshared"] and _cannot_sign_as_required(opened):
             shared["signingKeyMissing"] = True
         payload["sync"] = shared
+    elif (damaged := state_problem(opened)) is not None:  # what status cannot tell, and what mends it
+        payload["syncStateDamaged"] = damaged
     forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
     if forgotten:
         payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]

@@ -374,9 +374,10 @@ SCRIPT = """
       host.appendChild(p);
     });
   }
-  function renderSharing(sync) {  // after a sync (docs/status-page.md): this clone's work not yet on a remote
+  function renderSharing(sync, damaged) {  // after a sync (docs/status-page.md): this clone's work not yet on a remote
     var host = document.getElementById("sharing-line");
     host.textContent = "";
+    if (damaged) { host.appendChild(el("p", "sharing unshared", "Shared: unknown: " + damaged)); }
     if (!sync) { return; }
     var n = sync.unshared;
     host.appendChild(el("p", n ? "sharing unshared" : "sharing", n
@@ -674,7 +675,7 @@ SCRIPT = """
         renderUnseen(body.supersededUnseen);
         renderConflicts(body.claimConflicts);
         renderSigners(body.signers);
-        renderSharing(body.sync);
+        renderSharing(body.sync, body.syncStateDamaged);
         renderLatest(body.latestHandoffs, body.handoffTotal);
         renderBatonRecords(body.latestBatons);
         renderLineage(body.lineage);
