@@ -131,3 +131,24 @@ def test_a_torn_tail_on_a_full_disk_is_read_around_not_set_aside(tmp_path):
 def test_doctor_on_a_full_disk_fails_its_disk_check(tmp_path):
     [(text, _code)] = _on_a_full_disk(tmp_path, "$B doctor --project p").values()
     assert "fail  disk: the disk holding " in text and "free space on that disk" in text
+
+
+def test_a_long_lived_process_that_found_the_disk_full_reopens_once_it_has_room(project, monkeypatch):
+    from baton.commands.context import Project
+    from baton.errors import DiskFull
+    from baton.ledger import files
+
+    full = True
+    real = files.disk_full
+    monkeypatch.setattr(files, "disk_full", lambda path: "the disk holding it is full (0 bytes free)" if full
+                        else real(path))
+    opened = Project.open(project)
+    try:
+        assert opened.read_only and opened.disk_full is not None
+        with pytest.raises(DiskFull):
+            opened.require_writable()
+        assert not opened.must_reopen
+        full = False  # space freed
+        assert opened.must_reopen
+    finally:
+        opened.close()

@@ -807,7 +807,11 @@ class Project:
     def must_reopen(self) -> bool:
         """The ledger this project opened refuses every later lock (a write of
         it failed: the page cache may hold bytes the disk does not); a process
-        that keeps the project open closes it and opens it again to go on."""
+        that keeps the project open closes it and opens it again to go on. So too
+        once the disk it found full (``disk_full``: it reads from a replay in memory and
+        refuses writes) has room again: opened afresh, it writes as before."""
+        if self._disk_full is not None and files.disk_full(self.paths.baton_dir) is None:
+            return True
         return self._ledger is not None and self._ledger.poisoned is not None
 
     def close(self) -> None:
