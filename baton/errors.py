@@ -435,3 +435,11 @@ class ReadOnlyProject(StorageError):
 
     code = "read_only"
 
+
+class DiskFull(ReadOnlyProject):
+    """A writing command when the disk holding ``.baton/`` is full (``files.disk_full``):
+    refused before it writes a byte (exit 1). Reading commands still answer, from a
+    replay in memory, as on a read-only ``.baton/``."""
+
+    code = "disk_full"
+

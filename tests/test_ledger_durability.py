@@ -157,7 +157,7 @@ def test_a_failed_write_poisons_the_ledger(tmp_path, monkeypatch):
     with pytest.raises(StorageError, match="No space left"):
         append(ledger, note(1))
     monkeypatch.undo()
-    with pytest.raises(StorageError, match="must be reopened"):
+    with pytest.raises(StorageError, match="the disk is full"):
         append(ledger, note(2))
 
 

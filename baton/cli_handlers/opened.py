@@ -31,6 +31,7 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
             say_untrusted_policy(app.project.policy.trust.message())
         app.project.on_writer_change = say_new_writer
         app.project.on_damage = say_damage
+        app.project.on_disk_full = say_disk_full
         if sys.stderr.isatty():
             app.project.on_wait = say_waiting
             app.project.on_progress = catching_up()
@@ -66,6 +67,14 @@ def say_untrusted_policy(message: str) -> None:
     escape (``printable``), newlines and tabs too: the warning stays one honest line."""
     shown = printable(message).replace("\n", "\\n").replace("\t", "\\t")
     sys.stderr.write(f"baton: warning: {shown}\n")
+    sys.stderr.flush()
+
+
+def say_disk_full(message: str) -> None:
+    """A reading command on a full disk: it answers from a replay of the ledger in memory, and says so once."""
+    sys.stderr.write(f"baton: warning: {message}: this answer was read from a replay of the ledger in memory "
+                     "(the index cannot be opened or written, and a line a failed write cut short is read "
+                     "around); writing commands refuse until there is room: free space on that disk\n")
     sys.stderr.flush()
 
 

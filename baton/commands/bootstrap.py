@@ -82,7 +82,7 @@ from baton.domain.batons import (
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
-from baton.errors import BatonAlreadyClaimed, BatonError, InputError, LedgerBusy, ReadOnlyProject
+from baton.errors import BatonAlreadyClaimed, BatonError, DiskFull, InputError, LedgerBusy, ReadOnlyProject
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.projections import handoffs
@@ -724,8 +724,9 @@ class Start:
         with the baton waiting (``offer``) shown read-only and not claimed, and one line
         saying that nothing of the session can be recorded. The baton stays pending for the
         first start that can claim it."""
+        where = "the disk holding .baton/ is full" if isinstance(exc, DiskFull) else ".baton/ is read-only here"
         if offer is not None and self.waiting is not None:
-            notice = (".baton/ is read-only here, so this session's start is not recorded and the baton below "
+            notice = (f"{where}, so this session's start is not recorded and the baton below "
                       "is shown read-only, not claimed (it stays waiting for a session that can claim it); nothing "
                       "this session does can be recorded — no handoff, no baton at its end.")
             brief = assemble_brief(handoff_markdown=offer.markdown, objective=self.objective_text,
@@ -733,7 +734,7 @@ class Start:
                                    max_bytes=self.max_bytes, notices=self.notices + [notice])
             result = replace(self.result(brief, self.waiting.record, offer.markdown, extra=[notice]), peek=True)
         else:
-            notice = (".baton/ is read-only here: this brief was read from a replay in memory, and nothing this "
+            notice = (f"{where}: this brief was read from a replay in memory, and nothing this "
                       "session does can be recorded — its start, a handoff, a baton at its end.")
             result = self.result(self.standard([notice]), extra=[notice])
         return replace(result, read_only=exc.message)

@@ -34,6 +34,7 @@ from baton.domain.redaction import redact_strings, rule_label
 from baton.domain.visible import printable
 from baton.errors import (
     ConfigError,
+    DiskFull,
     IndexBehind,
     LedgerBusy,
     NotInitialized,
@@ -44,6 +45,7 @@ from baton.errors import (
     StorageError,
     UnsafePath,
 )
+from baton.ledger import files
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
@@ -355,6 +357,10 @@ class Project:
         ``on_wait(catch_up=, pid=, lock=)`` — whether a background catch-up
         runs (``baton.background.running``), its pid, and the lock file."""
         self._said_waiting = False
+        self.on_disk_full: Callable[[str], None] | None = None
+        """Told once, by a reading command on a full disk (``disk_full``), why it
+        answers from a replay in memory (the command line writes it on stderr)."""
+        self._disk_full: str | None = None
         self.on_damage: Callable[[str], None] | None = None
         """Told, by a reading command, after its catch-up, that a feed lost
         lines the index acknowledged (the refusal a write
@@ -432,15 +438,29 @@ class Project:
 
     @property
     def read_only(self) -> bool:
-        """``.baton/`` (its lock, its ledger) cannot be written by this process:
-        reading commands answer from a replay in memory, writing ones refuse."""
+        """``.baton/`` (its lock, its ledger) cannot be written by this process, or
+        the disk holding it is full (``disk_full``): reading commands answer from a
+        replay in memory, writing ones refuse."""
         if self._read_only is None:
-            self._read_only = not baton_dir_writable(self.paths)
+            self._disk_full = files.disk_full(self.paths.baton_dir)
+            self._read_only = self._disk_full is not None or not baton_dir_writable(self.paths)
         return self._read_only
 
+    @property
+    def disk_full(self) -> str | None:
+        """``the disk holding … is full (N bytes free)`` when it has less than
+        ``files.LOW_SPACE`` free as this process opened the project (it is then
+        ``read_only``), else None."""
+        return self._disk_full if self.read_only else None
+
     def require_writable(self, command: str = "this command", does: str = "records events") -> None:
-        """Raises: ReadOnlyProject (exit 1) on a read-only ``.baton/``; nothing is written.
+        """Raises: DiskFull (exit 1) when the disk holding ``.baton/`` is full,
+        ReadOnlyProject (exit 1) on a read-only ``.baton/``; nothing is written.
         ``does``: what ``command`` would write (``rebuild`` writes the index, records no event)."""
+        if self.disk_full is not None:
+            raise DiskFull(f"{self.disk_full}: {command} {does} and cannot run; {files.DISK_FULL_ADVICE} "
+                           "(reading commands still work, from a replay in memory)",
+                           details={"baton_dir": str(self.paths.baton_dir)})
         if self.read_only:
             raise ReadOnlyProject(
                 f"{self.paths.baton_dir} is read-only here: {command} {does} and cannot run "
@@ -505,8 +525,13 @@ class Project:
             ConfigError: ``config.json`` no longer reads as a valid config (the settings read
                 before are kept).
             StorageError: it cannot be read.
+            NotInitialized: it is gone (a ``git checkout`` of a branch that does not track it): said
+                as a command opening the project says it, with how to restore it.
         """
-        self.config = read_config(self.paths.config)
+        try:
+            self.config = read_config(self.paths.config)
+        except FileNotFoundError:
+            raise _not_a_project(self.root) from None
         self._policy = None
 
     @property
@@ -658,6 +683,9 @@ class Project:
         started = time.perf_counter()
         progress = progress or self.on_progress
         if self.read_only:
+            if self.disk_full is not None and self.on_disk_full is not None:
+                self.on_disk_full(self.disk_full)
+                self.on_disk_full = None  # once a command
             if self.fold_limit is not None:  # no index to hand a replay to: none past the limit either
                 try:
                     runner.check_fold_limit(self.fold_limit)
@@ -779,7 +807,11 @@ class Project:
     def must_reopen(self) -> bool:
         """The ledger this project opened refuses every later lock (a write of
         it failed: the page cache may hold bytes the disk does not); a process
-        that keeps the project open closes it and opens it again to go on."""
+        that keeps the project open closes it and opens it again to go on. So too
+        once the disk it found full (``disk_full``: it reads from a replay in memory and
+        refuses writes) has room again: opened afresh, it writes as before."""
+        if self._disk_full is not None and files.disk_full(self.paths.baton_dir) is None:
+            return True
         return self._ledger is not None and self._ledger.poisoned is not None
 
     def close(self) -> None:

@@ -26,10 +26,12 @@ from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
 from baton.gitinfo import config_problem, object_format
+from baton.ledger.files import DISK_FULL_ADVICE
 from baton.model import frozen
 from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
 from baton.projections.runner import Progress
+from baton.sync.state import state_problem
 
 if TYPE_CHECKING:
     from baton.projections.runner import ProjectionRunner
@@ -131,6 +133,23 @@ def _set_aside_checks(paths: ProjectPaths) -> list[Check]:
     return checks
 
 
+def _folder_checks(opened: Project, paths: ProjectPaths) -> list[Check]:
+    """What is wrong with ``.baton/`` as a place to write: a full disk, a read-only
+    folder, a missing ``.gitignore``, a damaged ``sync-state.json``."""
+    found: list[Check] = []
+    if opened.disk_full is not None:
+        found.append(Check("disk", "fail", f"{opened.disk_full}: reading commands replay the ledger in memory, "
+                           f"writing commands exit 1 (disk_full); {DISK_FULL_ADVICE}"))
+    elif opened.read_only:
+        found.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "
+                           "ledger in memory, writing commands exit 1 (read_only)"))
+    if not paths.gitignore.exists():
+        found.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
+    if (damaged := state_problem(opened)) is not None:
+        found.append(Check("sync state", "warn", damaged))
+    return found
+
+
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
              on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None,
              verifying: Progress | None = None) -> DoctorResult:
@@ -162,11 +181,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         return DoctorResult(str(root), True, checks)
     checks += [Check("policy", "ok", ", ".join(sources) if sources else "the defaults"), _trust_check(opened)]
     checks += [Check("writer", *_writer_finding(opened)), *_owner_checks(opened)]
-    if opened.read_only:
-        checks.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "
-                            "ledger in memory, writing commands exit 1 (read_only)"))
-    if not paths.gitignore.exists():
-        checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
+    checks += _folder_checks(opened, paths)
     try:
         verified = verify_project(opened, verifying)
         report = verified.report

@@ -38,6 +38,8 @@ from baton.domain.handoff import stored_handoff
 from baton.domain.quality import score_quality
 from baton.domain.redaction import RedactionPolicy, redact_text
 from baton.domain.short_ids import short_id
+from baton.domain.visible import printable
+from baton.domain.wording import clipped
 from baton.errors import BatonError, ConfigError, HandoffInputError, InputError, NotFound, PolicyBlock
 from baton.model import frozen
 from baton.policy import load_policy
@@ -46,7 +48,7 @@ from baton.projections.batons import baton_creators
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
 from baton.sync.signing import SIGNING_FORMATS, require_signatures, signing_setup_at
-from baton.sync.state import sharing
+from baton.sync.state import sharing, state_problem
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -86,16 +88,32 @@ def redaction_of(project):
 
 
 def sanitize_for_project(project: "Project | None", value: Any) -> Any:
-    """Redact an answer (typically an error body) with the project's policy,
-    falling back to the built-in rules when the project or its policy cannot
-    be read — an error message must never be the one thing left unredacted."""
+    """An answer of the status API (a result or an error body) as the page
+    shows it: redacted with the project's policy, falling back to the
+    built-in rules when the project or its policy cannot be read — an error
+    message must never be the one thing left unredacted — and every string
+    made printable as the command line prints text (``printable``: a
+    bidirectional control shows as ``\\u202e``, ESC as ``\\x1b``), since the
+    page puts each one before a person as it is."""
     if project is None:
-        return sanitize_output(value, RedactionPolicy())
-    try:
-        redaction = redaction_of(project)
-    except BatonError:
         redaction = RedactionPolicy()
-    return sanitize_output(value, redaction)
+    else:
+        try:
+            redaction = redaction_of(project)
+        except BatonError:
+            redaction = RedactionPolicy()
+    return _printable_strings(sanitize_output(value, redaction))
+
+
+def _printable_strings(value: Any) -> Any:
+    """``value`` with every string (at any depth) through ``printable``; keys stay."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {k: _printable_strings(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_printable_strings(v) for v in value]
+    return value
 
 
 # -- which project a request addresses -----------------------------------------------
@@ -143,7 +161,7 @@ class StatusOverview:
                 if b.get("feed", {}).get("withheld"):
                     first, more = "(withheld)", ""
                 rows.append((b["shortId"], b["createdAt"], _baton_scope(b) + (b.get("feedMark") or ""),
-                             _clip(first, 40) + more))
+                             clipped(first, 40) + more))
             lines.extend(_table(rows))
             lines.extend(f"{b['shortId']}: {b['feedNotice']}" for b in items if b.get("feedNotice"))
         lines.extend(render_unseen(p.get("supersededUnseen") or []))
@@ -152,6 +170,8 @@ class StatusOverview:
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
                                                            else f"{s['status']}: {s['message']}"))
         lines.extend(_render_sharing(p.get("sync")))
+        if p.get("syncStateDamaged"):
+            lines.append(f"Shared: unknown: {p['syncStateDamaged']}")
         lines.extend(p.get("forgottenByTeammates") or [])
         latest = p["latestHandoffs"]
         lines.append("")
@@ -163,9 +183,9 @@ class StatusOverview:
             for h in latest:
                 flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
                 mark = " !! conflict candidate" if h.get("conflicts") else ""
-                rows.append((h["shortId"], h["status"] + flags, h["createdAt"], _clip(h.get("branch") or "-", 24),
+                rows.append((h["shortId"], h["status"] + flags, h["createdAt"], clipped(h.get("branch") or "-", 24),
                              _by(h.get("owner"), h.get("writer"), h.get("mine")) + _feed_mark(h.get("feed")),
-                             _clip(h["title"], 50) + mark))
+                             clipped(h["title"], 50) + mark))
             lines.extend(_table(rows))
         conflicts = (p.get("lineage") or {}).get("conflicts") or []
         if conflicts:
@@ -181,20 +201,20 @@ def _baton_scope(b: dict[str, Any]) -> str:
     (``session end --owner``) and a shared one name who left it (``, by X``)."""
     by = author_label(b.get("writtenBy"), b.get("writer"))
     if not b["shared"]:
-        scope = f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
+        scope = f"{clipped(b['owner'], 24)} on {clipped(b['branch'], 24)}"
         if not b.get("writtenBy") or same_owner(b["writtenBy"], b["owner"]):
             return scope + (" (you)" if b.get("mine") else "")
-        return scope + (", by you" if b.get("mine") else f", by {_clip(by, 24)}")
+        return scope + (", by you" if b.get("mine") else f", by {clipped(by, 24)}")
     if b.get("mine"):
         return "shared (you)"
-    return "shared" + (f", by {_clip(by, 24)}" if by != "-" else "")
+    return "shared" + (f", by {clipped(by, 24)}" if by != "-" else "")
 
 
 def _by(owner: str | None, writer: str | None, mine: bool | None) -> str:
     """Who wrote a record, as the text table shows it: ``you`` for the reader's
     own (the table stays narrow: a baton's FOR column already names an owner),
     else its owner (or writer id), clipped like the owners of FOR."""
-    return "you" if mine else _clip(author_label(owner, writer), 24)
+    return "you" if mine else clipped(author_label(owner, writer), 24)
 
 
 def _feed(listed: Any, ident: str) -> dict[str, Any] | None:
@@ -224,11 +244,6 @@ def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
             if sync.get("signingKeyMissing") else "run `baton sync`")
     return [f"Not yet shared: {n} event{'' if n == 1 else 's'} of this clone's feed {sync['writer']} "
             f"(seq {seq_range(sync['sharedSeq'] + 1, sync['seq'])}): {then}"]
-
-
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -324,11 +339,16 @@ def status_overview(
     requested_project: str | None = None,
     check_project: bool = False,
     latest: int = LATEST_HANDOFFS,
+    clip_titles: bool = False,
 ) -> StatusOverview:
     """Pending batons (newest first) and the latest handoffs of one project, redacted.
 
     With ``check_project`` (the HTTP API), ``requested_project`` must be this
-    project's id (see :func:`check_requested_project`).
+    project's id (see :func:`check_requested_project`). With ``clip_titles``
+    (the page's tables), each title of ``latestHandoffs``, ``latestBatons``
+    and the lineage's nodes is clipped as ``handoff list`` clips it
+    (``wording.clipped``): a title has no length limit, and one pasted
+    document must not be the whole page (the handoff's own view has it whole).
 
     Raises:
         NotInitialized: no project at the root.
@@ -382,10 +402,17 @@ def status_overview(
         if shared["unshared"] and _cannot_sign_as_required(opened):
             shared["signingKeyMissing"] = True
         payload["sync"] = shared
+    elif (damaged := state_problem(opened)) is not None:  # what status cannot tell, and what mends it
+        payload["syncStateDamaged"] = damaged
     forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
     if forgotten:
         payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
-    return StatusOverview(sanitize_output(payload, redaction))
+    shown = sanitize_output(payload, redaction)
+    if clip_titles:  # after redaction: a secret cut short by the clip would no longer be recognised
+        for row in [*shown["latestHandoffs"], *shown["latestBatons"], *shown["lineage"]["nodes"]]:
+            if isinstance(row.get("title"), str):
+                row["title"] = clipped(row["title"])
+    return StatusOverview(shown)
 
 
 def _cannot_sign_as_required(project: "Project") -> bool:

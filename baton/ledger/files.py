@@ -1,12 +1,38 @@
-"""The few system calls the JSONL ledger makes on feed files, in one place."""
+"""The few system calls the JSONL ledger makes on feed files, in one place,
+and how full the disk under them is (``disk_full``)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 
 from baton.errors import StorageError
+
+LOW_SPACE = 1 << 20
+"""Below this many free bytes on the disk holding ``.baton/``, the disk is full for
+Baton: a write could tear a feed's last line or leave the index half-written, and
+SQLite cannot even open the index to read it (its shared-memory file needs room)."""
+
+DISK_FULL_ADVICE = "free space on that disk (remove files you do not need there), then run the command again"
+
+
+def disk_full(path: str | Path) -> str | None:
+    """``the disk holding PATH is full (N bytes free)`` when the file system under
+    ``path`` has less than ``LOW_SPACE`` bytes free for this user (root's reserve
+    counted for root), else None (and None when it cannot be asked)."""
+    try:
+        st = os.statvfs(path)
+    except (OSError, AttributeError):
+        return None
+    free = (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
+    return f"the disk holding {path} is full ({free:,} bytes free)" if free < LOW_SPACE else None
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """``exc`` is a write refused for want of space (ENOSPC, or a quota's EDQUOT)."""
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def read_range(path: str, start: int, size: int | None = None) -> bytes:

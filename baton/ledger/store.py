@@ -665,6 +665,9 @@ class Ledger:
             if target is not None:  # the feed still holds the tail: no copy (empty, or cut short on a full disk) kept
                 files.remove_if_there(target)
             self._poisoned = f"could not quarantine the torn tail of {path}: {exc}"
+            if files.out_of_space(exc):
+                self._poisoned = (f"the disk is full: could not set aside the torn tail of {path} ({exc}); "
+                                  f"{files.DISK_FULL_ADVICE}")
             raise StorageError(self._poisoned) from exc
 
     # -- acknowledged heads ---------------------------------------------------
@@ -868,6 +871,10 @@ class Ledger:
         disk does not: nothing this process believes can be trusted, so the
         instance refuses every later lock."""
         self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
+        if files.out_of_space(exc):
+            self._poisoned = (f"the disk is full: writing to {path} failed ({exc}); a line cut short there is "
+                              f"read around and set aside by the next write once there is room, and `baton verify` "
+                              f"shows what the feed holds; {files.DISK_FULL_ADVICE}")
         self._close_own_feed()
         return StorageError(self._poisoned)
 

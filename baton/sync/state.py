@@ -3,6 +3,11 @@
 Per ledger ref, each feed's inode, size and hash when last synced (a feed
 unchanged since is not opened); per remote and ref, the highest seq of each
 feed this clone has seen the remote hold (a remote that went back is reported).
+
+A damaged file (not JSON, not an object: an editor, a disk) is read as an
+absent one — the next ``baton sync`` reads every feed and writes it afresh —
+and ``state_problem`` says what is wrong with it, for ``baton status`` and
+``baton doctor`` to tell.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from baton.config import read_json, write_json_atomic
+from baton.errors import BatonError
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -18,12 +24,29 @@ if TYPE_CHECKING:
 STATE_FILE = "sync-state.json"
 
 
-def load_state(project: "Project", ref: str) -> dict[str, Any]:
+STATE_HINT = ("it is `baton sync`'s local bookkeeping (which feeds it last synced, what each remote "
+              "held): the next `baton sync` rebuilds it, reading every feed once (the ledger "
+              "loses nothing; removing the file does the same)")
+"""What a damaged ``sync-state.json`` costs, and what mends it."""
+
+
+def state_problem(project: "Project") -> str | None:
+    """What is wrong with ``sync-state.json``, with ``STATE_HINT``; None when it is
+    absent or reads as an object."""
     try:
         raw = read_json(project.paths.baton_dir / STATE_FILE)
-    except (FileNotFoundError, ValueError, OSError):
-        return {}
-    feeds = raw.get(ref) if isinstance(raw, dict) else None
+    except FileNotFoundError:
+        return None
+    except BatonError as exc:  # not JSON (InputError), or unreadable (StorageError)
+        return f"{exc.message}; {STATE_HINT}"
+    if not isinstance(raw, dict):
+        return f"{project.paths.baton_dir / STATE_FILE} is not a JSON object; {STATE_HINT}"
+    return None
+
+
+def load_state(project: "Project", ref: str) -> dict[str, Any]:
+    raw = _state_file(project.paths.baton_dir / STATE_FILE)
+    feeds = raw.get(ref)
     return feeds if isinstance(feeds, dict) else {}
 
 
@@ -32,11 +55,7 @@ ACKED_KEY = "remotes"
 
 
 def load_acked(project: "Project", key: str) -> dict[str, int]:
-    try:
-        raw = read_json(project.paths.baton_dir / STATE_FILE)
-    except (FileNotFoundError, ValueError, OSError):
-        return {}
-    remotes = raw.get(ACKED_KEY) if isinstance(raw, dict) else None
+    remotes = _state_file(project.paths.baton_dir / STATE_FILE).get(ACKED_KEY)
     feeds = remotes.get(key) if isinstance(remotes, dict) else None
     if not isinstance(feeds, dict):
         return {}
@@ -48,7 +67,7 @@ def _state_file(path: Path) -> dict[str, Any]:
     (it is a cache of what sync saw: the next sync rebuilds what it needs)."""
     try:
         raw = read_json(path)
-    except (FileNotFoundError, ValueError, OSError):
+    except (FileNotFoundError, BatonError, ValueError, OSError):
         return {}
     return raw if isinstance(raw, dict) else {}
 

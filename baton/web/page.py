@@ -374,9 +374,10 @@ SCRIPT = """
       host.appendChild(p);
     });
   }
-  function renderSharing(sync) {  // after a sync (docs/status-page.md): this clone's work not yet on a remote
+  function renderSharing(sync, damaged) {  // after a sync (docs/status-page.md): this clone's work not yet on a remote
     var host = document.getElementById("sharing-line");
     host.textContent = "";
+    if (damaged) { host.appendChild(el("p", "sharing unshared", "Shared: unknown: " + damaged)); }
     if (!sync) { return; }
     if (sync.sharedUnknown) {  // the last sync was an older Baton's: what a remote took is not recorded
       host.appendChild(el("p", "sharing", "Shared: not known yet \u2014 the last sync was made by an older Baton, " +
@@ -680,7 +681,7 @@ SCRIPT = """
         renderUnseen(body.supersededUnseen);
         renderConflicts(body.claimConflicts);
         renderSigners(body.signers);
-        renderSharing(body.sync);
+        renderSharing(body.sync, body.syncStateDamaged);
         renderLatest(body.latestHandoffs, body.handoffTotal);
         renderBatonRecords(body.latestBatons);
         renderLineage(body.lineage);

@@ -365,7 +365,8 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
             return
         if path == API_PATH:
             project = self._project_param(query)
-            self._run(lambda baton: baton.status_overview(requested_project=project, check_project=True))
+            self._run(lambda baton: baton.status_overview(requested_project=project, check_project=True,
+                                                             clip_titles=True))
             return
         if path.startswith(API_PATH + "/"):
             handoff_id = unquote(path[len(API_PATH) + 1:])
