@@ -19,15 +19,22 @@ before (the terminal's transcript), is a hook's error or a traceback.
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.common import git_project, harness_program, ledger_events, run_baton
+from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
+from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
 from tests.e2e.test_claude_code import capture_validate_ready, session_named_in, subject
+from tests.e2e.test_codex import MCP, CodexProject, _capture_body, developer_texts, result_of
 
 pytestmark = pytest.mark.e2e
 
@@ -35,7 +42,8 @@ EARLIER_STEP = "Wire the zebra-42 parser into the CLI"
 """The next step an earlier session's baton carries: the brief of the next session start shows it."""
 
 FAILURE_SIGNS = ("hook error", "blocking error", "Traceback (most recent call last)", "hook failed",
-                 "Hook failed", "non-blocking status")
+                 "Hook failed", "non-blocking status", "hook exited with code", "hook exited without",
+                 "hook returned invalid")
 """What a hook that broke shows in a harness's TUI (a harness's own wording, and Python's)."""
 
 
@@ -53,6 +61,18 @@ def no_hook_trouble_shown(terminal: Terminal) -> None:
 
 def events(project: Path, env: dict[str, str], kind: str) -> list[dict[str, Any]]:
     return [e for e in ledger_events(project, env) if e.get("type") == kind]
+
+
+def wait_for_event(project: Path, env: dict[str, str], kind: str, count: int = 1,
+                   timeout: float = 120) -> list[dict[str, Any]]:
+    """The ledger's ``kind`` events once there are ``count`` of them (a hook that runs after the
+    reply shows, as Codex's ``Stop``, may still be writing); past ``timeout`` the test fails."""
+    deadline = time.monotonic() + timeout
+    while len(found := events(project, env, kind)) < count:
+        recorded = [e["type"] for e in ledger_events(project, env)]
+        assert time.monotonic() < deadline, f"{count} {kind} never recorded: {recorded}"
+        time.sleep(0.5)
+    return found
 
 
 def an_earlier_baton(project: Path, env: dict[str, str]) -> None:
@@ -126,3 +146,121 @@ def test_an_interactive_claude_code_session_is_briefed_and_its_end_leaves_its_ba
     assert subject(created) == subject(captured) and created["data"]["session"] == sid
     assert sid in [e["stream"].split("/", 1)[1] for e in events(project, env, "session.ended")]
     no_hook_trouble_shown(claude)
+
+
+# -- Codex CLI -------------------------------------------------------------------------------------
+
+CODEX_READY = "baton-e2e-model default · "
+"""Codex's status line under its prompt, once it has loaded (the model, then the folder): it
+takes what is typed before it into the prompt, but not the Enter that would send it."""
+
+
+@pytest.fixture
+def openai():
+    with FakeResponses() as fake:
+        yield fake
+
+
+@pytest.fixture
+def trap() -> Iterator[ProxyTrap]:
+    caught = ProxyTrap()
+    yield caught
+    caught.close()
+
+
+def codex_ready(root: Path, model: FakeResponses, trap: ProxyTrap) -> CodexProject:
+    """Codex's user config (the fake model, the project trusted: ``CodexProject``), Baton installed
+    in ``root/project`` and its hooks trusted as ``/hooks`` trusts them."""
+    codex = CodexProject(root, model, trap)
+    codex.install_baton()
+    assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
+    codex.env = interactive(codex.env)
+    return codex
+
+
+def codex_daemon_stopped(codex: CodexProject) -> None:
+    """Codex 0.171's TUI runs its sessions in a background server it starts (``codex app-server
+    --managed-daemon``, in its own session, outliving the TUI: "Any running work continues"):
+    stopped as ``codex app-server daemon stop`` stops it, and any process it left (its
+    ``pid-update-loop``, the ``baton mcp`` it ran) ended by its id."""
+    subprocess.run([str(codex.program), "app-server", "daemon", "stop"], cwd=codex.project, env=codex.env,
+                   capture_output=True, timeout=120)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            arguments = (entry / "cmdline").read_bytes()
+            environment = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if str(codex.codex_home).encode() in arguments + environment and int(entry.name) != os.getpid():
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def codex_session_named_in(recorded) -> str:
+    """The session id the brief tells the agent to pass to Baton's MCP tools. (The TUI sends the
+    brief inside the developer message that opens with Codex's own instructions, where ``codex
+    exec`` sends it as a developer message of its own.)"""
+    found = {m for t in developer_texts(recorded) for m in re.findall(r'Pass `"session_id": "([^"]+)"`', t)}
+    assert len(found) == 1, developer_texts(recorded)
+    return found.pop()
+
+
+def codex_hands_off() -> list[Any]:
+    """The agent's replies: capture its work over MCP naming the session its brief gave, validate
+    it, make it ready, each with the id the capture answered."""
+    captured: dict[str, str] = {}
+
+    def capture(recorded):
+        return Call("handoff_capture", {**_capture_body(), "session_id": codex_session_named_in(recorded)}, MCP)
+
+    def validate(recorded):
+        [call_id] = function_outputs(recorded)
+        captured["id"] = result_of(recorded, call_id)["id"]
+        return Call("handoff_validate", {"id": captured["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": captured["id"], "accept_warnings": "a scripted end-to-end session"}, MCP)
+
+    return [capture, validate, ready, "Handed off."]
+
+
+def codex_session(codex: CodexProject, prompt: str, reply: str) -> Terminal:
+    """One interactive Codex session: start, one typed prompt, ``reply`` on the screen, ``/exit``."""
+    with Terminal([str(codex.program), "--dangerously-bypass-approvals-and-sandbox"], codex.project,
+                  codex.env) as terminal:
+        terminal.wait_for(CODEX_READY, why="Codex's prompt")
+        terminal.type(prompt)
+        terminal.wait_for(f"› {prompt}", why="the prompt typed")
+        terminal.type("\r")
+        terminal.wait_for(reply, why="the model's reply")
+        terminal.wait_for("Worked for", why="the end of Codex's turn")
+        terminal.type("/exit")
+        terminal.wait_for("exit Codex", why="/exit in Codex's command menu")  # Enter before it is lost
+        terminal.type("\r")
+        assert terminal.wait_until_ended() == 0, terminal.screen()
+    return terminal
+
+
+def test_an_interactive_codex_session_is_briefed_and_its_turns_end_leaves_its_baton(tmp_path, openai, trap):
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        an_earlier_baton(codex.project, codex.env)
+        openai.script = codex_hands_off()
+        terminal = codex_session(codex, "Wrap up the parser work for the next session.", "Handed off.")
+        (created,) = [e for e in wait_for_event(codex.project, codex.env, "baton.created", 2)
+                      if e["data"].get("session") != "earlier-session"]
+    finally:
+        codex_daemon_stopped(codex)
+    brief = "\n".join(developer_texts(openai.turns()[0]))
+    assert "## 🤝 Active Session Handoff" in brief and EARLIER_STEP in brief
+    (begun,) = events(codex.project, codex.env, "session.begun")
+    sid = begun["stream"].split("/", 1)[1]
+    assert created["data"]["session"] == sid
+    captured = result_of(openai.turns()[1], function_outputs(openai.turns()[1]).popitem()[0])["id"]
+    assert subject(created) == captured
+    assert sid in [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "session.ended")]
+    no_hook_trouble_shown(terminal)
