@@ -31,10 +31,12 @@ import pytest
 
 from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
+from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
 from tests.e2e.test_claude_code import capture_validate_ready, session_named_in, subject
 from tests.e2e.test_codex import MCP, CodexProject, _capture_body, developer_texts, result_of
+from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
 
 pytestmark = pytest.mark.e2e
 
@@ -263,4 +265,77 @@ def test_an_interactive_codex_session_is_briefed_and_its_turns_end_leaves_its_ba
     captured = result_of(openai.turns()[1], function_outputs(openai.turns()[1]).popitem()[0])["id"]
     assert subject(created) == captured
     assert sid in [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "session.ended")]
+    no_hook_trouble_shown(terminal)
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------------
+
+GEMINI_READY = "Type your message"
+"""The placeholder of Gemini CLI's empty prompt."""
+
+
+@pytest.fixture
+def google():
+    with FakeGemini() as fake:
+        yield fake
+
+
+def gemini_ready(root: Path, model: FakeGemini, trap: ProxyTrap, home: Path) -> Session:
+    """Gemini CLI's settings (API-key auth chosen, no telemetry or update check: ``Session``), the
+    folder trusted, Baton installed in ``root/project``."""
+    gemini = Session(root, model, trap, home=home)
+    gemini.env = interactive(gemini.env)
+    return gemini
+
+
+def gemini_hands_off() -> list[Any]:
+    """The agent's replies: capture its work over MCP naming the session its brief gave, validate
+    it, make it ready, each with the id the tool before answered."""
+    def session_id(recorded) -> str:
+        found = {m for t in hook_contexts(recorded) for m in re.findall(r'Pass `"session_id": "([^"]+)"`', t)}
+        assert len(found) == 1, hook_contexts(recorded)
+        return found.pop()
+
+    def answered_id(recorded, tool: str) -> str:
+        return RESULT_ID.findall(tool_result(recorded, tool))[0]
+
+    return [
+        lambda r: call("mcp_baton_handoff_capture", **HANDOFF, session_id=session_id(r)),
+        lambda r: call("mcp_baton_handoff_validate", id=answered_id(r, "mcp_baton_handoff_capture")),
+        lambda r: call("mcp_baton_handoff_ready", id=answered_id(r, "mcp_baton_handoff_validate"),
+                       accept_warnings="a scripted end-to-end session"),
+        "Handed off.",
+    ]
+
+
+def gemini_session(gemini: Session, prompt: str, reply: str) -> Terminal:
+    """One interactive Gemini CLI session (``-y``: tools run without asking): start, one typed
+    prompt, ``reply`` on the screen, Ctrl-D twice."""
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+        terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
+        terminal.type(prompt)
+        terminal.wait_for(prompt, why="the prompt typed")
+        terminal.type("\r")
+        terminal.wait_for(reply, why="the model's reply")
+        terminal.type("\x04")
+        terminal.wait_for("Press Ctrl+D again to exit.", why="Gemini CLI's exit notice")
+        terminal.type("\x04")
+        assert terminal.wait_until_ended() == 0, terminal.screen()
+    return terminal
+
+
+def test_an_interactive_gemini_cli_session_is_briefed_and_its_end_leaves_its_baton(tmp_path, google, trap):
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    an_earlier_baton(gemini.project, gemini.env)
+    google.script = gemini_hands_off()
+    terminal = gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")
+    [brief] = hook_contexts(google.conversation()[0])
+    assert brief.startswith("## 🤝 Active Session Handoff") and EARLIER_STEP in brief
+    (begun,) = events(gemini.project, gemini.env, "session.begun")
+    sid = begun["stream"].split("/", 1)[1]
+    (_, captured) = events(gemini.project, gemini.env, "handoff.captured")
+    (_, created) = events(gemini.project, gemini.env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
+    assert sid in [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env, "session.ended")]
+    assert not google.script and not trap.seen
     no_hook_trouble_shown(terminal)
