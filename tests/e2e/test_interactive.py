@@ -339,3 +339,43 @@ def test_an_interactive_gemini_cli_session_is_briefed_and_its_end_leaves_its_bat
     assert sid in [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env, "session.ended")]
     assert not google.script and not trap.seen
     no_hook_trouble_shown(terminal)
+
+
+# -- across the harnesses --------------------------------------------------------------------------
+
+def test_a_baton_left_by_interactive_claude_code_reaches_interactive_codex_once_and_gemini_cli_after_it_not(
+        tmp_path, anthropic, openai, google, trap):
+    """One project, one person, one branch, the three harnesses installed in it: an interactive
+    Claude Code session readies its work and ends; the interactive Codex session after it is given
+    that baton and claims it; the interactive Gemini CLI session after that is given no baton."""
+    project = git_project(tmp_path / "project")
+    claude_env_ = claude_ready(tmp_path, anthropic, project)
+    codex = codex_ready(tmp_path, openai, trap)
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "gemini-home")
+    assert codex.project == gemini.project == project
+    try:
+        anthropic.script = capture_validate_ready(session_id=session_named_in)
+        screens = [claude_session(project, claude_env_, anthropic, "Record where the zebra-42 work stands.",
+                                  "Handed off.")]
+        (created,) = events(project, claude_env_, "baton.created")
+        handoff = subject(created)
+        delivered = f"(baton `{handoff}`)"
+
+        openai.script = ["On it."]
+        screens.append(codex_session(codex, "Go on with the zebra-42 work.", "On it."))
+    finally:
+        codex_daemon_stopped(codex)
+    told = [t for r in openai.turns() for t in developer_texts(r) if "Active Session Handoff" in t]
+    assert len(told) == 1 and delivered in told[0], told
+    (codex_begun,) = [e for e in events(project, codex.env, "session.begun") if e["data"].get("harness") == "codex"]
+    codex_sid = codex_begun["stream"].split("/", 1)[1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, codex.env, "baton.claimed")] \
+        == [(handoff, codex_sid)]
+
+    google.script = ["Hello."]
+    screens.append(gemini_session(gemini, "hello", "Hello."))
+    [brief] = hook_contexts(google.conversation()[0])
+    assert "Active Session Handoff" not in user_text(google.conversation()[0]) and delivered not in brief
+    assert [subject(e) for e in events(project, gemini.env, "baton.claimed")] == [handoff]
+    for terminal in screens:
+        no_hook_trouble_shown(terminal)
