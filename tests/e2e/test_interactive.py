@@ -150,6 +150,25 @@ def test_an_interactive_claude_code_session_is_briefed_and_its_end_leaves_its_ba
     no_hook_trouble_shown(claude)
 
 
+
+def test_a_hook_that_fails_shows_on_claude_codes_screen_and_the_check_sees_it(tmp_path, anthropic):
+    """The check on the screen is no formality: a prompt hook that fails (not Baton's: a
+    command that writes to stderr and exits 1) shows in the TUI, and ``no_hook_trouble_shown``
+    fails on it."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    settings = project / ".claude" / "settings.json"
+    wired = json.loads(settings.read_text())
+    for entry in wired["hooks"]["UserPromptSubmit"]:
+        for hook in entry["hooks"]:
+            hook["command"] = "echo the-hook-broke >&2; exit 1"
+    settings.write_text(json.dumps(wired))
+    anthropic.script = ["Hello."]
+    claude = claude_session(project, env, anthropic, "hello", "Hello.")
+    assert "the-hook-broke" in claude.transcript()
+    with pytest.raises(AssertionError, match="the TUI showed"):
+        no_hook_trouble_shown(claude)
+
 # -- Codex CLI -------------------------------------------------------------------------------------
 
 CODEX_READY = "baton-e2e-model default · "
