@@ -203,7 +203,7 @@ def codex_daemon_stopped(codex: CodexProject) -> None:
     """Codex 0.171's TUI runs its sessions in a background server it starts (``codex app-server
     --managed-daemon``, in its own session, outliving the TUI: "Any running work continues"):
     stopped as ``codex app-server daemon stop`` stops it, and any process it left (its
-    ``pid-update-loop``, the ``baton mcp`` it ran) ended by its id."""
+    ``pid-update-loop``, run from under ``CODEX_HOME``) ended by its id."""
     subprocess.run([str(codex.program), "app-server", "daemon", "stop"], cwd=codex.project, env=codex.env,
                    capture_output=True, timeout=120)
     for entry in Path("/proc").iterdir():
@@ -211,10 +211,9 @@ def codex_daemon_stopped(codex: CodexProject) -> None:
             continue
         try:
             arguments = (entry / "cmdline").read_bytes()
-            environment = (entry / "environ").read_bytes()
         except OSError:
             continue
-        if str(codex.codex_home).encode() in arguments + environment and int(entry.name) != os.getpid():
+        if str(codex.codex_home).encode() in arguments and int(entry.name) != os.getpid():
             try:
                 os.kill(int(entry.name), signal.SIGKILL)
             except ProcessLookupError:
