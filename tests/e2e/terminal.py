@@ -211,11 +211,11 @@ class Terminal:
         """Keys, as a person types them (``"\\r"`` is Enter, ``"\\x04"`` Ctrl-D)."""
         self._write(keys.encode())
 
-    def wait_for(self, text: str, timeout: float = 180, *, why: str = "") -> None:
-        """Poll until ``text`` shows on the screen (or went by in the transcript); past
-        ``timeout`` seconds the test fails, showing the screen."""
+    def wait_for(self, text: str, timeout: float = 180, *, why: str = "", now: bool = False) -> None:
+        """Poll until ``text`` shows on the screen (or went by in the transcript; ``now``: on the
+        screen, as it is now); past ``timeout`` seconds the test fails, showing the screen."""
         deadline = time.monotonic() + timeout
-        while not self.shows(text):
+        while not (text in self.screen() if now else self.shows(text)):
             if time.monotonic() > deadline or (self.process.poll() is not None and not self._reader.is_alive()):
                 state = "ended" if self.process.poll() is not None else "running"
                 pytest.fail(f"{why or repr(text)} never showed (the program: {state}); the screen:\n"

@@ -124,7 +124,7 @@ def claude_session(project: Path, env: dict[str, str], model: FakeAnthropic, pro
         claude.type(prompt)
         claude.type("\r")
         claude.wait_for(reply, why="the model's reply")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
         claude.type("/exit")
         claude.type("\r")
         assert claude.wait_until_ended() == 0, claude.screen()
@@ -150,6 +150,43 @@ def test_an_interactive_claude_code_session_is_briefed_and_its_end_leaves_its_ba
     no_hook_trouble_shown(claude)
 
 
+
+
+def test_after_clear_in_claude_code_the_fresh_conversation_is_given_the_baton_the_cleared_one_left(
+        tmp_path, anthropic):
+    """``/clear`` ends the conversation (``SessionEnd``: its ready handoff is left as its baton) and
+    starts a new one under a new id (``SessionStart``, source ``clear``), which claims that baton:
+    the next prompt's request carries it, once, and the new conversation's end leaves no other."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Going on."]
+    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        claude.type("Record where the zebra-42 work stands.")
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the model's reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("/clear")
+        claude.type("\r")
+        (created,) = wait_for_event(project, env, "baton.created")
+        wait_for_event(project, env, "session.begun", 2)
+        asked = len(anthropic.turns())
+        claude.type("go on")
+        claude.type("\r")
+        claude.wait_for("Going on.", why="the model's reply after /clear")
+        claude.type("/exit")
+        claude.type("\r")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    anthropic.check()
+    first, second = [e["stream"].split("/", 1)[1] for e in events(project, env, "session.begun")]
+    assert created["data"]["session"] == first
+    told = said(anthropic.turns()[asked])
+    assert f"(baton `{subject(created)}`)" in told and f"This is claude-code session `{second}`" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), second)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert [e["stream"].split("/", 1)[1] for e in events(project, env, "session.ended")] == [first, second]
+    no_hook_trouble_shown(claude)
 
 def test_a_hook_that_fails_shows_on_claude_codes_screen_and_the_check_sees_it(tmp_path, anthropic):
     """The check on the screen is no formality: a prompt hook that fails (not Baton's: a
