@@ -14,6 +14,11 @@ on the screen, and leave as a person does. Then: the brief of ``SessionStart``
 reached the model (in the request the harness sent), the session's end left
 its baton (the ledger), and nothing on the screen, then or at any moment
 before (the terminal's transcript), is a hook's error or a traceback.
+
+Beside those: ``/clear`` in Claude Code (the cleared conversation's baton goes
+to the new one), a hook that fails (it shows, and the screen check sees it),
+and one project across the three (Claude Code leaves a baton, Codex receives
+it once, Gemini CLI after it does not).
 """
 
 from __future__ import annotations
