@@ -22,6 +22,11 @@ The script (``FakeResponses.script``) is a list of replies, one per
   answer with something from an earlier tool result).
 
 When the script is empty the reply is the text ``"Done."``, so a turn always ends.
+
+The interactive TUI also asks, beside the first turn, for a title for the
+thread (no tools, an output schema of one ``title``): a side request, answered
+``{"title": …}``, that takes nothing from the script and is not one of
+``turns()``.
 """
 
 from __future__ import annotations
@@ -64,9 +69,10 @@ class FakeResponses(FakeModel):
         return f"{self.url}/v1"
 
     def turns(self) -> list[Recorded]:
-        """The recorded model requests (``POST /v1/responses``), oldest first."""
+        """The recorded model requests (``POST /v1/responses``), oldest first, less the side requests."""
         with self.lock:
-            return [r for r in self.requests if r.method == "POST" and r.path.rstrip("/").endswith("/responses")]
+            return [r for r in self.requests if r.method == "POST" and r.path.rstrip("/").endswith("/responses")
+                    and not asks_for_a_title(r)]
 
     def respond(self, handler: BaseHTTPRequestHandler, recorded: Recorded) -> None:
         path = recorded.path.split("?", 1)[0].rstrip("/")
@@ -77,7 +83,8 @@ class FakeResponses(FakeModel):
             self.send_json(handler, 404, {"error": {"message": f"no such endpoint: {recorded.path}",
                                                      "type": "invalid_request_error"}})
             return
-        reply = self.next_reply(DEFAULT_REPLY)
+        reply = json.dumps({"title": "Scripted session"}) if asks_for_a_title(recorded) \
+            else self.next_reply(DEFAULT_REPLY)
         if callable(reply):
             reply = reply(recorded)
         model = (recorded.json or {}).get("model", "fake-model")
@@ -134,6 +141,15 @@ class FakeResponses(FakeModel):
             ("response.completed", {"type": "response.completed",
                                     "response": {**base, "status": "completed", "output": [item], "usage": usage}}),
         ]
+
+
+def asks_for_a_title(recorded: Recorded) -> bool:
+    """Whether a request is the TUI's side request for a thread title: no tools offered, and its
+    answer held to a JSON schema of one ``title``."""
+    body = recorded.json if isinstance(recorded.json, dict) else {}
+    answer = (body.get("text") or {}).get("format") or {}
+    schema = answer.get("schema") if isinstance(answer, dict) else None
+    return not body.get("tools") and isinstance(schema, dict) and schema.get("required") == ["title"]
 
 
 def tool_names(recorded: Recorded) -> list[str]:

@@ -1,0 +1,441 @@
+"""The harnesses as people run them: each one's interactive TUI in a real pseudo-terminal.
+
+The rest of the suite runs the harnesses headless (``claude -p``, ``codex exec``,
+``gemini -p``). Here each runs as a person starts it, in a terminal
+(``tests/e2e/terminal.py``: a pty of 120 x 40), in a scratch HOME whose
+first-run settings skip the screens a new user meets once (onboarding, the
+project's trust, the API key's approval), with Baton wired by ``baton
+install-hooks`` and the harness pointed at its scripted model on 127.0.0.1.
+
+One scenario per harness, in a git project where an earlier session left a
+baton: start the TUI, wait for its prompt, type one prompt (the agent records
+its work over Baton's MCP tools and makes it ready), wait for the model's reply
+on the screen, and leave as a person does. Then: the brief of ``SessionStart``
+reached the model (in the request the harness sent), the session's end left
+its baton (the ledger), and nothing on the screen, then or at any moment
+before (the terminal's transcript), is a hook's error or a traceback.
+
+Beside those: ``/clear`` in Claude Code (the cleared conversation's baton goes
+to the new one), a hook that fails (it shows, and the screen check sees it),
+and one project across the three (Claude Code leaves a baton, Codex receives
+it once, Gemini CLI after it does not).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
+from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
+from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
+from tests.e2e.terminal import Terminal
+from tests.e2e.test_claude_code import capture_validate_ready, session_named_in, subject
+from tests.e2e.test_codex import MCP, CodexProject, _capture_body, developer_texts, result_of
+from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
+
+pytestmark = pytest.mark.e2e
+
+EARLIER_STEP = "Wire the zebra-42 parser into the CLI"
+"""The next step an earlier session's baton carries: the brief of the next session start shows it."""
+
+FAILURE_SIGNS = ("hook error", "blocking error", "Traceback (most recent call last)", "hook failed",
+                 "Hook failed", "non-blocking status", "hook exited with code", "hook exited without",
+                 "hook returned invalid")
+"""What a hook that broke shows in a harness's TUI (a harness's own wording, and Python's)."""
+
+
+def interactive(env: dict[str, str]) -> dict[str, str]:
+    """A harness's environment for its TUI: a colour terminal, and not in CI (Ink, the TUI
+    library of Claude Code and Gemini CLI, draws only the last frame when it sees ``CI``)."""
+    return {**{k: v for k, v in env.items() if k not in ("CI", "NO_COLOR")}, "TERM": "xterm-256color"}
+
+
+def no_hook_trouble_shown(terminal: Terminal) -> None:
+    shown = terminal.transcript() + "\n" + terminal.screen()
+    found = [sign for sign in FAILURE_SIGNS if sign in shown]
+    assert not found, f"the TUI showed {found}; the screen:\n{terminal.screen()}"
+
+
+def events(project: Path, env: dict[str, str], kind: str) -> list[dict[str, Any]]:
+    return [e for e in ledger_events(project, env) if e.get("type") == kind]
+
+
+def wait_for_event(project: Path, env: dict[str, str], kind: str, count: int = 1,
+                   timeout: float = 120) -> list[dict[str, Any]]:
+    """The ledger's ``kind`` events once there are ``count`` of them (a hook that runs after the
+    reply shows, as Codex's ``Stop``, may still be writing); past ``timeout`` the test fails."""
+    deadline = time.monotonic() + timeout
+    while len(found := events(project, env, kind)) < count:
+        recorded = [e["type"] for e in ledger_events(project, env)]
+        assert time.monotonic() < deadline, f"{count} {kind} never recorded: {recorded}"
+        time.sleep(0.5)
+    return found
+
+
+def an_earlier_baton(project: Path, env: dict[str, str]) -> None:
+    left = run_baton(project, env, "session", "end", "earlier-session", "--handoff-steps", EARLIER_STEP)
+    assert left.returncode == 0, left.stderr
+
+
+# -- Claude Code -----------------------------------------------------------------------------------
+
+CLAUDE_READY = "? for shortcuts"
+"""Claude Code's prompt line when it waits for the person to type."""
+
+
+def claude_home(env: dict[str, str], project: Path) -> None:
+    """``~/.claude.json`` as after the first run: onboarding done, the API key of the environment
+    approved (Claude Code keeps its last 20 characters), the project's folder trusted; and
+    ``~/.claude/settings.json`` allowing Baton's MCP tools, as a person does once."""
+    home = Path(env["HOME"])
+    (home / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True,
+        "customApiKeyResponses": {"approved": [env["ANTHROPIC_API_KEY"].strip()[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True}},
+    }))
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["mcp__baton"]}}))
+
+
+@pytest.fixture
+def anthropic():
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+def claude_ready(tmp_path: Path, model: FakeAnthropic, project: Path) -> dict[str, str]:
+    """Claude Code's environment for its TUI, Baton installed in ``project`` for it."""
+    env = interactive(claude_env(tmp_path / "claude-home", model))
+    installed = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--events", "all")
+    assert installed.returncode == 0, installed.stderr
+    claude_home(env, project)
+    return env
+
+
+def claude_session(project: Path, env: dict[str, str], model: FakeAnthropic, prompt: str, reply: str) -> Terminal:
+    """One interactive Claude Code session: start, one typed prompt, ``reply`` on the screen, ``/exit``."""
+    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        claude.type(prompt)
+        claude.type("\r")
+        claude.wait_for(reply, why="the model's reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("/exit")
+        claude.type("\r")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    model.check()
+    return claude
+
+
+def test_an_interactive_claude_code_session_is_briefed_and_its_end_leaves_its_baton(tmp_path, anthropic):
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    an_earlier_baton(project, env)
+    anthropic.script = capture_validate_ready(session_id=session_named_in)
+    claude = claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")
+    first = said(anthropic.turns()[0])
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in first
+    assert EARLIER_STEP in first
+    (begun,) = events(project, env, "session.begun")
+    sid = begun["stream"].split("/", 1)[1]
+    (_, captured) = events(project, env, "handoff.captured")  # the earlier baton's, then the agent's
+    (_, created) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
+    assert sid in [e["stream"].split("/", 1)[1] for e in events(project, env, "session.ended")]
+    no_hook_trouble_shown(claude)
+
+
+
+
+def test_after_clear_in_claude_code_the_fresh_conversation_is_given_the_baton_the_cleared_one_left(
+        tmp_path, anthropic):
+    """``/clear`` ends the conversation (``SessionEnd``: its ready handoff is left as its baton) and
+    starts a new one under a new id (``SessionStart``, source ``clear``), which claims that baton:
+    the next prompt's request carries it, once, and the new conversation's end leaves no other."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Going on."]
+    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        claude.type("Record where the zebra-42 work stands.")
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the model's reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("/clear")
+        claude.type("\r")
+        (created,) = wait_for_event(project, env, "baton.created")
+        wait_for_event(project, env, "session.begun", 2)
+        asked = len(anthropic.turns())
+        claude.type("go on")
+        claude.type("\r")
+        claude.wait_for("Going on.", why="the model's reply after /clear")
+        claude.type("/exit")
+        claude.type("\r")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    anthropic.check()
+    first, second = [e["stream"].split("/", 1)[1] for e in events(project, env, "session.begun")]
+    assert created["data"]["session"] == first
+    told = said(anthropic.turns()[asked])
+    assert f"(baton `{subject(created)}`)" in told and f"This is claude-code session `{second}`" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), second)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert [e["stream"].split("/", 1)[1] for e in events(project, env, "session.ended")] == [first, second]
+    no_hook_trouble_shown(claude)
+
+def test_a_hook_that_fails_shows_on_claude_codes_screen_and_the_check_sees_it(tmp_path, anthropic):
+    """The check on the screen is no formality: a prompt hook that fails (not Baton's: a
+    command that writes to stderr and exits 1) shows in the TUI, and ``no_hook_trouble_shown``
+    fails on it."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    settings = project / ".claude" / "settings.json"
+    wired = json.loads(settings.read_text())
+    for entry in wired["hooks"]["UserPromptSubmit"]:
+        for hook in entry["hooks"]:
+            hook["command"] = "echo the-hook-broke >&2; exit 1"
+    settings.write_text(json.dumps(wired))
+    anthropic.script = ["Hello."]
+    claude = claude_session(project, env, anthropic, "hello", "Hello.")
+    assert "the-hook-broke" in claude.transcript()
+    with pytest.raises(AssertionError, match="the TUI showed"):
+        no_hook_trouble_shown(claude)
+
+# -- Codex CLI -------------------------------------------------------------------------------------
+
+CODEX_READY = "baton-e2e-model default · "
+"""Codex's status line under its prompt, once it has loaded (the model, then the folder): it
+takes what is typed before it into the prompt, but not the Enter that would send it."""
+
+
+@pytest.fixture
+def openai():
+    with FakeResponses() as fake:
+        yield fake
+
+
+@pytest.fixture
+def trap() -> Iterator[ProxyTrap]:
+    caught = ProxyTrap()
+    yield caught
+    caught.close()
+
+
+def codex_ready(root: Path, model: FakeResponses, trap: ProxyTrap) -> CodexProject:
+    """Codex's user config (the fake model, the project trusted: ``CodexProject``), Baton installed
+    in ``root/project`` and its hooks trusted as ``/hooks`` trusts them."""
+    codex = CodexProject(root, model, trap)
+    codex.install_baton()
+    assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
+    codex.env = interactive(codex.env)
+    return codex
+
+
+def codex_daemon_stopped(codex: CodexProject) -> None:
+    """Codex 0.171's TUI runs its sessions in a background server it starts (``codex app-server
+    --managed-daemon``, in its own session, outliving the TUI: "Any running work continues"):
+    stopped as ``codex app-server daemon stop`` stops it, and any process it left (its
+    ``pid-update-loop``, run from under ``CODEX_HOME``) ended by its id."""
+    subprocess.run([str(codex.program), "app-server", "daemon", "stop"], cwd=codex.project, env=codex.env,
+                   capture_output=True, timeout=120)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            arguments = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(codex.codex_home).encode() in arguments and int(entry.name) != os.getpid():
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def codex_session_named_in(recorded) -> str:
+    """The session id the brief tells the agent to pass to Baton's MCP tools. (The TUI sends the
+    brief inside the developer message that opens with Codex's own instructions, where ``codex
+    exec`` sends it as a developer message of its own.)"""
+    found = {m for t in developer_texts(recorded) for m in re.findall(r'Pass `"session_id": "([^"]+)"`', t)}
+    assert len(found) == 1, developer_texts(recorded)
+    return found.pop()
+
+
+def codex_hands_off() -> list[Any]:
+    """The agent's replies: capture its work over MCP naming the session its brief gave, validate
+    it, make it ready, each with the id the capture answered."""
+    captured: dict[str, str] = {}
+
+    def capture(recorded):
+        return Call("handoff_capture", {**_capture_body(), "session_id": codex_session_named_in(recorded)}, MCP)
+
+    def validate(recorded):
+        [call_id] = function_outputs(recorded)
+        captured["id"] = result_of(recorded, call_id)["id"]
+        return Call("handoff_validate", {"id": captured["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": captured["id"], "accept_warnings": "a scripted end-to-end session"}, MCP)
+
+    return [capture, validate, ready, "Handed off."]
+
+
+def codex_session(codex: CodexProject, prompt: str, reply: str) -> Terminal:
+    """One interactive Codex session: start, one typed prompt, ``reply`` on the screen, ``/exit``."""
+    with Terminal([str(codex.program), "--dangerously-bypass-approvals-and-sandbox"], codex.project,
+                  codex.env) as terminal:
+        terminal.wait_for(CODEX_READY, why="Codex's prompt")
+        terminal.type(prompt)
+        terminal.wait_for(f"› {prompt}", why="the prompt typed")
+        terminal.type("\r")
+        terminal.wait_for(reply, why="the model's reply")
+        terminal.wait_for("Worked for", why="the end of Codex's turn")
+        terminal.type("/exit")
+        terminal.wait_for("exit Codex", why="/exit in Codex's command menu")  # Enter before it is lost
+        terminal.type("\r")
+        assert terminal.wait_until_ended() == 0, terminal.screen()
+    return terminal
+
+
+def test_an_interactive_codex_session_is_briefed_and_its_turns_end_leaves_its_baton(tmp_path, openai, trap):
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        an_earlier_baton(codex.project, codex.env)
+        openai.script = codex_hands_off()
+        terminal = codex_session(codex, "Wrap up the parser work for the next session.", "Handed off.")
+        (created,) = [e for e in wait_for_event(codex.project, codex.env, "baton.created", 2)
+                      if e["data"].get("session") != "earlier-session"]
+    finally:
+        codex_daemon_stopped(codex)
+    brief = "\n".join(developer_texts(openai.turns()[0]))
+    assert "## 🤝 Active Session Handoff" in brief and EARLIER_STEP in brief
+    (begun,) = events(codex.project, codex.env, "session.begun")
+    sid = begun["stream"].split("/", 1)[1]
+    assert created["data"]["session"] == sid
+    captured = result_of(openai.turns()[1], function_outputs(openai.turns()[1]).popitem()[0])["id"]
+    assert subject(created) == captured
+    assert sid in [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "session.ended")]
+    no_hook_trouble_shown(terminal)
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------------
+
+GEMINI_READY = "Type your message"
+"""The placeholder of Gemini CLI's empty prompt."""
+
+
+@pytest.fixture
+def google():
+    with FakeGemini() as fake:
+        yield fake
+
+
+def gemini_ready(root: Path, model: FakeGemini, trap: ProxyTrap, home: Path) -> Session:
+    """Gemini CLI's settings (API-key auth chosen, no telemetry or update check: ``Session``), the
+    folder trusted, Baton installed in ``root/project``."""
+    gemini = Session(root, model, trap, home=home)
+    gemini.env = interactive(gemini.env)
+    return gemini
+
+
+def gemini_hands_off() -> list[Any]:
+    """The agent's replies: capture its work over MCP naming the session its brief gave, validate
+    it, make it ready, each with the id the tool before answered."""
+    def session_id(recorded) -> str:
+        found = {m for t in hook_contexts(recorded) for m in re.findall(r'Pass `"session_id": "([^"]+)"`', t)}
+        assert len(found) == 1, hook_contexts(recorded)
+        return found.pop()
+
+    def answered_id(recorded, tool: str) -> str:
+        return RESULT_ID.findall(tool_result(recorded, tool))[0]
+
+    return [
+        lambda r: call("mcp_baton_handoff_capture", **HANDOFF, session_id=session_id(r)),
+        lambda r: call("mcp_baton_handoff_validate", id=answered_id(r, "mcp_baton_handoff_capture")),
+        lambda r: call("mcp_baton_handoff_ready", id=answered_id(r, "mcp_baton_handoff_validate"),
+                       accept_warnings="a scripted end-to-end session"),
+        "Handed off.",
+    ]
+
+
+def gemini_session(gemini: Session, prompt: str, reply: str) -> Terminal:
+    """One interactive Gemini CLI session (``-y``: tools run without asking): start, one typed
+    prompt, ``reply`` on the screen, Ctrl-D twice."""
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+        terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
+        terminal.type(prompt)
+        terminal.wait_for(prompt, why="the prompt typed")
+        terminal.type("\r")
+        terminal.wait_for(reply, why="the model's reply")
+        terminal.type("\x04")
+        terminal.wait_for("Press Ctrl+D again to exit.", why="Gemini CLI's exit notice")
+        terminal.type("\x04")
+        assert terminal.wait_until_ended() == 0, terminal.screen()
+    return terminal
+
+
+def test_an_interactive_gemini_cli_session_is_briefed_and_its_end_leaves_its_baton(tmp_path, google, trap):
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    an_earlier_baton(gemini.project, gemini.env)
+    google.script = gemini_hands_off()
+    terminal = gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")
+    [brief] = hook_contexts(google.conversation()[0])
+    assert brief.startswith("## 🤝 Active Session Handoff") and EARLIER_STEP in brief
+    (begun,) = events(gemini.project, gemini.env, "session.begun")
+    sid = begun["stream"].split("/", 1)[1]
+    (_, captured) = events(gemini.project, gemini.env, "handoff.captured")
+    (_, created) = events(gemini.project, gemini.env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
+    assert sid in [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env, "session.ended")]
+    assert not google.script and not trap.seen
+    no_hook_trouble_shown(terminal)
+
+
+# -- across the harnesses --------------------------------------------------------------------------
+
+def test_a_baton_left_by_interactive_claude_code_reaches_interactive_codex_once_and_gemini_cli_after_it_not(
+        tmp_path, anthropic, openai, google, trap):
+    """One project, one person, one branch, the three harnesses installed in it: an interactive
+    Claude Code session readies its work and ends; the interactive Codex session after it is given
+    that baton and claims it; the interactive Gemini CLI session after that is given no baton."""
+    project = git_project(tmp_path / "project")
+    claude_env_ = claude_ready(tmp_path, anthropic, project)
+    codex = codex_ready(tmp_path, openai, trap)
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "gemini-home")
+    assert codex.project == gemini.project == project
+    try:
+        anthropic.script = capture_validate_ready(session_id=session_named_in)
+        screens = [claude_session(project, claude_env_, anthropic, "Record where the zebra-42 work stands.",
+                                  "Handed off.")]
+        (created,) = events(project, claude_env_, "baton.created")
+        handoff = subject(created)
+        delivered = f"(baton `{handoff}`)"
+
+        openai.script = ["On it."]
+        screens.append(codex_session(codex, "Go on with the zebra-42 work.", "On it."))
+    finally:
+        codex_daemon_stopped(codex)
+    told = [t for r in openai.turns() for t in developer_texts(r) if "Active Session Handoff" in t]
+    assert len(told) == 1 and delivered in told[0], told
+    (codex_begun,) = [e for e in events(project, codex.env, "session.begun") if e["data"].get("harness") == "codex"]
+    codex_sid = codex_begun["stream"].split("/", 1)[1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, codex.env, "baton.claimed")] \
+        == [(handoff, codex_sid)]
+
+    google.script = ["Hello."]
+    screens.append(gemini_session(gemini, "hello", "Hello."))
+    [brief] = hook_contexts(google.conversation()[0])
+    assert "Active Session Handoff" not in user_text(google.conversation()[0]) and delivered not in brief
+    assert [subject(e) for e in events(project, gemini.env, "baton.claimed")] == [handoff]
+    for terminal in screens:
+        no_hook_trouble_shown(terminal)
