@@ -22,12 +22,9 @@ import errno
 import os
 from pathlib import Path
 
+from baton.errors import NotInitialized
 from baton.gitinfo import locate
 from baton.values import value_class
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (this module is on the hook path)
-if TYPE_CHECKING:
-    from baton.errors import NotInitialized
 
 BATON_DIR = ".baton"
 
@@ -126,11 +123,9 @@ def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None 
     return top if top is not None else here
 
 
-def not_a_directory(root: Path) -> "NotInitialized":
+def not_a_directory(root: Path) -> NotInitialized:
     """The error of a project root that is no directory: missing (or named too long for the
     OS to have one), or a file (exit 4, ``not_initialized``). `baton init` would refuse it too."""
-    from baton.errors import NotInitialized
-
     try:
         why = "it is not a directory" if root.exists() else "no such directory"
     except OSError:  # ENAMETOOLONG: no directory has that name
