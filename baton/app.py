@@ -131,12 +131,13 @@ class Baton:
         (``SecretInIdentifier``, exit 5) before anything is appended or written.
         An owner, branch, harness or label given empty or with a control
         character is an input error (exit 2, ``identifier_refusal``): leaving
-        it out is how to ask for the default. A session id given is held to its rule
-        (``identifiers.session_id_refusal``, as ``objectives.check_session_id`` holds it): an empty one names no session (exit 2), in every
-        use case alike (``checkpoint create --session ""`` recorded one: tester-use18 T6)."""
+        it out is how to ask for the default. A session id given empty names
+        no session (exit 2, ``identifiers.session_id_refusal``), in every use
+        case alike (``checkpoint create --session ""`` recorded one:
+        tester-use18 T6); the rest of its shape is checked after this screen."""
         session = fields.get("session")
-        if isinstance(session, str) and (refusal := session_id_refusal(session)) is not None:
-            raise InputError(refusal, details={"field": "session_id"})
+        if isinstance(session, str) and not session.strip():
+            raise InputError(session_id_refusal(session) or "", details={"field": "session_id"})
         for name in ("owner", "branch", "harness", "label"):
             if (problem := identifier_refusal(name, fields.get(name))) is not None:
                 raise InputError(problem, details={"field": name})
