@@ -37,7 +37,7 @@ import os
 from contextlib import contextmanager
 
 from baton.commands.context import Deferral, Limits, Project
-from baton.domain.identifiers import identifier_refusal
+from baton.domain.identifiers import identifier_refusal, session_id_refusal
 from baton.errors import BatonError, IndexPinned, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
 from baton.values import replace
@@ -131,7 +131,13 @@ class Baton:
         (``SecretInIdentifier``, exit 5) before anything is appended or written.
         An owner, branch, harness or label given empty or with a control
         character is an input error (exit 2, ``identifier_refusal``): leaving
-        it out is how to ask for the default."""
+        it out is how to ask for the default. A session id given empty names
+        no session (exit 2, ``identifiers.session_id_refusal``), in every use
+        case alike (``checkpoint create --session ""`` recorded one:
+        tester-use18 T6); the rest of its shape is checked after this screen."""
+        session = fields.get("session")
+        if isinstance(session, str) and not session.strip():
+            raise InputError(session_id_refusal(session) or "", details={"field": "session_id"})
         for name in ("owner", "branch", "harness", "label"):
             if (problem := identifier_refusal(name, fields.get(name))) is not None:
                 raise InputError(problem, details={"field": name})
@@ -259,6 +265,8 @@ class Baton:
 
     def amend(self, token: str, **options: Any) -> CaptureResult:
         from baton.commands import amend
+
+        self._identifiers(session=options.get("session"))
 
         return amend.amend_handoff(self.project, token, **options)
 

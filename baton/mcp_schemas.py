@@ -9,8 +9,10 @@ record schema's own definitions (``baton/schemas/handoff-v0.1.json``, loaded
 with ``importlib.resources``), closed, with the ids Baton assigns made
 optional and ``evidence.output`` (kept only as a digest and summary) added.
 The limits are the ones the use cases enforce (a session id ≤ 200
-characters, an objective ≤ 2000, ``max_bytes`` 1024 to 16 MiB,
-``max_tokens`` 500 to 1 000 000), so a client can know them up front.
+characters, an objective ≤ 2000, a handoff id ≤ 36, a ``handoff_list``
+search ≤ 1000, ``max_bytes`` 1024 to 16 MiB, ``max_tokens`` 500 to
+1 000 000), so a client can know them up front; an owner, branch, harness or
+model name is held to ≤ 1000 characters here, before a call runs.
 
 Output schemas describe each tool's ``structuredContent`` — the object
 ``baton <command> --json`` prints — naming the members a successful result
@@ -41,10 +43,13 @@ from baton.domain.edits import REPLACEABLE
 from baton.domain.handoff import Status, Trigger
 from baton.domain.limits import (
     BRANCH_LABEL_MAX,
+    HANDOFF_ID_MAX,
     MAX_MAX_TOKENS,
     MIN_MAX_BYTES,
     MIN_MAX_TOKENS,
+    NAME_ARGUMENT_MAX,
     OBJECTIVE_MAX,
+    QUERY_MAX,
     SESSION_ID_MAX,
 )
 from baton.domain.wording import counted
@@ -119,13 +124,14 @@ def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str
 
 _ID_FORMS = ("handoff id: full id, 8-character short id (the full id's end), or a unique prefix of either (of "
              "the full id at least 8 characters, of the short id at least 4)")
-ID = _text(f"{_ID_FORMS}, or 'latest' (the newest ready handoff of the current branch)")
-DRAFT_ID = _text(f"{_ID_FORMS} ('latest' names a ready handoff, never one to validate or promote)")
+ID = _text(f"{_ID_FORMS}, or 'latest' (the newest ready handoff of the current branch)", max_length=HANDOFF_ID_MAX)
+DRAFT_ID = _text(f"{_ID_FORMS} ('latest' names a ready handoff, never one to validate or promote)",
+                 max_length=HANDOFF_ID_MAX)
 SESSION_ID = _text("your session's id, as the session-start brief names it (\"This is … session `ID`\")", max_length=SESSION_ID_MAX)
-OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
-BRANCH = _text("branch (default: the current git branch, else 'unknown')")
+OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')", max_length=NAME_ARGUMENT_MAX)
+BRANCH = _text("branch (default: the current git branch, else 'unknown')", max_length=NAME_ARGUMENT_MAX)
 HARNESS = _text("the harness: codex, claude-code, cursor, gemini-cli, generic... (one line: a control character "
-                "is refused, input_error)")
+                "is refused, input_error)", max_length=NAME_ARGUMENT_MAX)
 STEPS = {"type": "array", "items": {"type": "string"}}
 
 
@@ -160,11 +166,11 @@ def _handoff_capture() -> dict[str, Any]:
         "open_items": _described(_items("open_item"), "what is left; at least one with suggested_action and "
                                                       "acceptance_check (or work.state completed) to become ready"),
         "risks": _described(_items("risk"), "known risks"),
-        "parent": _text("continue from this handoff (any id form)"),
+        "parent": _text("continue from this handoff (any id form)", max_length=HANDOFF_ID_MAX),
         "trigger": {"enum": list(TRIGGERS), "description": "what prompted the capture (default manual)"},
         "session_id": SESSION_ID,
         "harness": HARNESS,
-        "model": _text("a descriptive model id"),
+        "model": _text("a descriptive model id", max_length=NAME_ARGUMENT_MAX),
     }, ("work",))
 
 
@@ -199,7 +205,7 @@ def _handoff_amend() -> dict[str, Any]:
         "id": _text(f"{_ID_FORMS}, or 'latest' (the newest ready handoff of the current branch). A draft or "
                     "validated handoff is revised in place (validate it again); a ready, resumed or superseded "
                     "one never changes: the amendment is a new draft child (lineage relation amend). An archived "
-                    "one is refused (invalid_transition, exit 4)"),
+                    "one is refused (invalid_transition, exit 4)", max_length=HANDOFF_ID_MAX),
         "changes": _described(_amend_sections(whole=False), "merged over the record (give it, or replacement, "
                               "close_items, drop_items or replace_lists: a call with none is refused, "
                               "input_error): a text field replaces "
@@ -248,7 +254,8 @@ def _handoff_resume() -> dict[str, Any]:
 def _handoff_list() -> dict[str, Any]:
     return _obj({
         "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
-        "work": _text("full-text search over title, objective and summary"),
+        "work": _text(f"full-text search over title, objective and summary: every word must match, each as a "
+                      f"prefix (at most {QUERY_MAX} characters)", max_length=QUERY_MAX),
         "limit": {"type": "integer", "minimum": 1, "description": "at most this many (default 50, at most 200 "
                                                                   "an answer; `more` says whether more match)"},
         "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},

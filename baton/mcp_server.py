@@ -179,6 +179,15 @@ def _internal_error(exc: Exception) -> CallToolResult:
     return structured({"error": error}, is_error=True)
 
 
+def prompt_error(exc: BatonError, policy: Any) -> MCPError:
+    """A ``BatonError`` met getting a prompt or reading a resource, as the protocol error a client
+    shows: invalid params (-32602), the message, and ``{"error": {code, message, exit_code}}`` in
+    ``data``, through the secret screen (never a traceback)."""
+    exc.name_parameters(ARGUMENT_NAMES)
+    error = screen_output(_plain_json(exc.to_json()), policy)
+    return MCPError(INVALID_PARAMS, error["message"], data={"error": error})
+
+
 def argument_error(tool: str, problems: list[str]) -> CallToolResult:
     """Arguments that break a tool's input schema, as an ``input_error`` (exit 2, as argparse exits),
     listing every problem, each naming its argument."""
@@ -243,12 +252,33 @@ class BatonMCPServer(MCPServer):
                                              + (f", {row['created_at']}" if row.get("created_at") else ""))
                         for row in rows]
 
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        """A prompt, once its name and arguments are known to be ones it takes: an unknown prompt, or an
+        argument the prompt does not take, is the protocol's invalid-params error (-32602) naming the
+        prompts or arguments there are, with Baton's error in ``data`` — not the SDK's code 0 and a
+        traceback on stderr (tester-use18 T5)."""
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            raise prompt_error(NotFound(f"unknown prompt {name!r}; the prompts are: {', '.join(PROMPT_NAMES)}",
+                                        details={"prompt": name, "prompts": list(PROMPT_NAMES)}), self.policy())
+        taken = [argument.name for argument in prompt.arguments or []]
+        problems = [f"{key}: unknown argument (allowed: {', '.join(taken) or 'none'})"
+                    for key in (arguments or {}) if key not in taken]
+        if problems:
+            raise prompt_error(InputError(f"invalid arguments for prompt {name}: " + "; ".join(problems),
+                                          details={"prompt": name, "problems": problems}), self.policy())
+        return await super().get_prompt(name, arguments, context)
+
     call_order: Any = None
     """``mcp_stdio.CallOrder`` when serving stdio: tool calls then run in the order they were read."""
 
     def baton_tool(self, fn: Callable[..., Any], annotations: ToolAnnotations) -> None:
         """Serve ``fn`` as the tool of its name; its docstring is the description."""
         self.baton_tools[fn.__name__] = (fn, annotations)
+
+    def policy(self) -> Any:
+        """The rules answers go through now (``output_policy``)."""
+        return self.output_policy() if self.output_policy else RedactionPolicy()
 
     async def list_tools(self) -> list[Any]:
         inputs = input_schemas()
@@ -536,9 +566,7 @@ class ProjectCalls:
             try:
                 return screen_text(command(self.app()).render(), self.output_policy())
             except BatonError as exc:
-                exc.name_parameters(ARGUMENT_NAMES)
-                error = screen_output(_plain_json(exc.to_json()), self.output_policy())
-                raise MCPError(INVALID_PARAMS, error["message"], data={"error": error}) from None
+                raise prompt_error(exc, self.output_policy()) from None
 
     def ready_handoffs(self) -> list[dict[str, Any]]:
         """The newest ready handoffs (id, short_id, title…), screened; none when the project

@@ -18,9 +18,11 @@ never at ``root`` (which, for a linked worktree, is the main one).
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
+from baton.errors import NotInitialized
 from baton.gitinfo import locate
 from baton.values import value_class
 
@@ -104,14 +106,44 @@ def git_toplevel(start: Path) -> Path | None:
 
 
 def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None = None) -> Path:
+    """The project's root (see the module's docstring).
+
+    Raises:
+        NotInitialized (exit 4): ``--project`` or ``$BATON_PROJECT`` names a path too long for
+            the OS (``ENAMETOOLONG``), which no directory can have: the answer to a missing
+            directory, not an internal error from the first look at it.
+    """
     if explicit:
-        return _shared_root(Path(explicit).expanduser().resolve())
+        return _shared_root(_named_folder(Path(explicit).expanduser().resolve()))
     env = os.environ.get("BATON_PROJECT")
     if env:
-        return _shared_root(Path(env).expanduser().resolve())
+        return _shared_root(_named_folder(Path(env).expanduser().resolve()))
     here = (cwd or Path.cwd()).resolve()
     top = git_toplevel(here)
     return top if top is not None else here
+
+
+def not_a_directory(root: Path) -> NotInitialized:
+    """The error of a project root that is no directory: missing (or named too long for the
+    OS to have one), or a file (exit 4, ``not_initialized``). `baton init` would refuse it too."""
+    try:
+        why = "it is not a directory" if root.exists() else "no such directory"
+    except OSError:  # ENAMETOOLONG: no directory has that name
+        why = "no such directory"
+    return NotInitialized(f"{root} is not a Baton project: {why}", details={"root": str(root)})
+
+
+def _named_folder(path: Path) -> Path:
+    """``path`` (a named root), once the OS could look at it at all.
+
+    Raises:
+        NotInitialized: the name is too long for the OS (``not_a_directory``)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise not_a_directory(path) from None
+    return path
 
 
 def named_elsewhere(explicit: str | os.PathLike | None = None, *,

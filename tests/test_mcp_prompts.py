@@ -4,10 +4,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from mcp import Client, MCPError
+from mcp.types import INVALID_PARAMS
 
 from baton.mcp_server import PROMPT_NAMES, TOOL_NAMES, build_server
+from tests.conftest import run_baton
 from tests.handoff_support import payload
 
 pytestmark = pytest.mark.anyio
@@ -135,6 +139,37 @@ async def test_the_resume_prompt_of_an_unknown_id_is_a_protocol_error_with_the_e
             await client.get_prompt("resume", {"id": "0123abcd"})
     assert caught.value.error.data["error"]["code"] == "not_found"
     assert caught.value.error.data["error"]["exit_code"] == 4
+
+
+async def test_an_unknown_prompt_is_an_invalid_params_error_naming_the_prompts(project):
+    async with Client(build_server(project)) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("nope")
+    assert caught.value.error.code == INVALID_PARAMS
+    assert caught.value.error.message == "unknown prompt 'nope'; the prompts are: handoff, resume, brief, pickup"
+    assert caught.value.error.data["error"]["code"] == "not_found"
+
+
+async def test_a_prompt_argument_the_prompt_does_not_take_is_an_invalid_params_error_naming_it(project):
+    async with Client(build_server(project)) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("handoff", {"bogus": "x"})
+    assert caught.value.error.code == INVALID_PARAMS
+    assert "bogus: unknown argument (allowed: focus)" in caught.value.error.message
+    assert (caught.value.error.data["error"]["code"], caught.value.error.data["error"]["exit_code"]) == ("input_error", 2)
+
+
+def test_bad_prompt_requests_leave_no_traceback_on_the_servers_stderr(project):
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "nope"}},
+             {"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
+              "params": {"name": "handoff", "arguments": {"bogus": "x"}}}]
+    done = run_baton("mcp", "--project", str(project), input="".join(json.dumps(line) + "\n" for line in lines))
+    errors = {a["id"]: a["error"]["code"] for a in map(json.loads, done.stdout.splitlines()) if "error" in a}
+    assert errors == {1: INVALID_PARAMS, 2: INVALID_PARAMS}
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
 
 
 async def test_the_brief_prompt_shows_the_waiting_baton_without_claiming_it(project):

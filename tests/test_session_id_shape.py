@@ -78,6 +78,32 @@ def test_checkpoint_create_with_a_malformed_session_exits_2(project):
     assert not list((project / ".baton").glob("handoffs/*.json"))
 
 
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_checkpoint_create_with_an_empty_session_exits_2_and_records_nothing(project, empty):
+    """As `session begin --session-id ""` and MCP `session_id: ""` refuse it (tester-use18 T6)."""
+    r = run_baton("checkpoint", "create", "--title", "t", "--objective", "o", "--session", empty,
+                  "--project", str(project))
+    assert r.returncode == 2 and "a session id must not be empty" in r.stderr
+    assert not list((project / ".baton").glob("handoffs/*.json"))
+
+
+@pytest.mark.parametrize("command", [["handoff", "amend", "{id}", "--title", "t2"], ["fork", "{id}"]], ids=" ".join)
+def test_amend_and_fork_with_an_empty_session_exit_2(project, command):
+    made = run_baton("checkpoint", "create", "--title", "t", "--objective", "o", "--json", "--project", str(project))
+    handoff_id = json.loads(made.stdout)["id"]
+    ledger = sorted(p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl"))
+    r = run_baton(*[part.format(id=handoff_id) for part in command], "--session", "", "--project", str(project))
+    assert r.returncode == 2 and "a session id must not be empty" in r.stderr
+    assert sorted(p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl")) == ledger
+
+
+def test_checkpoint_create_with_an_empty_harness_exits_2_as_every_command_does(project):
+    r = run_baton("checkpoint", "create", "--title", "t", "--objective", "o", "--harness", "",
+                  "--project", str(project))
+    assert r.returncode == 2 and "--harness is empty" in r.stderr
+    assert not list((project / ".baton").glob("handoffs/*.json"))
+
+
 @pytest.mark.parametrize(("value", "problem"), [
     ("", "must not be empty"),
     ("x" * 200, None),

@@ -43,7 +43,10 @@ def checkpoint_create(app: Baton, args: argparse.Namespace):
     prompter = None if args.no_input or args.input == "-" else terminal_prompter()
     payload = capture_payload(_content(args, app), input_source=args.input, prompter=prompter)
     try:
-        captured = app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
+        # ``--harness ""`` reaches the one identifier screen (refused there, as every command refuses it)
+        # rather than being dropped from the payload as no harness.
+        given = {"harness": args.harness} if args.harness is not None else None
+        captured = app.capture(payload, parent=args.from_id, trigger=args.trigger, origin=given, session=args.session)
     except HandoffInputError as exc:
         flags = [MISSING_FLAGS[p] for p in exc.problems if p in MISSING_FLAGS]
         if args.input is not None or not flags:

@@ -459,7 +459,7 @@ def capture_in_scope(
         policy = load_policy(project.paths, project.config)
     if not isinstance(payload, Mapping):
         raise InputError("a handoff payload must be a JSON object")
-    if session:
+    if session is not None:  # an empty one names no session: refused, never recorded as ""
         session = check_session_id(session)
     refuse_malformed_identifiers(payload)
     project.check_identifiers(handoff_identifiers(payload))

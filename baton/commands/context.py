@@ -51,7 +51,7 @@ from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
 from baton.policy import check_path_inside_root, load_policy, trust_file
-from baton.project import BATON_DIR, ProjectPaths, git_toplevel, resolve_root, resolve_worktree
+from baton.project import BATON_DIR, ProjectPaths, git_toplevel, not_a_directory, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 from baton.values import value_class
@@ -411,11 +411,7 @@ class Project:
         root = resolve_root(project)
         paths = ProjectPaths(root, resolve_worktree(root, project))
         if not paths.root.is_dir():  # a mistyped --project or $BATON_PROJECT: `baton init` would refuse it too
-            raise NotInitialized(
-                f"{paths.root} is not a Baton project: "
-                + ("it is not a directory" if paths.root.exists() else "no such directory"),
-                details={"root": str(paths.root)},
-            )
+            raise not_a_directory(paths.root)
         if not paths.config.is_file():
             raise _not_a_project(paths.root)
         foreign = check_baton_folder_inside(paths, feeds=not feed_links)

@@ -9,7 +9,9 @@
   (``baton.commands.latest``).
 
 A token that names several handoffs is a conflict (exit 4) whose message and
-details list the candidates; one that names none is not found (exit 4).
+details list the candidates; one that names none is not found (exit 4); one
+longer than a full id (36 characters) is bad input (exit 2), refused before
+any query.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from baton.commands.feed_vouch import withheld_among
 from baton.commands.handoff_facts import worktree_label
 from baton.commands.latest import LATEST, LatestChoice, resolve_latest
 from baton.domain.handoff import stored_handoff
+from baton.domain.limits import HANDOFF_ID_MAX
 from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
 from baton.domain.wording import clipped
 from baton.errors import AmbiguousId, InputError, NotFound
@@ -83,6 +86,13 @@ HANDOFF_ID_REQUIRED = "a handoff id is required (a full id, a unique prefix, a s
 """The refusal of an empty handoff id, in every command that takes one."""
 
 
+def too_long_message(length: int) -> str:
+    """The refusal of a token longer than any handoff id (``HANDOFF_ID_MAX``); the token
+    itself is not repeated (it may be a pasted document)."""
+    return (f"a handoff id is at most {HANDOFF_ID_MAX} characters (the full id); this one is {length}: give the "
+            "full id, the short id, or a prefix of either")
+
+
 _HEX = frozenset("0123456789abcdef-")
 
 
@@ -114,13 +124,15 @@ def resolve_handoff_id(runner: Any, token: str, *, here: Place | None = None) ->
     (``place_of``), ``latest`` is that branch's, withheld handoffs passed over (``latest_here``).
 
     Raises:
-        InputError: the token is empty.
+        InputError: the token is empty, or longer than any id (``HANDOFF_ID_MAX``): it never reaches the index.
         NotFound: no handoff matches (or, for ``latest``, none is ready).
         AmbiguousId: several match; the message lists them (exit 4).
     """
     token = (token or "").strip()
     if not token:
         raise InputError(HANDOFF_ID_REQUIRED)
+    if len(token) > HANDOFF_ID_MAX:
+        raise InputError(too_long_message(len(token)), details={"characters": len(token), "limit": HANDOFF_ID_MAX})
 
     if token.lower() == LATEST:  # without ``here``: the project's newest (nobody's place, no reader's rule)
         return latest_here(runner, here or Place(None, None), any_branch=here is None).id

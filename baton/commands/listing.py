@@ -6,7 +6,8 @@ Newest first: the newest ``DEFAULT_LIMIT`` unless told otherwise (``limit``
 ``session end`` leaves are records too, but they are listed apart
 (``--kind baton``) or together (``--kind all``). ``--work`` is a full-text search over title, objective and
 summary (SQLite FTS5, kept by the ``handoffs`` projection): every word must
-match, each as a prefix, so ``--work "oauth callb"`` finds "OAuth callback".
+match, each as a prefix, so ``--work "oauth callb"`` finds "OAuth callback";
+a word given twice is searched once, and a query over ``QUERY_MAX`` characters is refused.
 The query is turned into quoted terms, so FTS syntax in user text can never
 raise an error. Each row says who captured it (``owner``, ``writer``) and
 whether that is the reader (``mine``: ``baton.domain.authorship``); ``by``
@@ -27,6 +28,7 @@ from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain.authorship import author_label, wrote
 from baton.domain.handoff import STATUSES
+from baton.domain.limits import QUERY_MAX
 from baton.domain.lineage import conflicts_touching_each
 from baton.domain.short_ids import short_id
 from baton.domain.wording import TITLE_WIDTH, clipped, counted
@@ -158,10 +160,16 @@ _UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3
 CJK ideographs; Hangul, whose particles are glued to the word)."""
 
 
+def _words(text: str) -> list[str]:
+    """The words of ``text``, each once, in order: a word said again adds nothing to an
+    all-words match, only a term to evaluate."""
+    return list(dict.fromkeys(_WORD.findall(text)))
+
+
 def fts_query(text: str) -> str | None:
     """User text as a safe FTS5 query: each word quoted, as a prefix, all
     required — the words of spaced scripts only (``unspaced_words`` has the rest)."""
-    words = [w for w in _WORD.findall(text) if not _UNSPACED.search(w)]
+    words = [w for w in _words(text) if not _UNSPACED.search(w)]
     if not words:
         return None
     return " ".join('"' + w.replace('"', '""') + '"*' for w in words)
@@ -171,15 +179,18 @@ def unspaced_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` in a script written without spaces (``_UNSPACED``):
     the tokenizer keeps a run of them as one token, so each is searched as a
     substring (``画面`` inside ``ログイン画面のバグ修正``)."""
-    return tuple(w for w in _WORD.findall(text) if _UNSPACED.search(w))
+    return tuple(w for w in _words(text) if _UNSPACED.search(w))
 
 
 def _search_of(work: str | None) -> tuple[str | None, tuple[str, ...]]:
     """``--work``'s FTS5 query and its words searched as substrings (``unspaced_words``).
 
-    Raises: InputError (no word in it)."""
+    Raises: InputError (no word in it, or longer than ``QUERY_MAX`` characters)."""
     if work is None:
         return None, ()
+    if len(work) > QUERY_MAX:
+        raise InputError(f"`work` is {len(work)} characters; the limit is {QUERY_MAX} (search for a few words "
+                         "of the title, objective or summary)", details={"characters": len(work), "limit": QUERY_MAX})
     query, contains = fts_query(work), unspaced_words(work)
     if query is None and not contains:
         raise InputError("`work` needs at least one word to search for")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from baton.commands.identity import SessionContext
 from baton.domain.batons import objective_doc_key
-from baton.domain.identifiers import SESSION_ID_RULE, session_id_problem
+from baton.domain.identifiers import session_id_refusal
 from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
 from baton.projections.sessions import session_doc
@@ -32,12 +32,10 @@ def check_session_id(session_id: str | None, *, required: bool = False) -> str |
         if required:
             raise InputError("a session id is required (`session_id`)")
         return None
-    value = session_id.strip()
-    problem = session_id_problem(value)
-    if problem is not None:
-        raise InputError(f"a session id {problem} (a session id is {SESSION_ID_RULE})",
-                         details={"field": "session_id"})
-    return value
+    refusal = session_id_refusal(session_id)
+    if refusal is not None:
+        raise InputError(refusal, details={"field": "session_id"})
+    return session_id.strip()
 
 
 def required_session_id(session_id: str | None) -> str:

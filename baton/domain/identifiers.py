@@ -273,6 +273,13 @@ def session_id_problem(value: str) -> str | None:
     return None
 
 
+def session_id_refusal(value: str) -> str | None:
+    """Why a session id given as ``value`` (surrounding whitespace dropped) is refused, as the
+    refusal says it, or None."""
+    problem = session_id_problem(value.strip())
+    return None if problem is None else f"a session id {problem} (a session id is {SESSION_ID_RULE})"
+
+
 def describe(findings: list[IdentifierFinding]) -> str:
     """The refusal's message: which fields, by which rules; never a value."""
     fields: dict[str, list[str]] = {}

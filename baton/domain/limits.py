@@ -19,6 +19,17 @@ MAX_INPUT_BYTES = 1024 * 1024
 MIN_MAX_BYTES = 1024
 """The smallest byte budget of a session-start brief (``bootstrap --max-bytes``)."""
 SESSION_ID_MAX = 200
+HANDOFF_ID_MAX = 36
+"""A handoff id's longest form: the full id (a UUID, 36 characters). A longer token names no
+handoff; it is refused as bad input before it reaches the index (whose ``LIKE`` refuses a
+pattern over 50,000 characters: tester-use18 T12)."""
+QUERY_MAX = 1000
+"""A ``handoff list --work`` search (MCP ``handoff_list`` ``work``), in characters: a few
+hundred words, more than anyone types. Each distinct word is one term of the full-text
+match, whose cost grows faster than the number of terms (200,000 words took 30 s and held
+every other MCP call back: tester-use18 T13)."""
+NAME_ARGUMENT_MAX = 1000
+"""An MCP tool's owner, branch, harness or model argument, in characters (a name, not a text)."""
 OBJECTIVE_MAX = 2000
 BRANCH_LABEL_MAX = 100
 """A fork's label names a branch of the work (``fork --label``), not its story."""
