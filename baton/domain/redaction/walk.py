@@ -353,9 +353,10 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unesc
         # The field's path is spelled only when a rule fires (most strings are clean).
         if unescape and "\\" in value:
             field = _child(parent, key) if key is not None else parent
-            plain = _ESCAPED_QUOTE.sub(r"\1", value)
+            # Only an escaped quote is undone; without one the text is screened once, as it is.
+            plain = _ESCAPED_QUOTE.sub(r"\1", value) if "\\'" in value or '\\"' in value else value
             screened = walk.text(plain, field)
-            return screened if screened != plain else walk.text(value, field)
+            return screened if screened != plain or plain is value else walk.text(value, field)
         screened, fired = scrub(value)
         if fired:
             field = _child(parent, key) if key is not None else parent
