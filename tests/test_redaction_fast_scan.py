@@ -205,3 +205,16 @@ def test_a_secret_word_then_underscores_dots_or_dashes_then_an_operator_is_searc
         spans = [list(reference_spans(rule, text)) for rule in PAIR_RULES]
         assert any(spans), text
         assert [list(rule.spans(text, POLICY)) for rule in PAIR_RULES] == spans, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from([*string.ascii_letters[:4], "_", "0", "9", "\n", "-", " ", "é", "ſ"]), max_size=6))
+def test_a_field_is_spelled_as_its_identifier_pattern_says(key: str) -> None:
+    """A field's path names a key ``.key`` when ``_IDENT`` matches it, ``["key"]`` otherwise;
+    tested with string methods, the pattern compiled by no screen."""
+    import re
+
+    from baton.domain.redaction.walk import _IDENT, _child
+
+    expected = f"p.{key}" if re.match(_IDENT, key) else f"p[{orjson.dumps(key).decode()}]"
+    assert _child("p", key) == expected

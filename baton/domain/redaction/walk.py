@@ -85,7 +85,8 @@ def _child(path: str, key: Any) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     text = key if isinstance(key, str) else repr(key)
-    if compiled(_IDENT).match(text):
+    name = text[:-1] if text[-1:] == "\n" else text  # ``_IDENT``'s ``$`` also matches before a last newline
+    if name.isascii() and name.isidentifier():  # ``_IDENT``, without compiling it
         return f"{path}.{text}" if path else text
     return f"{path}[{orjson.dumps(text).decode('utf-8')}]"
 
