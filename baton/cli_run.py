@@ -158,7 +158,7 @@ triggers while a run defines a hundred classes and builds its objects cost
 commands (``mcp``, ``status serve``, ``rebuild``…) keep it."""
 
 
-def run(report: Callable[[int], None] | None = None) -> None:
+def run(report: Callable[[int], None] | None = None, *, collector_paused: bool = False) -> None:
     """The ``baton`` process: ``main()`` on ``sys.argv``, then exit with its code.
 
     A hook-path command ends the process as soon as its output is flushed,
@@ -176,9 +176,18 @@ def run(report: Callable[[int], None] | None = None) -> None:
     commands exit the ordinary way. ``report`` is called with the exit status
     just before a hook-path command's process ends: the hook server's child
     answers the process that relayed the command (``baton.hook_server``).
+
+    ``collector_paused``: the entry point (``baton.launch``, ``python -m
+    baton``) paused the cyclic garbage collector before its first import,
+    so that the collections the imports trigger (~10 M instructions, ~0.04x
+    the stack's floor: docs/performance.md) do not run in a hook-path
+    process (``HOOK_PATH_COMMANDS``), which keeps it paused to its end; any
+    other command has it back before it runs.
     """
     guard_standard_streams()  # a reader that stops reading ends the output, not the command (baton.process_end)
     hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
+    if collector_paused and not hook_path:
+        gc.enable()
     if hook_path:
         ends_with_exit()
     code = main()
