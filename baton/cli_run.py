@@ -272,10 +272,20 @@ FIXED_FORMS: dict[tuple[str, ...], tuple[dict[str, object], dict[str, str], dict
     ("session", "handoff"): ({"command": "session", "session_command": "handoff", "func": "sessions:session_handoff",
                               "all": False, "cancel": False, "dismiss": None, "from_id": None, "shared": False,
                               "not_mine": False, "owner": None, "branch": None}, {}, {}),
+    ("session", "end"): ({"command": "session", "session_command": "end", "func": "session_end:session_end",
+                          "session_id_option": None, "handoff_steps": None, "handoff_questions": None,
+                          "handoff_failed": None, "handoff_input": None, "harness": None, "shared": False,
+                          "owner": None, "branch": None}, {}, {}),
+    ("resume",): ({"command": "resume", "func": "resume:resume", "any_branch": False, "format": "prompt",
+                   "harness": None, "mark_resumed": False, "max_tokens": None, "session": None}, {}, {}),
 }
 """The session commands a harness's hook may run in its own process, read without a parser: each
 command's words, its arguments' defaults as the parser gives them, the flags it reads here and the
 options with a value (each besides ``--json`` and ``--project DIR``). A test holds every form to the parser."""
+
+FIXED_POSITIONAL = {("session", "end"): "session_id", ("resume",): "id"}
+"""The forms read only with one word after their command's (``session end ID``, ``resume
+latest``): the argument it is. Without it, or with more, the parser reads them."""
 
 
 def fixed_run(words: Sequence[str]) -> Arguments | None:
@@ -313,6 +323,11 @@ def fixed_run(words: Sequence[str]) -> Arguments | None:
             i += 2
         else:
             return None
+    named = FIXED_POSITIONAL.get(tuple(command[:-1]))
+    if named is not None:  # ``session end ID``, ``resume latest``: the last word is the argument
+        given[named] = command.pop()
+    elif tuple(command) in FIXED_POSITIONAL:
+        return None
     form = FIXED_FORMS.get(tuple(command))
     if form is None:
         return None
