@@ -25,8 +25,8 @@ from baton.domain.redaction.rules import (
     could_assign,
     key_words,
 )
-from baton.domain.regexes import compiled
 from baton.domain.redaction.walk import _prefilter
+from baton.domain.regexes import compiled
 
 POLICY = RedactionPolicy()
 RULES = _prefilter(POLICY).rules
