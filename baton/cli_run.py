@@ -158,7 +158,7 @@ triggers while a run defines a hundred classes and builds its objects cost
 commands (``mcp``, ``status serve``, ``rebuild``…) keep it."""
 
 
-def run(report: Callable[[int], None] | None = None) -> None:
+def run(report: Callable[[int], None] | None = None, *, collector_paused: bool = False) -> None:
     """The ``baton`` process: ``main()`` on ``sys.argv``, then exit with its code.
 
     A hook-path command ends the process as soon as its output is flushed,
@@ -176,9 +176,18 @@ def run(report: Callable[[int], None] | None = None) -> None:
     commands exit the ordinary way. ``report`` is called with the exit status
     just before a hook-path command's process ends: the hook server's child
     answers the process that relayed the command (``baton.hook_server``).
+
+    ``collector_paused``: the entry point (``baton.launch``, ``python -m
+    baton``) paused the cyclic garbage collector before its first import,
+    so that the collections the imports trigger (~10 M instructions, ~0.04x
+    the stack's floor: docs/performance.md) do not run in a hook-path
+    process (``HOOK_PATH_COMMANDS``), which keeps it paused to its end; any
+    other command has it back before it runs.
     """
     guard_standard_streams()  # a reader that stops reading ends the output, not the command (baton.process_end)
     hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
+    if collector_paused and not hook_path:
+        gc.enable()
     if hook_path:
         ends_with_exit()
     code = main()
@@ -263,10 +272,20 @@ FIXED_FORMS: dict[tuple[str, ...], tuple[dict[str, object], dict[str, str], dict
     ("session", "handoff"): ({"command": "session", "session_command": "handoff", "func": "sessions:session_handoff",
                               "all": False, "cancel": False, "dismiss": None, "from_id": None, "shared": False,
                               "not_mine": False, "owner": None, "branch": None}, {}, {}),
+    ("session", "end"): ({"command": "session", "session_command": "end", "func": "session_end:session_end",
+                          "session_id_option": None, "handoff_steps": None, "handoff_questions": None,
+                          "handoff_failed": None, "handoff_input": None, "harness": None, "shared": False,
+                          "owner": None, "branch": None}, {}, {}),
+    ("resume",): ({"command": "resume", "func": "resume:resume", "any_branch": False, "format": "prompt",
+                   "harness": None, "mark_resumed": False, "max_tokens": None, "session": None}, {}, {}),
 }
 """The session commands a harness's hook may run in its own process, read without a parser: each
 command's words, its arguments' defaults as the parser gives them, the flags it reads here and the
 options with a value (each besides ``--json`` and ``--project DIR``). A test holds every form to the parser."""
+
+FIXED_POSITIONAL = {("session", "end"): "session_id", ("resume",): "id"}
+"""The forms read only with one word after their command's (``session end ID``, ``resume
+latest``): the argument it is. Without it, or with more, the parser reads them."""
 
 
 def fixed_run(words: Sequence[str]) -> Arguments | None:
@@ -304,6 +323,11 @@ def fixed_run(words: Sequence[str]) -> Arguments | None:
             i += 2
         else:
             return None
+    named = FIXED_POSITIONAL.get(tuple(command[:-1]))
+    if named is not None:  # ``session end ID``, ``resume latest``: the last word is the argument
+        given[named] = command.pop()
+    elif tuple(command) in FIXED_POSITIONAL:
+        return None
     form = FIXED_FORMS.get(tuple(command))
     if form is None:
         return None

@@ -26,7 +26,7 @@ its own process and none is started. Nothing else is relayed: a command a
 person types runs here.
 
 This module is imported by every ``baton`` run, so it imports only what the
-interpreter has already loaded (``os``, ``sys``), ``time`` (built in) and
+interpreter has already loaded (``os``, ``sys``), ``time`` and ``gc`` (built in) and
 ``_socket``, the C module under ``socket`` (whose Python wrapper costs ~7 ms
 of ``enum`` and ``selectors`` a relay does not need); ``baton.cli`` is loaded only when the
 command runs here. docs/hooks.md ("The hook server") tells the user's side.
@@ -34,6 +34,7 @@ command runs here. docs/hooks.md ("The hook server") tells the user's side.
 
 import _signal  # type: ignore[import-not-found]  # the C module under `signal` (which imports enum)
 import _socket
+import gc
 import os
 import sys
 import time
@@ -70,7 +71,8 @@ def run() -> None:
             if status is not None:
                 os._exit(status)
             start_server(address)
-    __import__("baton.cli_run", fromlist=["run"]).run()
+    gc.disable()  # the run's imports with the collector paused: cli_run.run collects again off the hook path
+    __import__("baton.cli_run", fromlist=["run"]).run(collector_paused=True)
 
 
 def piped() -> bool:

@@ -78,7 +78,9 @@ def test_any_other_words_are_left_to_the_parser(words):
     ["bootstrap", "--json"], ["bootstrap", "--json", "--session-id", "s2"], ["bootstrap", "--session", "s2", "--peek"],
     ["--project", "/p", "bootstrap", "--json"], ["bootstrap", "--json", "--project", "/p"], ["--json", "bootstrap"],
     ["session", "handoff", "--json"], ["session", "handoff"], ["session", "handoff", "--json", "--project", "/p"],
-    ["hook", "codex", "Stop"],
+    ["hook", "codex", "Stop"], ["resume", "latest"], ["resume", "latest", "--json"], ["--json", "resume", "01abc"],
+    ["resume", "--project", "/p", "latest"], ["session", "end", "s1"], ["session", "end", "s1", "--json"],
+    ["session", "end", "--json", "s1", "--project", "/p"], ["session", "end", ""], ["resume", "help"],
 ], ids=" ".join)
 def test_a_session_command_a_hook_runs_is_read_as_the_full_parser_reads_it(words):
     """``bootstrap --json``, ``session handoff --json`` and their few options are read without a parser."""
@@ -89,7 +91,10 @@ def test_a_session_command_a_hook_runs_is_read_as_the_full_parser_reads_it(words
     ["bootstrap", "--json", "x"], ["bootstrap", "--json", "--json"], ["bootstrap", "--session-id", "-x"],
     ["bootstrap", "--session-id=x"], ["bootstrap", "--session-id", "a", "--session", "b"], ["bootstrap", "--session-id"],
     ["bootstrap", "--max-bytes", "9"], ["--peek", "bootstrap"], ["bootstrap", "--help"], ["session", "handoff", "--all"],
-    ["session", "end", "s1"], ["session"], ["help", "bootstrap"], ["bootstrap", "--session-id", "\udcff"],
+    ["session"], ["help", "bootstrap"], ["bootstrap", "--session-id", "\udcff"],
+    ["resume"], ["resume", "a", "b"], ["resume", "latest", "--format", "json"], ["resume", "latest", "--mark-resumed"],
+    ["session", "end"], ["session", "end", "a", "b"], ["session", "end", "s1", "--handoff-steps", "x"],
+    ["session", "end", "--session-id", "s1"], ["session", "end", "-x"], ["resume", "latest", "--help"],
 ], ids=" ".join)
 def test_any_other_session_words_are_left_to_the_parser(words):
     assert cli.fixed_run(words) is None

@@ -121,3 +121,45 @@ def test_other_processes_are_not_marked(monkeypatch, words):
     with pytest.raises(SystemExit):
         cli_run.run()
     assert marked == [False]
+
+
+@pytest.fixture
+def collector_back_on():
+    """The tests below pause the collector as the entry points do: it is on again after each."""
+    yield
+    gc.enable()
+
+
+@pytest.mark.parametrize("words", [["bootstrap", "--json"], ["hook", "claude-code", "SessionStart"]])
+def test_a_hook_path_process_keeps_the_collector_its_entry_paused_before_any_import(monkeypatch, collector_back_on,
+                                                                                     words):
+    seen = []
+    monkeypatch.setattr(sys, "argv", ["baton", *words])
+    monkeypatch.setattr(cli_run, "_main", lambda w: seen.append(gc.isenabled()) or 0)
+    monkeypatch.setattr(cli_run.os, "_exit", lambda code: None)
+    gc.disable()
+    with pytest.raises(SystemExit):  # only because the stand-in for os._exit returns
+        cli_run.run(collector_paused=True)
+    assert seen == [False] and not gc.isenabled()
+
+
+@pytest.mark.parametrize("words", [["mcp"], ["rebuild"], ["status", "serve"], []])
+def test_any_other_process_collects_again_before_its_command_runs(monkeypatch, collector_back_on, words):
+    seen = []
+    monkeypatch.setattr(sys, "argv", ["baton", *words])
+    monkeypatch.setattr(cli_run, "_main", lambda w: seen.append(gc.isenabled()) or 0)
+    gc.disable()
+    with pytest.raises(SystemExit):
+        cli_run.run(collector_paused=True)
+    assert seen == [True]
+
+
+def test_the_baton_program_pauses_the_collector_before_it_imports_the_command_line(monkeypatch, collector_back_on):
+    from baton import launch
+
+    calls = []
+    monkeypatch.setenv("BATON_HOOK_SERVER", "0")
+    monkeypatch.setattr(sys, "argv", ["baton", "hook", "claude-code", "SessionStart"])
+    monkeypatch.setattr(cli_run, "run", lambda **kw: calls.append((gc.isenabled(), kw)))
+    launch.run()
+    assert calls == [(False, {"collector_paused": True})]

@@ -476,6 +476,15 @@ def test_completing_handoff_ids_under_a_git_config_with_an_include_loads_no_dulw
 _STDLIB_NOT_NEEDED = ("argparse", "typing")
 
 
+@pytest.mark.parametrize("command", [("resume", "latest"), ("session", "end", "s8")], ids=" ".join)
+def test_resume_latest_and_ending_a_session_are_read_without_argparse(steady, command):
+    """``resume latest`` and ``session end ID`` are fixed forms too (``cli_run.FIXED_POSITIONAL``):
+    no parser, no argparse (``resume`` loads the record model, and with attrs ``typing``, by design)."""
+    loaded = _loaded(steady, *command)
+    assert "baton.app" in loaded  # it ran through the application
+    assert not {"argparse", "baton.cli"} & loaded, sorted(loaded)
+
+
 @pytest.mark.parametrize("command", [
     ("bootstrap", "--json"),
     ("session", "handoff", "--json"),

@@ -272,3 +272,18 @@ def test_a_file_url_as_an_artifact_is_refused_and_nothing_is_written(capsys, pro
     assert (code, error["code"]) == (5, "unsafe_path") and "URL" in error["message"]
     assert sorted(p.name for p in (project / ".baton" / "ledger").iterdir()) == before
     assert not list((project / ".baton").glob("handoffs/*.json"))
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("src/\x7fapp.py", "control-character"), ("src/\x1fapp.py", "control-character"),
+    ("src/\u200bapp.py", None),  # not printable, but no control character
+    ("C:app.py", "drive-letter"), ("c:/app.py", "drive-letter"), ("src/c:app.py", None),
+    ("file:///etc/passwd", "url"), ("smb://host/share", "url"), ("notes:/x", "url"), ("a/b:/c", None),
+])
+def test_each_textual_hazard_is_found_as_its_pattern_finds_it(text, reason):
+    """``lexical_problem`` asks each hazard's pattern only when a plain string test says it may
+    match (so a steady start compiles none of them): the hazards found are the patterns' own."""
+    from baton.domain.paths import lexical_problem
+
+    found = lexical_problem(text)
+    assert (found[0] if found else None) == reason

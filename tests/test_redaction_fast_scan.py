@@ -20,11 +20,13 @@ from baton.domain.redaction.rules import (
     AssignmentRule,
     KeywordPrefilter,
     Rule,
+    _could_assign_regex,
     assignment_heads,
     could_assign,
     key_words,
 )
 from baton.domain.redaction.walk import _prefilter
+from baton.domain.regexes import compiled
 
 POLICY = RedactionPolicy()
 RULES = _prefilter(POLICY).rules
@@ -170,8 +172,49 @@ def test_a_text_whose_secret_words_are_prose_is_not_searched_for_candidates() ->
     assert all(could_assign(rule.last_words, 'AWS_SECRET_KEY = "x"') for rule in PAIR_RULES)
 
 
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_the_assignment_prefilter_answers_as_its_pattern_does(text: str) -> None:
+    """``could_assign`` tests with string methods what its pattern implies before it
+    compiles the pattern: the answer is the pattern's own, whatever the text."""
+    for rule in PAIR_RULES:
+        expected = compiled(_could_assign_regex(rule.last_words)).search(text.lower()) is not None
+        assert could_assign(rule.last_words, text) == expected, (rule.name, text)
+
+
+def test_a_secret_word_far_from_its_operator_or_repeated_is_left_to_the_pattern() -> None:
+    for text in ("token" + "_" * 200 + "= x", "token_" * 40 + "= x", "tokens " * 40 + ": x", "token" + "-" * 70):
+        for rule in PAIR_RULES:
+            expected = compiled(_could_assign_regex(rule.last_words)).search(text.lower()) is not None
+            assert could_assign(rule.last_words, text) == expected, (rule.name, text)
+
+
+def test_a_session_id_or_prose_compiles_no_assignment_pattern() -> None:
+    """A steady session start screens its session id, its owner and a brief whose
+    prose says "tokens": none of them compiles the assignment patterns (~2-4 M
+    instructions each: docs/performance.md)."""
+    compiled.cache_clear()
+    for text in ("h18-2d3f9a", "bench@example.invalid", "## Recent decisions\n- Compare tokens in constant time "
+                 "(round 7): a secret-derived value\n", '{"additionalContext":"> keep the key safe"}'):
+        assert not any(could_assign(rule.last_words, text) for rule in PAIR_RULES)
+    assert compiled.cache_info().currsize == 0  # nothing was compiled
+
+
 def test_a_secret_word_then_underscores_dots_or_dashes_then_an_operator_is_searched() -> None:
     for text in (f"api_key_={SECRET}", f'"password." : "{SECRET}"', f"token-- => {SECRET}"):
         spans = [list(reference_spans(rule, text)) for rule in PAIR_RULES]
         assert any(spans), text
         assert [list(rule.spans(text, POLICY)) for rule in PAIR_RULES] == spans, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from([*string.ascii_letters[:4], "_", "0", "9", "\n", "-", " ", "é", "ſ"]), max_size=6))
+def test_a_field_is_spelled_as_its_identifier_pattern_says(key: str) -> None:
+    """A field's path names a key ``.key`` when ``_IDENT`` matches it, ``["key"]`` otherwise;
+    tested with string methods, the pattern compiled by no screen."""
+    import re
+
+    from baton.domain.redaction.walk import _IDENT, _child
+
+    expected = f"p.{key}" if re.match(_IDENT, key) else f"p[{orjson.dumps(key).decode()}]"
+    assert _child("p", key) == expected

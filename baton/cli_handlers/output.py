@@ -17,6 +17,7 @@ from collections import namedtuple
 import orjson
 
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
+from baton.domain.visible import printable
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 from baton.process_end import note_unread, output_gone
@@ -77,6 +78,23 @@ def screened_json_line(line: str, policy: RedactionPolicy) -> str:
     if screened != line:
         screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
     return visible_json(screened)
+
+
+def screened_json_answer(text: str, policy: RedactionPolicy) -> str:
+    """A hook's JSON answer (``answers_json``: the brief a harness injects),
+    screened as a document, string by string, then made printable: the brief
+    is screened once, as the text it is. Screened as one text, JSON's escaped
+    quotes would have it screened twice, with the escapes undone and as it
+    is (``screen_output``), each pass over the whole brief (~4 M instructions
+    at a session start: docs/performance.md). The answer stays as it was
+    when the screen changes nothing in it; one that is not JSON is screened
+    as text."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return screen_text(text, policy)
+    screened = screen_output(value, policy)
+    return printable(text if screened is value or screened == value else orjson.dumps(screened).decode())
 
 
 STREAM_BATCH = 256
@@ -155,6 +173,8 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
     text = result.render()
     if text and getattr(result, "fixed", False):  # a hook's fixed "nothing": nothing to screen
         print(text)
+    elif text and getattr(result, "answers_json", False):  # a hook's JSON answer: the brief in it as text
+        print(screened_json_answer(text, _policy(args)))
     elif text:
         print(screen_text(text, _policy(args)))
     if note and not note_unread():  # a word about the text just printed (``handoff list``: how many were left out)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from baton.app import Baton
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse  # for annotations only: ``resume latest`` is read without a parser (``cli_run.fixed_run``)
 
 
 def resume(app: Baton, args: argparse.Namespace):

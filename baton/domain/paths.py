@@ -53,15 +53,15 @@ def lexical_problem(text: object, *, allow_outside: bool = False) -> tuple[str, 
         return EMPTY, "a path must not be empty"
     if "\x00" in text:
         return NUL_BYTE, "it contains a NUL byte, which would truncate it at the operating system"
-    if _CONTROL.search(text):
+    if not text.isprintable() and _CONTROL.search(text):  # a control character is never printable
         return CONTROL_CHARACTER, "it contains a control character"
     if "\\" in text:
         return BACKSLASH, "it contains a backslash; write project paths with '/' (a backslash can hide '..\\' or a Windows drive)"
     if text.startswith("~"):
         return HOME_REFERENCE, "it starts with '~', a home-directory reference outside the project"
-    if _DRIVE.match(text):
+    if text[1:2] == ":" and _DRIVE.match(text):
         return DRIVE_LETTER, "it starts with a drive letter, which is absolute (or drive-relative) on Windows"
-    if _URL.match(text):
+    if ":/" in text and _URL.match(text):
         return URL, "it is a URL, not a project path (a URL belongs in an evidence item of type 'url')"
     if not allow_outside:
         if text.startswith("/"):

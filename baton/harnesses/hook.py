@@ -83,6 +83,12 @@ class HookOutcome:
     def render(self) -> str:
         return self.answer
 
+    @property
+    def answers_json(self) -> bool:
+        """The answer is a JSON object (a brief a harness injects): the output screen reads it as
+        one and screens its strings (``baton.cli_handlers.output.screened_json_answer``)."""
+        return self.answer[:1] == "{"
+
 
 def read_payload(raw: bytes) -> Mapping[str, Any]:
     """The hook's stdin as a JSON object (empty stdin is an empty object).

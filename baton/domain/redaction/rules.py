@@ -237,8 +237,40 @@ def could_assign(last_words: tuple[str, ...], text: str) -> bool:
     the key), and an operator follows, after an optional quote and blanks.
     A necessary condition, searched much faster than the candidates (one
     pattern of literals; a ``baton log --json`` line whose prose says
-    "tokens" or "secret-derived" has none)."""
-    return compiled(_could_assign_regex(last_words)).search(text.lower()) is not None
+    "tokens" or "secret-derived" has none). Before the pattern is compiled
+    (~2-4 M instructions each: more than a short string's whole screen, and
+    a steady session start's brief rarely needs it), what it implies is
+    tested with string methods (``_operator_after``)."""
+    if ":" not in text and "=" not in text:
+        return False
+    lowered = text.lower()
+    if not _operator_after(last_words, lowered):
+        return False
+    return compiled(_could_assign_regex(last_words)).search(lowered) is not None
+
+
+_KEY_TAIL = "abcdefghijklmnopqrstuvwxyz0123456789_.-\"' \t"
+"""Every character ``_could_assign_regex`` allows between a word and its operator (qualifiers,
+separators, a quote, blanks)."""
+_TAIL_WINDOW = 64
+_TAIL_TRIES = 16
+
+
+def _operator_after(last_words: tuple[str, ...], lowered: str) -> bool:
+    """A necessary condition of ``_could_assign_regex``: one of the words occurs
+    and, after it, the first character outside ``_KEY_TAIL`` is ``:`` or ``=``.
+    Undecided (True: the pattern decides) when that character lies beyond
+    ``_TAIL_WINDOW`` or a word occurs more than ``_TAIL_TRIES`` times."""
+    for word in last_words:
+        start, tries = lowered.find(word), 0
+        while start >= 0:
+            tries += 1
+            end = start + len(word)
+            rest = lowered[end:end + _TAIL_WINDOW].lstrip(_KEY_TAIL)
+            if tries > _TAIL_TRIES or rest[:1] in (":", "=") or not rest and end + _TAIL_WINDOW < len(lowered):
+                return True
+            start = lowered.find(word, start + 1)
+    return False
 
 
 @functools.lru_cache(maxsize=16)
@@ -547,7 +579,8 @@ def apply_rule(text: str, rule: Rule, policy: Thresholds,
 
 
 def marker_spans(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in MARKER.finditer(text)]
+    """The markers' spans; a text without the marker's literal start compiles no pattern."""
+    return [m.span() for m in MARKER.finditer(text)] if "[REDACTED" in text else []
 
 
 def _replaced(text: str, spans: list[tuple[int, int]], rule_name: str) -> tuple[str, bool]:

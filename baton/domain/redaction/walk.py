@@ -85,7 +85,8 @@ def _child(path: str, key: Any) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     text = key if isinstance(key, str) else repr(key)
-    if compiled(_IDENT).match(text):
+    name = text[:-1] if text[-1:] == "\n" else text  # ``_IDENT``'s ``$`` also matches before a last newline
+    if name.isascii() and name.isidentifier():  # ``_IDENT``, without compiling it
         return f"{path}.{text}" if path else text
     return f"{path}[{orjson.dumps(text).decode('utf-8')}]"
 
@@ -353,9 +354,10 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unesc
         # The field's path is spelled only when a rule fires (most strings are clean).
         if unescape and "\\" in value:
             field = _child(parent, key) if key is not None else parent
-            plain = _ESCAPED_QUOTE.sub(r"\1", value)
+            # Only an escaped quote is undone; without one the text is screened once, as it is.
+            plain = _ESCAPED_QUOTE.sub(r"\1", value) if "\\'" in value or '\\"' in value else value
             screened = walk.text(plain, field)
-            return screened if screened != plain else walk.text(value, field)
+            return screened if screened != plain or plain is value else walk.text(value, field)
         screened, fired = scrub(value)
         if fired:
             field = _child(parent, key) if key is not None else parent
