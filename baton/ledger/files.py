@@ -3,12 +3,18 @@ and how full the disk under them is (``disk_full``)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import stat
 from pathlib import Path
 
 from baton.errors import StorageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 LOW_SPACE = 1 << 20
 """Below this many free bytes on the disk holding ``.baton/``, the disk is full for
@@ -194,3 +200,32 @@ def replace_whole(path: Path, data: bytes, *, tmp_prefix: str, failure: str) -> 
     except OSError as exc:
         remove_if_there(tmp)
         raise StorageError(f"{failure}: {exc}") from exc
+
+
+@contextlib.contextmanager
+def locked_whole_feed(baton_dir: str | Path, feed: str) -> Iterator[tuple[Path, bytes]]:
+    """Feed ``feed``'s path and whole bytes, read under the ledger's write lock
+    (``ledger.lock``), which is held until the block ends: a whole-feed rewrite
+    (a repair's cut, line endings put back) happens inside it.
+
+    Raises:
+        StorageError: the lock could not be opened or the feed read.
+    """
+    path = Path(baton_dir) / "ledger" / f"{feed}.jsonl"
+    lock_path = Path(baton_dir) / "ledger.lock"
+    try:
+        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot open the ledger lock {lock_path}: {exc}") from exc
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            raw = read_range(str(path), 0)
+        except OSError as exc:
+            raise StorageError(f"cannot read feed {path}: {exc}") from exc
+        yield path, raw
+    finally:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        finally:
+            os.close(lock)

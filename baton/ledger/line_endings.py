@@ -11,12 +11,10 @@ holds no raw CR or LF, so a CR before an LF is never part of an event).
 
 from __future__ import annotations
 
-import fcntl
 import os
 from pathlib import Path
 
 import baton.ledger.files as files
-from baton.errors import StorageError
 
 CRLF = b"\r\n"
 
@@ -55,18 +53,7 @@ def put_back_lf(baton_dir: Path, feed: str, *, fsync: bool = True) -> int:
     Raises:
         StorageError: the lock, the read or the write failed; the feed is as it was.
     """
-    path = Path(baton_dir) / "ledger" / f"{feed}.jsonl"
-    lock_path = Path(baton_dir) / "ledger.lock"
-    try:
-        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise StorageError(f"cannot open the ledger lock {lock_path}: {exc}") from exc
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            raw = files.read_range(str(path), 0)
-        except OSError as exc:
-            raise StorageError(f"cannot read feed {path}: {exc}") from exc
+    with files.locked_whole_feed(baton_dir, feed) as (path, raw):
         n = raw.count(CRLF)
         if n:
             # ``.repair.<pid>.<hex>``: a killed rewrite's file is a known leftover (``commands.leftovers``)
@@ -75,8 +62,3 @@ def put_back_lf(baton_dir: Path, feed: str, *, fsync: bool = True) -> int:
             if fsync:
                 files.fsync_dir(path.parent)
         return n
-    finally:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-        finally:
-            os.close(lock)

@@ -25,7 +25,6 @@ reported as left.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from hashlib import sha256
@@ -450,20 +449,8 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True, reuse:
     """
     if repair.cut is None:
         return None
-    ledger_dir = Path(baton_dir) / "ledger"
-    path = ledger_dir / f"{repair.feed}.jsonl"
     quarantine = Path(baton_dir) / "quarantine"
-    lock_path = Path(baton_dir) / "ledger.lock"
-    try:
-        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise StorageError(f"cannot open the ledger lock {lock_path}: {exc}") from exc
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            raw = files.read_range(str(path), 0)
-        except OSError as exc:
-            raise StorageError(f"cannot read feed {path}: {exc}") from exc
+    with files.locked_whole_feed(baton_dir, repair.feed) as (path, raw):
         planned = repair.size or repair.cut + repair.length
         if len(raw) != planned or (repair.digest is not None and sha256(raw).hexdigest() != repair.digest):
             raise StorageError(f"feed {repair.feed} changed since the repair was planned; run `baton repair` again")
@@ -503,11 +490,6 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True, reuse:
                 files.remove_if_there(copy)
             raise StorageError(f"could not set aside the damaged lines of {path}: {exc}") from exc
         return f"{name}.repair" if repair.set_aside else None
-    finally:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-        finally:
-            os.close(lock)
 
 
 MANIFEST_SUFFIX = ".manifest.json"
