@@ -440,14 +440,14 @@ def _draft_named_in(recorded) -> str:
     return found.group(1)
 
 
-def _complete_the_draft() -> list[Any]:
-    """The agent's replies to "handoff": capture the draft's continuation over MCP, validate it, make it ready
-    (the capture's result is the session's first tool output, whatever its call id: the fake numbers
-    calls across sessions)."""
+def captured_validated_ready(arguments: Any) -> list[Any]:
+    """The agent's replies that hand its work off over MCP: ``handoff_capture`` with ``arguments(recorded)``,
+    then validate it and make it ready, each with the id the capture answered (the capture's result is the
+    session's first tool output, whatever its call id: the fake numbers calls across sessions)."""
     captured: dict[str, str] = {}
 
     def capture(recorded):
-        return Call("handoff_capture", {**_capture_body(), "parent": _draft_named_in(recorded)}, MCP)
+        return Call("handoff_capture", arguments(recorded), MCP)
 
     def validate(recorded):
         [call_id] = function_outputs(recorded)
@@ -458,6 +458,11 @@ def _complete_the_draft() -> list[Any]:
         return Call("handoff_ready", {"id": captured["id"], "accept_warnings": "a scripted end-to-end session"}, MCP)
 
     return [capture, validate, ready, "Handed off."]
+
+
+def _complete_the_draft() -> list[Any]:
+    """The agent's replies to "handoff": capture the draft's continuation over MCP, validate it, make it ready."""
+    return captured_validated_ready(lambda recorded: {**_capture_body(), "parent": _draft_named_in(recorded)})
 
 
 def test_an_explicit_handoff_request_names_the_draft_baton_prepared_to_the_model(codex, model):

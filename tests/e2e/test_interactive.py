@@ -37,10 +37,10 @@ import pytest
 from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
-from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
+from tests.e2e.fake_openai import FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
 from tests.e2e.test_claude_code import capture_validate_ready, session_named_in, subject
-from tests.e2e.test_codex import MCP, CodexProject, _capture_body, developer_texts, result_of
+from tests.e2e.test_codex import CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
 from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
 
 pytestmark = pytest.mark.e2e
@@ -274,20 +274,8 @@ def codex_session_named_in(recorded) -> str:
 def codex_hands_off() -> list[Any]:
     """The agent's replies: capture its work over MCP naming the session its brief gave, validate
     it, make it ready, each with the id the capture answered."""
-    captured: dict[str, str] = {}
-
-    def capture(recorded):
-        return Call("handoff_capture", {**_capture_body(), "session_id": codex_session_named_in(recorded)}, MCP)
-
-    def validate(recorded):
-        [call_id] = function_outputs(recorded)
-        captured["id"] = result_of(recorded, call_id)["id"]
-        return Call("handoff_validate", {"id": captured["id"]}, MCP)
-
-    def ready(recorded):
-        return Call("handoff_ready", {"id": captured["id"], "accept_warnings": "a scripted end-to-end session"}, MCP)
-
-    return [capture, validate, ready, "Handed off."]
+    return captured_validated_ready(
+        lambda recorded: {**_capture_body(), "session_id": codex_session_named_in(recorded)})
 
 
 def codex_session(codex: CodexProject, prompt: str, reply: str) -> Terminal:
