@@ -171,7 +171,9 @@ def relay(address: str, words: list[str]) -> int | None:
     command wherever it lands: one that arrives before the server has said which child runs
     the command is held, and forwarded once it has (the child holds it until the command
     runs: ``hook_server.run_spare``); when no server takes the command, the handlers are put
-    back and a held signal is raised again here, where the command then runs."""
+    back and a held signal is raised again here, where the command then runs. A child that
+    ends without an exit status (killed by a signal forwarded to it, or by anything else)
+    never reads as success: ``_ended_unanswered``."""
     if not private_folder(os.path.dirname(address)):
         return None
     try:
@@ -180,10 +182,12 @@ def relay(address: str, words: list[str]) -> int | None:
     except (OSError, ValueError):
         return None
     held: list[int] = []
+    forwarded: list[int] = []
     child = [0]
 
     def on_signal(signum: int, frame: object) -> None:
         if child[0]:
+            forwarded.append(signum)
             _forward(child[0], signum)
         else:
             held.append(signum)
@@ -208,10 +212,32 @@ def relay(address: str, words: list[str]) -> int | None:
     if not child[0]:  # the server went away before naming the child: nothing to forward to
         _restore(previous, held)
     for signum in held if child[0] else ():
+        forwarded.append(signum)
         _forward(child[0], signum)
     status = _number(sock)
     sock.close()
-    return 0 if status is None else status & 0xFF
+    if status is None:
+        return _ended_unanswered(previous, forwarded)
+    return status & 0xFF
+
+
+def _ended_unanswered(previous: dict[int, object], forwarded: list[int]) -> int:
+    """The end of a relayed command whose child ended without its exit status: killed.
+    By a signal forwarded to it (a harness's timeout or cancel, SIGTERM; a closed terminal,
+    SIGHUP; Ctrl-\\, SIGQUIT), this process ends by that signal too, its default action
+    raised here, so its parent sees the wait status it would have seen with the command run
+    in this process (else, the signal blocked, ``128 + N``). Killed by anything else (the
+    server's child gone without a word: its own SIGKILL, the memory killer), it says so and
+    fails (1). Never 0: the command did not finish."""
+    _restore(previous, [])
+    fatal = [signum for signum in forwarded if signum != _signal.SIGINT] or forwarded
+    if fatal:
+        _signal.signal(fatal[0], _signal.SIG_DFL)
+        os.kill(os.getpid(), fatal[0])
+        return 128 + fatal[0]
+    os.write(2, b"baton: the hook server's process running this command ended without an exit status "
+                b"(it was killed); the command did not finish\n")
+    return 1
 
 
 def _restore(previous: dict[int, object], held: list[int]) -> None:
@@ -224,8 +250,7 @@ def _restore(previous: dict[int, object], held: list[int]) -> None:
 
 def _number(sock: "_socket.socket") -> int | None:
     """The next 4-byte number the server sends; None when it went away first
-    (then the command's process runs on by itself, and a hook's failure never
-    fails its harness: the caller exits 0)."""
+    (its child, which holds the connection until it ends, ended without an answer)."""
     answer = b""
     try:
         while len(answer) < 4:

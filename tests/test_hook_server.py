@@ -262,6 +262,51 @@ def test_ctrl_c_on_a_relayed_command_interrupts_it(repo, runtime):
 
 
 @REAL_SERVERS
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT], ids=["SIGTERM", "SIGHUP", "SIGQUIT"])
+def test_a_relayed_command_killed_by_a_forwarded_signal_ends_by_that_signal_as_in_its_own_process(repo, runtime,
+                                                                                                  signum):
+    _start_server(runtime, repo.parent)
+    waiting = _relayed_and_waiting(repo, runtime, ["session", "end", "s1", "--handoff-input", "-"])
+    try:
+        waiting.send_signal(signum)
+        waiting.wait(timeout=60)  # its standard input still open: only the signal ends it
+        out = waiting.stdout.read()
+    finally:
+        waiting.kill()
+        waiting.stdin.close()
+    assert waiting.returncode == -signum, out
+    assert "session.ended" not in _events(repo)
+
+
+def _running_child(server: int, repo: Path) -> int:
+    """The server's child running a command relayed from ``repo`` (a spare's folder is the server's)."""
+    for pid in Path(f"/proc/{server}/task/{server}/children").read_text().split():
+        try:
+            if os.readlink(f"/proc/{pid}/cwd") == str(repo):
+                return int(pid)
+        except OSError:
+            continue
+    return 0
+
+
+@REAL_SERVERS
+def test_a_relayed_command_whose_child_is_killed_before_it_answers_fails_and_says_so(repo, runtime):
+    server = _start_server(runtime, repo.parent)
+    waiting = _relayed_and_waiting(repo, runtime, ["session", "end", "s1", "--handoff-input", "-"])
+    try:
+        _until(lambda: _running_child(server, repo), "no child of the server runs the command")
+        os.kill(_running_child(server, repo), signal.SIGKILL)
+        waiting.wait(timeout=60)
+        err = waiting.stderr.read()
+    finally:
+        waiting.kill()
+        waiting.stdin.close()
+    assert waiting.returncode == 1, err
+    assert "ended without an exit status" in err
+    assert "session.ended" not in _events(repo)
+
+
+@REAL_SERVERS
 def test_doctor_says_whether_the_hook_server_runs(repo, runtime):
     def line(**env: str) -> str:
         done = subprocess.run([sys.executable, "-m", "baton", "doctor", "--json"], cwd=repo,

@@ -13,6 +13,7 @@ handoff handed on again on purpose) does not.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from baton.app import Baton
+from baton.ledger import files
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team
 from tests.test_batons_supersede_handoff import HERE, ready_handoff
@@ -140,6 +142,40 @@ def test_bootstrap_peek_shows_the_taken_up_notice_a_start_would_give_instead_of_
 def _taken_up(brief) -> list[str]:
     """The brief's "Taken up elsewhere" lines, their set-aside time (the reading's) left out."""
     return [re.sub(r"set aside at \S+Z", "set aside at T", n) for n in brief["notices"] if "Taken up elsewhere" in n]
+
+
+def _unwritable(monkeypatch, root: Path, how: str) -> None:
+    """``root``'s ``.baton/`` refuses every write: read-only (``os.access`` says what a read-only mount
+    says: root ignores ``chmod``, as ``tests/test_read_only.py`` explains) or on a disk Baton finds full."""
+    if how == "disk full":
+        monkeypatch.setattr(files, "disk_full", lambda path: f"the disk holding {path} is full (0 bytes free)")
+        return
+    baton, real = str(root / ".baton"), os.access
+
+    def access(path, mode, *args, **kwargs):
+        if mode & os.W_OK and os.fspath(path).startswith(baton):
+            return False
+        return real(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
+@pytest.mark.parametrize("how", ["read-only", "disk full"])
+def test_a_start_that_cannot_write_tells_a_taken_up_baton_as_the_peek_does_and_does_not_deliver_it(
+        capsys, tmp_path, monkeypatch, how):
+    a, handoff_id = _left_here_resumed_there(capsys, tmp_path)
+    run_json(capsys, a, "sync")
+    _unwritable(monkeypatch, a, how)
+    before = [p.read_bytes() for p in sorted((a / ".baton" / "ledger").glob("*.jsonl"))]
+
+    peeked = run_json(capsys, a, "bootstrap", "--peek", "--session-id", "a-2")
+    started = run_json(capsys, a, "bootstrap", "--session-id", "a-2")
+
+    assert started["handoff"] is None and started["claimed"] is False
+    assert [n for n in started["notices"] if "nothing this session does can be recorded" in n]
+    assert handoff_id not in started["brief"].split("Taken up elsewhere")[0]
+    assert _taken_up(started) == _taken_up(peeked) and handoff_id in _taken_up(started)[0]
+    assert [p.read_bytes() for p in sorted((a / ".baton" / "ledger").glob("*.jsonl"))] == before
 
 
 def test_bootstrap_peek_of_a_taken_up_baton_appends_nothing_and_leaves_it_to_the_start(capsys, tmp_path):

@@ -723,9 +723,12 @@ class Start:
         harness15 G6): the brief all the same — reading works, from a replay in memory —
         with the baton waiting (``offer``) shown read-only and not claimed, and one line
         saying that nothing of the session can be recorded. The baton stays pending for the
-        first start that can claim it."""
+        first start that can claim it — unless that start would dismiss it as taken up elsewhere
+        (``taken_up``): then it is not shown, and the line that start would tell is, as a peek
+        tells it."""
         where = "the disk holding .baton/ is full" if isinstance(exc, DiskFull) else ".baton/ is read-only here"
-        if offer is not None and self.waiting is not None:
+        taken_up = offer is not None and self.waiting is not None and self.taken_up(self.waiting.record)
+        if offer is not None and self.waiting is not None and not taken_up:
             notice = (f"{where}, so this session's start is not recorded and the baton below "
                       "is shown read-only, not claimed (it stays waiting for a session that can claim it); nothing "
                       "this session does can be recorded — no handoff, no baton at its end.")
@@ -736,7 +739,8 @@ class Start:
         else:
             notice = (f"{where}: this brief was read from a replay in memory, and nothing this "
                       "session does can be recorded — its start, a handoff, a baton at its end.")
-            result = self.result(self.standard([notice]), extra=[notice])
+            told = self.taken_up_peeked(self.waiting.record) if taken_up and self.waiting is not None else []
+            result = self.result(self.standard([notice, *told]), extra=[notice, *told])
         return replace(result, read_only=exc.message)
 
     def as_it_stands(self, stale: Stale) -> BootstrapResult:
@@ -763,13 +767,19 @@ class Start:
             notice = too_big_notice(self.session_id or "SESSION_ID", waiting.record.id, size, self.max_bytes,
                                     self.budget)
             return Offer(markdown, brief, self.gated(self.result(self.standard([notice]), extra=[notice])))
-        if self.flags["peek"] and self.before is None and _safely(
-                "the handoff's resume", self.notices, lambda: taken_up_in(self.runner, waiting.record), False):
+        if self.flags["peek"] and self.before is None and self.taken_up(waiting.record):
             told = self.taken_up_peeked(waiting.record)  # a start would dismiss it: shown as that start tells it
             return Offer(markdown, brief, self.result(self.standard(told), extra=told))
         if self.flags["peek"] or self.before is not None:  # nothing to claim: the baton as it stands
             return Offer(markdown, brief, self.result(brief, waiting.record, markdown))
         return Offer(markdown, brief)
+
+    def taken_up(self, record: BatonRecord) -> bool:
+        """Whether a start would dismiss ``record`` instead of claiming it (its handoff was resumed
+        after it was left: ``batons.taken_up_in``, the rule the claim applies under the lock), asked
+        where nothing is claimed — a peek, and a start that cannot write (``read_only``) — so all
+        three tell such a baton alike."""
+        return _safely("the handoff's resume", self.notices, lambda: taken_up_in(self.runner, record), False)
 
     def taken_up_peeked(self, record: BatonRecord) -> list[str]:
         """What a start would be told instead of ``record``, whose handoff was resumed after it
