@@ -797,7 +797,7 @@ class Project:
             self.log("info", "catch_up_not_restarted", bytes=exc.details.get("bytes"), free=room[1])
             self.became_full(DiskFull(room[0], details={"disk": room[0], "free": room[1]}))
             raise DiskFull(f"the index could not be brought up to date in the background: {room[0]}; it is not "
-                           "tried again until that disk has more room", details={**exc.details, "deferred": kept,
+                           f"tried again until that disk has more room; {files.DISK_FULL_ADVICE}", details={**exc.details, "deferred": kept,
                                                                                   "baton_dir": str(self.paths.baton_dir)})
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
         if failed is None and self._handed_on is not None and self._handed_on[0] == pid:

@@ -390,14 +390,26 @@ class ProjectionRunner:
         return (row is not None and row[0] == self._signature() and {"ino", "line"} <= columns
                 and present == len(tables))
 
-    def no_room(self, exc: sqlite3.Error) -> DiskFull:
+    def no_room(self, exc: sqlite3.Error, *, whole: bool = False) -> DiskFull:
         """The refusal when the index cannot be written for want of space: its
-        transaction rolled back (the index as it was), nothing recorded.
-        ``details["disk"]`` says the disk is full, without the advice."""
-        if self._db is not None:
+        transaction rolled back, the connection closed (even on the hook path) so
+        that its write-ahead log gives its room back, nothing recorded.
+        ``whole``: a replay from the first event failed (a new index, a projection
+        whose version moved, a rebuild): what it left is removed — the next
+        command replays it whole anyway, and a log SQLite cannot fold into a full
+        disk would keep its room. ``details["disk"]`` says the disk is full, without
+        the advice; ``details["free"]``: the bytes free once that room is back."""
+        db, self._db = self._db, None
+        self._generation = _UNKNOWN
+        if db is not None:
             with contextlib.suppress(sqlite3.Error):
-                self._db.conn.rollback()
-        self.close()  # its transaction rolled back and its write-ahead log let go: the room counted is the room left
+                db.conn.rollback()
+            with contextlib.suppress(sqlite3.Error):
+                db.conn.close()
+        if whole and not self.in_memory:
+            for suffix in ("-wal", "-shm", ""):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.index_path.with_name(self.index_path.name + suffix))
         disk = no_room(self.baton_dir, "a write of the index")
         return DiskFull(f"{disk}; {DISK_FULL_ADVICE}", details={"disk": disk, "free": free_bytes(self.baton_dir),
                                                              "baton_dir": str(self.baton_dir)})
@@ -1017,7 +1029,7 @@ class ProjectionRunner:
                     _vanished_pause(attempt)
                     continue
                 if _is_full(exc):
-                    raise self.no_room(exc) from exc
+                    raise self.no_room(exc, whole=True) from exc
                 if discarded or attempt + 1 == VANISHED_RETRIES or not _is_corruption(exc):
                     raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
                 self.discard_index(str(exc))
