@@ -683,12 +683,12 @@ class Project:
             self.say_if_waiting(limits.write_wait)
             with self.ledger.locked(wait=limits.write_wait) as txn:
                 started = time.perf_counter()
+                room: DiskFull | None = None
                 try:
                     done = runner.catch_up(progress=self.on_progress, fold_limit=limits.fold_limit)
                 except DiskFull as full:
                     room = full
                 else:
-                    room = None
                     self._caught_up(done, started)
                     yield WriteScope(self, txn)
             if room is not None:  # the lock let go: refused as on a disk found full, nothing recorded
