@@ -411,7 +411,7 @@ class ProjectionRunner:
                 with contextlib.suppress(OSError):
                     os.unlink(self.index_path.with_name(self.index_path.name + suffix))
         disk = no_room(self.baton_dir, "a write of the index")
-        return DiskFull(f"{disk}; {DISK_FULL_ADVICE}", details={"disk": disk, "free": free_bytes(self.baton_dir),
+        return DiskFull(f"{disk}: {exc}; {DISK_FULL_ADVICE}", details={"disk": disk, "free": free_bytes(self.baton_dir),
                                                              "baton_dir": str(self.baton_dir)})
 
     def discard_index(self, why: str) -> Path:
