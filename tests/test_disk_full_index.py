@@ -138,3 +138,13 @@ def test_a_start_on_a_full_disk_too_large_to_replay_in_its_time_says_the_disk_is
     assert refused.value.message.startswith(f"the disk holding {project / '.baton'} is full (0 bytes free), "
                                             "and a replay in memory of ")
     assert "read-only" not in refused.value.message and "free space on that disk" in refused.value.message
+
+
+@pytest.mark.slow
+def test_a_session_start_the_index_has_no_room_for_delivers_its_brief_read_from_memory(tmp_path):
+    hook = ("echo '{\"session_id\":\"s1\",\"cwd\":\"'$PWD/p'\",\"hook_event_name\":\"SessionStart\","
+            "\"source\":\"startup\"}' | BATON_HOOK_SERVER=0 $B hook claude-code SessionStart")
+    [(text, code)] = _with_no_room_for_the_index(tmp_path, hook).values()
+    assert code == 0, text
+    assert "the disk holding .baton/ is full: this brief was read from a replay in memory" in text
+    assert "This is claude-code session `s1`" in text and "no brief was delivered" not in text
