@@ -117,6 +117,23 @@ def _take_lock(path: Path) -> int | None | bool:
     return high
 
 
+def failed_for_room(baton_dir: Path) -> tuple[str, int] | None:
+    """When the last catch-up failed for want of space on the disk (``DiskFull``,
+    a write of the index refused): what it said the disk was, and the bytes free
+    then; else None. Not while one runs (its log is being written)."""
+    if running(baton_dir)[0]:
+        return None
+    failed = _last_failure(baton_dir / LOG)
+    if failed is None or not failed.startswith("the disk holding ") or " bytes free, too few for " not in failed:
+        return None
+    head = failed.split(" bytes free, too few for ", 1)[0]
+    count = head.rsplit("(", 1)[-1].replace(",", "")
+    if not count.isdigit():
+        return None
+    end = failed.find(")", len(head))
+    return (failed[:end + 1] if end != -1 else failed), int(count)
+
+
 def _last_failure(log: Path) -> str | None:
     """The error a finished catch-up ended with: its log's last line, when that
     is the CLI's ``baton: …`` (a catch-up that succeeded leaves the log empty)."""

@@ -82,6 +82,20 @@ def test_repair_yes_puts_the_line_endings_back_byte_for_byte(capsys, converted):
     assert run(capsys, a, "verify")[0] == 0
 
 
+def test_one_repair_puts_back_a_line_converted_twice_byte_for_byte(capsys, team):
+    _remote, a, _b = team
+    checkpoint(capsys, a, "one")
+    checkpoint(capsys, a, "two")
+    feed = _feed(a)
+    before = feed.read_bytes()
+    lines = before.split(b"\n")[:-1]  # a CRLF file converted again: its last line ends in CR CR LF
+    feed.write_bytes(b"".join(line + b"\r\n" for line in lines[:-1]) + lines[-1] + b"\r\r\n")
+    code, out, _err = run(capsys, a, "repair", "--yes")
+    assert code == 0, out
+    assert "The ledger verifies." in out and "Problems remain" not in out
+    assert feed.read_bytes() == before
+
+
 def test_repair_yes_keeps_an_event_written_after_the_conversion(capsys, converted):
     a, before = converted
     checkpoint(capsys, a, "three")  # appended in LF after the CRLF lines

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from baton import oplog
-from baton.background import running, start_catch_up
+from baton.background import failed_for_room, running, start_catch_up
 from baton.canonical import pretty_bytes
 from baton.config import WRITER_ID, ProjectConfig, allowed_signers_setting, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
@@ -361,6 +361,9 @@ class Project:
         """Told once, by a reading command on a full disk (``disk_full``), why it
         answers from a replay in memory (the command line writes it on stderr)."""
         self._disk_full: str | None = None
+        self._room_at: int | None = None
+        """The bytes free when a write of the index failed for want of space
+        (``became_full``): the disk is full for Baton until it has more."""
         self.on_damage: Callable[[str], None] | None = None
         """Told, by a reading command, after its catch-up, that a feed lost
         lines the index acknowledged (the refusal a write
@@ -448,6 +451,24 @@ class Project:
         ``files.LOW_SPACE`` free as this process opened the project (it is then
         ``read_only``), else None."""
         return self._disk_full if self.read_only else None
+
+    def became_full(self, exc: DiskFull) -> None:
+        """The index could not be written for want of space though the disk had more
+        than ``files.LOW_SPACE`` free (a replay after a projection's version moved needs
+        about the index's size again): from now on this process treats the disk as
+        full, as if it had been when the project was opened — reads from a replay in
+        memory, writes refused (``disk_full``)."""
+        self._disk_full = str(exc.details.get("disk") or exc.message)
+        free = exc.details.get("free")
+        self._room_at = free if isinstance(free, int) else None
+        self._read_only = True
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+        if self._ledger is not None:  # seeded from the index: a replay in memory reads every feed afresh
+            self._ledger.close()
+            self._ledger = None
+        self._caught_up_at = None
 
     def require_writable(self, command: str = "this command", does: str = "records events") -> None:
         """Raises: DiskFull (exit 1) when the disk holding ``.baton/`` is full,
@@ -662,8 +683,17 @@ class Project:
             self.say_if_waiting(limits.write_wait)
             with self.ledger.locked(wait=limits.write_wait) as txn:
                 started = time.perf_counter()
-                self._caught_up(runner.catch_up(progress=self.on_progress, fold_limit=limits.fold_limit), started)
-                yield WriteScope(self, txn)
+                room: DiskFull | None = None
+                try:
+                    done = runner.catch_up(progress=self.on_progress, fold_limit=limits.fold_limit)
+                except DiskFull as full:
+                    room = full
+                else:
+                    self._caught_up(done, started)
+                    yield WriteScope(self, txn)
+            if room is not None:  # the lock let go: refused as on a disk found full, nothing recorded
+                self.became_full(room)
+                self.require_writable()
         except IndexBehind as exc:
             if "background_pid" in exc.details:  # already handed on (a reading inside this write)
                 raise
@@ -686,6 +716,12 @@ class Project:
                 try:
                     runner.check_fold_limit(self.fold_limit)
                 except IndexBehind as exc:
+                    if self.disk_full is not None:
+                        raise DiskFull(
+                            f"{self.disk_full}, and a replay in memory of {ledger_size(exc.details['bytes'])} of "
+                            f"ledger is more than this command folds in its time "
+                            f"({ledger_size(exc.details['limit'])}); {files.DISK_FULL_ADVICE}",
+                            details={"baton_dir": str(self.paths.baton_dir), **exc.details}) from None
                     raise ReadOnlyProject(
                         f"{self.paths.baton_dir} is read-only here, and a replay in memory of "
                         f"{ledger_size(exc.details['bytes'])} of ledger is more than this command folds in its "
@@ -716,6 +752,9 @@ class Project:
             if "background_pid" in exc.details:
                 raise
             raise self.behind(exc, deferral) from None
+        except DiskFull as full:  # the index could not be written: read from a replay in memory
+            self.became_full(full)
+            return self.reading(progress=progress, deferral=deferral)
         except LedgerBusy:
             if self.read_wait is None:  # pragma: no cover - an unbounded wait never gives up
                 raise
@@ -752,6 +791,14 @@ class Project:
         first (``details["deferred"]``): kept before the process starts, it
         is there when the process looks once the index is up to date."""
         kept = deferral() if deferral is not None else None
+        room = failed_for_room(self.paths.baton_dir)
+        if room is not None and not self._more_room_than(room[1]):
+            # the last catch-up failed for want of space and the disk has no more now: not started again
+            self.log("info", "catch_up_not_restarted", bytes=exc.details.get("bytes"), free=room[1])
+            self.became_full(DiskFull(room[0], details={"disk": room[0], "free": room[1]}))
+            raise DiskFull(f"the index could not be brought up to date in the background: {room[0]}; it is not "
+                           f"tried again until that disk has more room; {files.DISK_FULL_ADVICE}", details={**exc.details, "deferred": kept,
+                                                                                  "baton_dir": str(self.paths.baton_dir)})
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
         if failed is None and self._handed_on is not None and self._handed_on[0] == pid:
             failed = self._handed_on[1]  # the one this process started, after a failure it already said
@@ -806,9 +853,16 @@ class Project:
         that keeps the project open closes it and opens it again to go on. So too
         once the disk it found full (``disk_full``: it reads from a replay in memory and
         refuses writes) has room again: opened afresh, it writes as before."""
-        if self._disk_full is not None and files.disk_full(self.paths.baton_dir) is None:
+        if self._disk_full is not None and (self._more_room_than(self._room_at) if self._room_at is not None
+                                            else files.disk_full(self.paths.baton_dir) is None):
             return True
         return self._ledger is not None and self._ledger.poisoned is not None
+
+    def _more_room_than(self, free: int) -> bool:
+        """The disk holding ``.baton/`` has at least ``files.LOW_SPACE`` more free than
+        ``free`` (the bytes free when a write of the index failed for want of space)."""
+        now = files.free_bytes(self.paths.baton_dir)
+        return now is not None and now >= free + files.LOW_SPACE
 
     def close(self) -> None:
         if self._runner is not None:

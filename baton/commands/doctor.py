@@ -250,8 +250,11 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
     elif pinned:
         checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
     elif opened.read_only:  # no index is read or written: a replay in memory answers
-        checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: "
-                            ".baton/ is read-only here)"))
+        why = "the disk holding .baton/ is full" if opened.disk_full is not None else ".baton/ is read-only here"
+        checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: {why})"))
+        if opened.disk_full is not None and not any(c.name == "disk" for c in checks):
+            # the disk had room when the project was opened, too little for a write of the index
+            checks.append(_folder_checks(opened, paths)[0])
     else:
         checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
     return runner

@@ -221,8 +221,11 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         RemoteWorkingClone (exit 4): the path remote pushed to is a working clone holding a Baton project.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
+        DiskFull, ReadOnlyProject (exit 1): a full disk or a read-only ``.baton/``: nothing fetched; or the disk
+            filled while imported bytes were written: what was written is taken back, no staged file left.
     """
     ref = _checked_arguments(remote, ref, accept_project)
+    project.require_writable("sync", "imports and records events")
     repo = transport.open_repo(project)
     erased = _Erased()
     try:

@@ -28,12 +28,29 @@ def disk_full(path: str | Path) -> str | None:
     """``the disk holding PATH is full (N bytes free)`` when the file system under
     ``path`` has less than ``LOW_SPACE`` bytes free for this user (root's reserve
     counted for root), else None (and None when it cannot be asked)."""
+    free = free_bytes(path)
+    if free is None:
+        return None
+    return f"the disk holding {path} is full ({free:,} bytes free)" if free < LOW_SPACE else None
+
+
+def free_bytes(path: str | Path) -> int | None:
+    """The bytes free for this user on the file system under ``path`` (root's
+    reserve counted for root), or None when it cannot be asked."""
     try:
         st = os.statvfs(path)
     except (OSError, AttributeError):
         return None
-    free = (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
-    return f"the disk holding {path} is full ({free:,} bytes free)" if free < LOW_SPACE else None
+    return (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
+
+
+def no_room(path: str | Path, what: str) -> str:
+    """``the disk holding PATH is full (N bytes free, too few for WHAT)``: a write
+    refused for want of space although more than ``LOW_SPACE`` was free when the
+    command began (a replay of the index needs about the index's size again)."""
+    free = free_bytes(path)
+    said = f"{free:,} bytes free" if free is not None else "too little room"
+    return f"the disk holding {path} is full ({said}, too few for {what})"
 
 
 def out_of_space(exc: BaseException) -> bool:

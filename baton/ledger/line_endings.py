@@ -6,17 +6,23 @@ so every event still parses and verifies, but each line is a byte longer: the
 index's cursors point between events, and a sync finds this clone's own feed no
 longer extends what its ledger ref holds. ``baton repair --yes`` puts the line
 endings back (``put_back_lf``); nothing else in the file changes (a JSON string
-holds no raw CR or LF, so a CR before an LF is never part of an event).
+holds no raw CR or LF, so a CR before an LF is never part of an event). A line
+converted twice (``\r\r\n``: a CRLF file run through a converter again) is put
+back in the same repair: every CR right before an LF goes, as a JSONL line ends
+in exactly one LF.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import baton.ledger.files as files
 
 CRLF = b"\r\n"
+CRS_BEFORE_LF = re.compile(rb"\r+\n")
+"""A line's ending with every CR an editor or converter put before its LF (one per conversion)."""
 
 
 def crlf_lines(path: Path | str) -> int:
@@ -46,7 +52,8 @@ def crlf_feeds(ledger_dir: Path) -> dict[str, int]:
 
 
 def put_back_lf(baton_dir: Path, feed: str, *, fsync: bool = True) -> int:
-    """Rewrite feed ``feed`` with every CRLF line ending as LF, under the ledger's
+    """Rewrite feed ``feed`` with every CRLF line ending as LF (every CR before its LF
+    gone, ``\r\r\n`` too: the file as Baton wrote it, byte for byte), under the ledger's
     write lock (a new file renamed over it, as a repair rewrites a feed); returns
     how many lines it changed.
 
@@ -57,7 +64,7 @@ def put_back_lf(baton_dir: Path, feed: str, *, fsync: bool = True) -> int:
         n = raw.count(CRLF)
         if n:
             # ``.repair.<pid>.<hex>``: a killed rewrite's file is a known leftover (``commands.leftovers``)
-            files.replace_whole(path, raw.replace(CRLF, b"\n"), tmp_prefix=".repair",
+            files.replace_whole(path, CRS_BEFORE_LF.sub(b"\n", raw), tmp_prefix=".repair",
                                 failure=f"could not put back the line endings of {path}")
             if fsync:
                 files.fsync_dir(path.parent)

@@ -36,6 +36,7 @@ same bytes, because a file is a pure function of its document.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import itertools
@@ -49,10 +50,11 @@ import orjson
 
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
-from baton.errors import IndexBehind, IndexPinned, NotFound, StorageError
+from baton.errors import DiskFull, IndexBehind, IndexPinned, NotFound, StorageError
 from baton.events.names import DECODED, load_family
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
+from baton.ledger.files import DISK_FULL_ADVICE, free_bytes, no_room
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
@@ -387,6 +389,30 @@ class ProjectionRunner:
             return False
         return (row is not None and row[0] == self._signature() and {"ino", "line"} <= columns
                 and present == len(tables))
+
+    def no_room(self, exc: sqlite3.Error, *, whole: bool = False) -> DiskFull:
+        """The refusal when the index cannot be written for want of space: its
+        transaction rolled back, the connection closed (even on the hook path) so
+        that its write-ahead log gives its room back, nothing recorded.
+        ``whole``: a replay from the first event failed (a new index, a projection
+        whose version moved, a rebuild): what it left is removed — the next
+        command replays it whole anyway, and a log SQLite cannot fold into a full
+        disk would keep its room. ``details["disk"]`` says the disk is full, without
+        the advice; ``details["free"]``: the bytes free once that room is back."""
+        db, self._db = self._db, None
+        self._generation = _UNKNOWN
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.conn.rollback()
+            with contextlib.suppress(sqlite3.Error):
+                db.conn.close()
+        if whole and not self.in_memory:
+            for suffix in ("-wal", "-shm", ""):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.index_path.with_name(self.index_path.name + suffix))
+        disk = no_room(self.baton_dir, "a write of the index")
+        return DiskFull(f"{disk}: {exc}; {DISK_FULL_ADVICE}", details={"disk": disk, "free": free_bytes(self.baton_dir),
+                                                             "baton_dir": str(self.baton_dir)})
 
     def discard_index(self, why: str) -> Path:
         """Move a damaged index aside (into ``cache/``, which ``gc`` clears)
@@ -771,6 +797,8 @@ class ProjectionRunner:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _damaged(self, exc: sqlite3.Error, progress: Progress | None) -> CatchUp:
+        if _is_full(exc):
+            raise self.no_room(exc) from exc
         if not _is_corruption(exc):
             raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
         self.discard_index(str(exc))
@@ -1000,6 +1028,8 @@ class ProjectionRunner:
                     self._generation = _UNKNOWN
                     _vanished_pause(attempt)
                     continue
+                if _is_full(exc):
+                    raise self.no_room(exc, whole=True) from exc
                 if discarded or attempt + 1 == VANISHED_RETRIES or not _is_corruption(exc):
                     raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
                 self.discard_index(str(exc))
@@ -1386,6 +1416,11 @@ def _vanished_pause(attempt: int) -> None:
     for a pause almost none of them takes)."""
     ceiling = min(VANISHED_PAUSE * 2 ** attempt, VANISHED_PAUSE_MAX)
     time.sleep(ceiling / 2 * (1 + int.from_bytes(os.urandom(2), "big") / 0xFFFF))
+
+
+def _is_full(exc: sqlite3.Error) -> bool:
+    """The index could not be written for want of space (``SQLITE_FULL``)."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
 
 
 def _is_corruption(exc: sqlite3.Error) -> bool:

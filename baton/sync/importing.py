@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import attrs
 import orjson
 
-from baton.errors import LedgerCorrupt, StorageError
+from baton.errors import DiskFull, LedgerCorrupt, StorageError
 from baton.ledger import files
 from baton.ledger.erase import replace_feed
 from baton.ledger.feed import FeedHead, line_hashes_to, scan_bytes
@@ -86,7 +86,12 @@ def import_feed(work: Round, feed: str, remote: "RefFeed", local: FeedHead, st: 
     except BadRefFeed as exc:
         raise Refuse(RefusedFeed(feed, "remote", "bad_ref", None, str(exc))) from None
     except OSError as exc:
-        raise StorageError(f"cannot stage the remote's feed {feed}: {exc}") from exc
+        unlink(staging)  # a staged file cut short is no use to the next sync, and holds room a full disk lacks
+        raise no_room(work, f"the remote's feed {feed}", exc) or StorageError(
+            f"cannot stage the remote's feed {feed}: {exc}") from exc
+    except BaseException:
+        unlink(staging)
+        raise
     if (head.offset, head.seq, head.hash) != (remote.head.offset, remote.head.seq, remote.head.hash):
         raise Refuse(RefusedFeed(feed, "remote", "bad_head", remote.head.seq,
                                  f"the remote's feed {feed} ends at seq {head.seq}, its head.json says "
@@ -110,8 +115,9 @@ def write_staged(work: Round) -> None:
             tree = work.out[feed]
             work.synced(feed, st.st_ino, tree.head)
     renamed = bool(work.rewrites)  # a file renamed into (or created in) the feeds' folder: it is fsynced too
-    for feed, staging, local, size in work.staged:
+    for at, (feed, staging, local, size) in enumerate(work.staged):
         target = work.local.path(feed)
+        before: int | None = None
         try:
             if size == 0 and local.offset == 0:
                 fd = os.open(staging, os.O_RDONLY)
@@ -130,6 +136,7 @@ def write_staged(work: Round) -> None:
                 with open(staging, "rb") as source:
                     fd = files.open_feed(target, os.O_WRONLY | os.O_APPEND)
                     try:
+                        before = os.fstat(fd).st_size
                         while chunk := source.read(1 << 20):
                             files.write_all(fd, chunk)
                         os.fsync(fd)
@@ -137,12 +144,46 @@ def write_staged(work: Round) -> None:
                         os.close(fd)
                 unlink(staging)
         except OSError as exc:
-            raise StorageError(f"cannot write the imported feed {target}: {exc}") from exc
+            _undo_append(target, before)
+            for _feed, left, *_ in work.staged[at:]:  # none of them is imported now: no .part left behind
+                unlink(left)
+            raise no_room(work, f"the imported feed {target}", exc) or StorageError(
+                f"cannot write the imported feed {target}: {exc}") from exc
         st = os.stat(target)
         remote = work.out[feed]
         work.synced(feed, st.st_ino, remote.head)
     if renamed:  # an append to a feed changes no entry of the folder: the feed's own fsync holds it
         files.fsync_dir(work.local.dir)
+
+
+def _undo_append(target: str, before: int | None) -> None:
+    """Cut ``target`` back to the ``before`` bytes it held before an append that
+    failed part way (a full disk): no torn line is left in a teammate's feed.
+    Cutting frees room, so it works on a full disk; if it cannot, the torn tail
+    is set aside (``quarantine/``) by the next write, as any torn tail is."""
+    if before is None:
+        return
+    try:
+        fd = files.open_feed(target, os.O_WRONLY)
+        try:
+            if os.fstat(fd).st_size > before:
+                os.ftruncate(fd, before)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except (OSError, StorageError):
+        pass
+
+
+def no_room(work: Round, what: str, exc: OSError) -> DiskFull | None:
+    """The refusal when writing ``what`` failed for want of space (``files.out_of_space``),
+    with what to do; None for any other failure."""
+    if not files.out_of_space(exc):
+        return None
+    baton_dir = work.project.paths.baton_dir
+    return DiskFull(f"the disk holding {baton_dir} is full: sync could not write {what} ({exc.strerror}) and "
+                    f"imported nothing more; {files.DISK_FULL_ADVICE} (what it wrote of that feed was taken back)",
+                    details={"baton_dir": str(baton_dir)})
 
 
 STRAY_SUFFIX = ".stray"
