@@ -52,7 +52,7 @@ def build(root, plan) -> None:
             lines.insert(i, lines[i])
         elif how == "garbage":
             lines.insert(i, b"{not json\n")
-        elif how == "erase" and lines[i].startswith(b'{"'):
+        elif how == "erase" and lines[i].startswith(b'{"') and lines[i].endswith(b"\n"):  # a torn line is not erased
             raw = orjson.loads(lines[i])
             raw.pop("data", None)
             lines[i] = orjson.dumps(raw, option=orjson.OPT_SORT_KEYS) + b"\n"
