@@ -76,15 +76,16 @@ one handoff (``Before``), the disk then filled; each step then runs, its output
 after ``== STEP`` and its exit code after it (``B`` runs this Baton)."""
 
 
-def _on_a_full_disk(folder: Path, *steps: str) -> dict[str, tuple[str, int]]:
-    """Each step's output and exit code; the test is skipped, saying why, where this
-    machine allows no tmpfs in a mount namespace."""
+def steps_in_a_mount_namespace(script: str, folder: Path, *steps: str, timeout: int = 300) -> dict[str, tuple[str, int]]:
+    """Each step's output and exit code, run by ``script`` (``FULL_TMPFS``'s shape: exit 97 where no
+    tmpfs can be mounted, then ``== STEP``, its output and ``rc=N`` for each) under ``unshare --mount``
+    on FOLDER; the test is skipped, saying why, where this machine allows no tmpfs in a mount namespace."""
     unshare = shutil.which("unshare")
     if unshare is None:
         pytest.skip("`unshare` is not installed: no full disk can be made here")
     baton = f"{sys.executable} -m baton"
-    done = subprocess.run([unshare, "--mount", "--", "sh", "-c", FULL_TMPFS, "sh", str(folder), baton, *steps],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([unshare, "--mount", "--", "sh", "-c", script, "sh", str(folder), baton, *steps],
+                          capture_output=True, text=True, timeout=timeout)
     if done.returncode == 97:
         pytest.skip(f"this machine allows no tmpfs in a mount namespace: {done.stderr.strip()[:200]}")
     assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
@@ -94,6 +95,11 @@ def _on_a_full_disk(folder: Path, *steps: str) -> dict[str, tuple[str, int]]:
         text, _, code = rest.rpartition("rc=")
         found[step] = (text, int(code.strip()))
     return found
+
+
+def _on_a_full_disk(folder: Path, *steps: str) -> dict[str, tuple[str, int]]:
+    """Each step's output and exit code on a full disk (``FULL_TMPFS``)."""
+    return steps_in_a_mount_namespace(FULL_TMPFS, folder, *steps)
 
 
 @pytest.mark.slow

@@ -16,11 +16,12 @@ why, where this machine allows none."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.test_disk_full import steps_in_a_mount_namespace
 
 NO_ROOM_FOR_THE_INDEX = (
     'mount -t tmpfs -o size=24m tmpfs "$1" || exit 97; cd "$1" || exit 98; shift; '
@@ -39,21 +40,9 @@ runs, its output after ``== STEP`` and its exit code after it (``B`` runs this B
 
 
 def _with_no_room_for_the_index(folder: Path, *steps: str) -> dict[str, tuple[str, int]]:
-    unshare = shutil.which("unshare")
-    if unshare is None or shutil.which("fallocate") is None:
-        pytest.skip("`unshare` or `fallocate` is not installed: no full disk can be made here")
-    baton = f"{sys.executable} -m baton"
-    done = subprocess.run([unshare, "--mount", "--", "sh", "-c", f"PY={sys.executable}; {NO_ROOM_FOR_THE_INDEX}",
-                           "sh", str(folder), baton, *steps], capture_output=True, text=True, timeout=600)
-    if done.returncode == 97:
-        pytest.skip(f"this machine allows no tmpfs in a mount namespace: {done.stderr.strip()[:200]}")
-    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
-    found: dict[str, tuple[str, int]] = {}
-    for part in done.stdout.split("== ")[1:]:
-        step, _, rest = part.partition("\n")
-        text, _, code = rest.rpartition("rc=")
-        found[step] = (text, int(code.strip()))
-    return found
+    if shutil.which("fallocate") is None:
+        pytest.skip("`fallocate` is not installed: no full disk can be made here")
+    return steps_in_a_mount_namespace(f"PY={sys.executable}; {NO_ROOM_FOR_THE_INDEX}", folder, *steps, timeout=600)
 
 
 @pytest.mark.slow
