@@ -196,7 +196,8 @@ class Starting:
 
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                   source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                  limits: Limits | None = None, also: str = "", told: tuple[str, ...] | None = None) -> Starting:
+                  limits: Limits | None = None, also: str = "", told: tuple[str, ...] | None = None,
+                  process: dict[str, Any] | None = None) -> Starting:
     """Deliver the session-start brief once: claim the baton waiting for this
     owner and branch for ``session_id`` and record that the session began.
     The brief's steps (``bootstrap.begin``) are carried out by the application,
@@ -204,7 +205,9 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     steps' (None: the project's). ``also``: the adapter's other way to pass the
     session id (``SessionStartResult.context_for``): the brief, then the session
     line with it, fit in ``max_bytes`` (when the line leaves the brief at least
-    ``MIN_MAX_BYTES``, as any valid id does in the default budget).
+    ``MIN_MAX_BYTES``, as any valid id does in the default budget). ``process``: the
+    harness process the start runs for, on this machine (the hook's
+    ``launch.harness_process``), recorded with the session's start.
 
     A first start (not ``told``) that finds a ready handoff of its owner and branch
     readied by a session that never reported its end (``unended_handoff``) reads
@@ -242,7 +245,7 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         unended = unended_handoff(runner, project.writer, ctx.owner, ctx.branch, sid)
         if unended is not None:
             return Starting(sid, harness, source, unended=unended)
-    gate = StartOnce(project, sid, harness)
+    gate = StartOnce(project, sid, harness, process)
     # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also, continued=source in CONTINUING_SOURCES)
                                               .encode("utf-8")) - 2)

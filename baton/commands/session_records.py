@@ -39,13 +39,15 @@ def objective_events(scope, ctx: SessionContext, objective: str | None, session:
 
 
 def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | None, objective: str | None,
-                 received_baton: str | None) -> bool:
+                 received_baton: str | None, harness_process: dict[str, Any] | None = None) -> bool:
     """Inside a write scope: record the session's start (and set or clear the
-    objective). Returns whether the objective events changed anything."""
+    objective). ``harness_process``: the harness process it runs in, on this machine
+    (``launch.harness_process``). Returns whether the objective events changed anything."""
     stream = session_stream(session_id)
     decided = aggregate.decide_session(session_doc(scope.runner, scope.project.writer, session_id),
                                        aggregate.BeginSession(
-        session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton))
+        session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton,
+        harness_process=harness_process))
     record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
     return objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
 
@@ -65,10 +67,12 @@ class StartOnce:
     asked under the ledger lock, with the index caught up, whether the session
     started before (``started_before``); the start is then recorded in the lock
     hold that claims the baton, so starts of one session at the same moment
-    claim one baton between them."""
+    claim one baton between them. ``process``: the harness process the start runs for
+    (``launch.harness_process``), recorded with it."""
 
-    def __init__(self, project: Any, sid: str, harness: str | None) -> None:
-        self.project, self.sid, self.harness = project, sid, harness
+    def __init__(self, project: Any, sid: str, harness: str | None,
+                 process: dict[str, Any] | None = None) -> None:
+        self.project, self.sid, self.harness, self.process = project, sid, harness, process
         self.admitted = False
         self.before: dict[str, Any] | None = None
         """When not admitted: the session's document, as the start recorded first left it."""
@@ -81,7 +85,7 @@ class StartOnce:
 
     def record(self, scope: Any, claimed: Any, ctx: Any) -> None:
         record_begin(scope, ctx, self.sid, harness=self.harness, objective=None,
-                     received_baton=claimed.id if claimed is not None else None)
+                     received_baton=claimed.id if claimed is not None else None, harness_process=self.process)
 
 
 class NamedStart(StartOnce):

@@ -27,6 +27,10 @@ class SessionBegun(DomainEvent):
     branch: Any = None
     objective: Any = None
     received_baton: Any = None
+    harness_process: Any = None
+    """The harness process the start ran for, on its machine (``launch.harness_process``:
+    ``{"pid", "start", "boot", "pidns"}``); None when not read (no ``/proc``, or not a
+    harness's start). Written from 2026-12; an older event has none."""
 
 
 @register

@@ -63,6 +63,7 @@ class BeginSession:
     harness: str | None = None
     objective: str | None = None
     received_baton: str | None = None
+    harness_process: dict[str, Any] | None = None
 
 
 @value_class
@@ -93,7 +94,7 @@ def decide_session(state: dict[str, Any] | None, command: BeginSession | EndSess
         case BeginSession():
             return [SessionBegun(key=command.session, session=command.session, harness=command.harness,
                                  owner=command.owner, branch=command.branch, objective=command.objective,
-                                 received_baton=command.received_baton)]
+                                 received_baton=command.received_baton, harness_process=command.harness_process)]
         case EndSession():
             if ended_already(state):
                 return []
@@ -115,6 +116,10 @@ def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> d
         out.update(status="open", beganAt=recorded.at, endedAt=None, harness=_text(event.harness),
                    owner=_text(event.owner), branch=_text(event.branch), objective=_text(event.objective),
                    receivedBaton=_text(event.received_baton))
+        if isinstance(event.harness_process, dict):  # a start that read its harness's process (Linux)
+            out["harnessProcess"] = event.harness_process
+        else:
+            out.pop("harnessProcess", None)
     elif isinstance(event, SessionEnded):
         out.update(status="ended", endedAt=recorded.at, leftBaton=_text(event.left_baton))
         for field, value in (("owner", event.owner), ("branch", event.branch), ("harness", event.harness)):
