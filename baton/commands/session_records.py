@@ -18,6 +18,7 @@ from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import context_key, objective_doc_key, objective_stream, session_stream
 from baton.domain.repeated_start import received_baton, repeated_start_notice
+from baton.errors import BatonError
 from baton.projections.sessions import session_doc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -60,6 +61,29 @@ def started_before(runner: Any, writer: str, session_id: str) -> dict[str, Any] 
     session not started yet (never seen, or only its end recorded)."""
     known = session_doc(runner, writer, session_id)
     return known if known is not None and known.get("beganAt") else None
+
+
+def record_resumed(project: Any, sid: str, before: dict[str, Any], *, harness: str | None,
+                   process: dict[str, Any] | None, limits: Any = None) -> bool:
+    """A started session's repeated start (``before``: its document) in the harness process
+    ``process``: when that is not the one its start recorded — the conversation resumed in
+    another process (``claude --resume``, ``codex exec resume``) — record it
+    (``session.resumed``), so that the end of the process that ran it before never reads as
+    the end of this one (``baton.domain.unended.harness_gone``). Nothing is written for the
+    same process (a compaction, a second hook of one start). A start never fails for it: a
+    lock held past the wait, an index too far behind, leave it unrecorded (False)."""
+    command = aggregate.ResumeSession(sid, harness=harness, harness_process=process)
+    if not aggregate.decide_session(before, command):
+        return False
+    try:
+        project.check_streams(session_stream(sid))
+        with project.writing(limits) as scope:
+            decided = aggregate.decide_session(session_doc(scope.runner, project.writer, sid), command)
+            record(scope, decided, version=scope.txn.stream_version(session_stream(sid)),
+                   actor=before.get("owner"), session=sid)
+    except BatonError:
+        return False
+    return True
 
 
 class StartOnce:

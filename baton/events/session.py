@@ -48,6 +48,21 @@ class SessionEnded(DomainEvent):
 
 @register
 @event_class
+class SessionResumed(DomainEvent):
+    """A started session's repeated start in another harness process (a conversation resumed,
+    ``claude --resume``, ``codex exec resume``): the process it runs in now, in place of the one its
+    start recorded (``harness_process``, None when not read here)."""
+
+    TYPE = names.SESSION_RESUMED
+    STREAM = SESSION
+
+    session: Any = None
+    harness: Any = None
+    harness_process: Any = None
+
+
+@register
+@event_class
 class ObjectiveSet(DomainEvent):
     TYPE = names.OBJECTIVE_SET
     STREAM = OBJECTIVE
@@ -72,5 +87,5 @@ class ObjectiveCleared(DomainEvent):
     previous_session: Any = None
 
 
-SESSION_EVENTS = (SessionBegun, SessionEnded)
+SESSION_EVENTS = (SessionBegun, SessionEnded, SessionResumed)
 OBJECTIVE_EVENTS = (ObjectiveSet, ObjectiveCleared)
