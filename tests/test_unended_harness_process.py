@@ -237,7 +237,7 @@ def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_sta
     started = _start(repo, "next")
     assert started.result.delivered.record.id == handoff_id
     told = injected("claude-code", started.answer)
-    assert f"Session `killed` (claude-code, begun " in told
+    assert "Session `killed` (claude-code, begun " in told
     assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in told
     ended = _session(repo, "killed")
     assert ended["status"] == "ended" and ended["leftBaton"] == handoff_id

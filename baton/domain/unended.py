@@ -69,11 +69,10 @@ def harness_process(value: Any) -> tuple[int, int, str, int] | None:
     if not isinstance(value, dict):
         return None
     pid, start, boot, pidns = (value.get(name) for name in ("pid", "start", "boot", "pidns"))
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in (pid, start, pidns)):
+    numbers = [n for n in (pid, start, pidns) if isinstance(n, int) and not isinstance(n, bool) and n > 0]
+    if len(numbers) != 3 or not isinstance(boot, str) or not boot:
         return None
-    if not isinstance(boot, str) or not boot:
-        return None
-    return pid, start, boot, pidns
+    return numbers[0], numbers[1], boot, numbers[2]
 
 
 def harness_gone(recorded: Any, *, boot: str | None, pidns: int | None, started: int | None) -> bool:

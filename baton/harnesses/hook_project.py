@@ -25,6 +25,7 @@ from baton.harnesses.protocol import (
     CommandHookAdapter,
     SessionMetadata,
 )
+from baton.launch import harness_process as read_harness_process  # the `baton` program's entry: loaded already
 from baton.project import named_elsewhere, resolve_root, resolve_worktree
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -74,11 +75,7 @@ Cursor's, whose hooks an editor's helper processes run: its start records no pro
 def harness_process(harness: str | None) -> dict[str, object] | None:
     """The harness process this hook runs for, on this machine (``launch.harness_process``), for a
     harness of ``RUN_IN_THEIR_PROCESS``; None otherwise, or where it cannot be read."""
-    if harness not in RUN_IN_THEIR_PROCESS:
-        return None
-    from baton.launch import harness_process as read  # loaded by every `baton` run: no import on the hook path
-
-    return read()
+    return read_harness_process() if harness in RUN_IN_THEIR_PROCESS else None
 
 
 def act(app: Any, metadata: SessionMetadata) -> Any:
