@@ -100,6 +100,38 @@ def test_a_repeated_start_in_another_harness_process_records_it_and_in_the_same_
     assert isinstance(resumed, SessionResumed) and resumed.harness_process == other
 
 
+def _types(repo: Path, kind: str) -> list[dict]:
+    return [json.loads(line) for feed in (repo / ".baton" / "ledger").glob("*.jsonl")
+            for line in feed.read_bytes().splitlines() if json.loads(line).get("type") == kind]
+
+
+def test_a_start_records_the_harness_process_it_was_given_in_session_begun(repo):
+    with Baton.open(repo) as app:
+        app.start_harness_session("s1", harness="claude-code", source="startup", process=RECORDED)
+    assert [e["data"]["harness_process"] for e in _types(repo, "session.begun")] == [RECORDED]
+    assert _session(repo, "s1")["harnessProcess"] == RECORDED
+
+
+def test_a_repeated_start_in_the_same_harness_process_writes_nothing(repo):
+    with Baton.open(repo) as app:
+        app.start_harness_session("s1", harness="claude-code", source="startup", process=RECORDED)
+        app.start_harness_session("s1", harness="claude-code", source="compact", process=RECORDED)
+    assert _types(repo, "session.resumed") == []
+
+
+def test_a_repeated_start_in_another_harness_process_records_it_and_nothing_else_of_the_session_changes(repo):
+    other = {**RECORDED, "pid": 5151, "start": 3200000}
+    with Baton.open(repo) as app:
+        app.start_harness_session("s1", harness="claude-code", source="startup", process=RECORDED)
+        before = _session(repo, "s1")
+        app.start_harness_session("s1", harness="claude-code", source="resume", process=other)
+    assert [e["data"]["harness_process"] for e in _types(repo, "session.resumed")] == [other]
+    after = _session(repo, "s1")
+    assert after["harnessProcess"] == other
+    assert {k: v for k, v in after.items() if k != "harnessProcess"} == \
+        {k: v for k, v in before.items() if k != "harnessProcess"}
+
+
 # -- the facts (baton.launch) -----------------------------------------------------------------------
 
 @LINUX
