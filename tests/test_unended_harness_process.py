@@ -230,16 +230,20 @@ def _serving(runtime: Path, repo: Path) -> None:
                           input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="warm-up")),
                           capture_output=True, text=True, timeout=60)
     assert warm.returncode == 0, warm.stderr
-    for _ in range(400):
-        if list((runtime / "baton").glob("hook-*.sock")):
+    for _ in range(1200):
+        if list((runtime / "baton").glob("hook-*.sock")) and _served(runtime) is not None:
             return
         time.sleep(0.05)
     raise AssertionError("no hook server started")
 
 
-def _served(runtime: Path) -> int:
-    (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
-    return int(lock.read_text().split()[1])
+def _served(runtime: Path) -> int | None:
+    """How many commands the server has taken, as its lock file says; None before it says."""
+    try:
+        (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
+        return int(lock.read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _session(repo: Path, session: str) -> dict:
@@ -259,6 +263,7 @@ def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_sta
     if relayed:
         _serving(runtime, repo)
         served = _served(runtime)
+        assert served is not None
     harness = _harness(repo, runtime, "killed", relayed)
     if relayed:
         assert _served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
