@@ -526,10 +526,14 @@ class Baton:
 
     # -- a harness's session lifecycle (``baton hook``) ---------------------------------
     def start_harness_session(self, session_id: str | None, *, harness: str | None = None,
-                              source: str | None = None, max_bytes: int = 8192, also: str = "") -> SessionStartResult:
+                              source: str | None = None, max_bytes: int = 8192, also: str = "",
+                              process: dict[str, Any] | None = None) -> SessionStartResult:
         """A harness started (or resumed) a session: its brief, delivered once per session.
         ``also``: the adapter's other way to pass the session id, which it gives
         ``SessionStartResult.context_for``: the brief leaves room for it in ``max_bytes``.
+        ``process``: the harness process the session runs in, on this machine, as the hook
+        read it (``launch.harness_process``): recorded with its start, it tells whether
+        that harness is gone when the session never reports its end.
 
         A hook kept while the index was too far behind or the ledger locked
         (a session's end) and still waiting — its catch-up failed or gave up,
@@ -554,13 +558,14 @@ class Baton:
         # The start's own wait, given to its writing steps: the project's stays as it was opened.
         limits = replace(self.project.limits, write_wait=0) if busy is not None else None
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
-                                               max_bytes=max_bytes, limits=limits, also=also)
+                                               max_bytes=max_bytes, limits=limits, also=also, process=process)
         if starting.unended is not None:  # a session that never reported its end readied a handoff
             from baton.commands import unended_sessions
 
             told = unended_sessions.take_over(self.project, starting.unended)
             starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
-                                                   max_bytes=max_bytes, limits=limits, also=also, told=told)
+                                                   max_bytes=max_bytes, limits=limits, also=also, told=told,
+                                                   process=process)
         if starting.done is not None:
             started = starting.done
         else:

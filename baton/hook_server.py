@@ -74,6 +74,7 @@ from baton.launch import (
     SPAWN_INTERVAL,
     installation_key,
     private_folder,
+    relaying,
 )
 
 IDLE_SECONDS = 3600.0
@@ -706,6 +707,7 @@ def run_child(fds: list[int], request: Request, answer: Answer, caller: int) -> 
     code = 1
     try:
         adopt_limits(caller)
+        relaying(caller)  # the hook's harness is the relaying process's ancestor (``launch.harness_process``)
         watch_caller(answer)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)

@@ -330,3 +330,107 @@ def _stream(stream: object) -> bytes:
     encoding = getattr(stream, "encoding", None) or "utf-8"
     errors = getattr(stream, "errors", None) or "strict"
     return f"{encoding}:{errors}".encode()
+
+
+# -- the harness process a hook runs for ----------------------------------------------------
+
+_relayed_for: int | None = None
+"""The pid of the ``baton`` process whose command a hook server's child runs (``relaying``)."""
+
+PASSED_THROUGH = frozenset({
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "env", "timeout", "nice", "nohup", "stdbuf",
+    "ionice", "setsid", "time", "uv", "uvx", "pipx", "baton"})
+"""The process names (``comm``) an ancestor of a hook is passed over for, walking up to the harness
+process: the shell a harness runs a hook command through (Claude Code's and Gemini CLI's ``sh -c``)
+and the launchers a hook command line may start ``baton`` with. Each lives only as long as the hook."""
+
+MAX_ANCESTORS = 8
+"""How far up a hook's ancestors the harness process is looked for."""
+
+BOOT_ID = "/proc/sys/kernel/random/boot_id"
+
+
+def relaying(pid: int) -> None:
+    """In a hook server's child: the command it runs is the relaying process's (``pid``), whose
+    ancestors are the harness's (``harness_process``); the child's own parent is the server."""
+    global _relayed_for
+    _relayed_for = pid
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def process_stat(pid: int) -> tuple[str, int, int] | None:
+    """``(comm, ppid, start)`` of the live process ``pid`` from ``/proc/PID/stat`` (``start``:
+    field 22, clock ticks after boot), or None when there is none (a zombie is none: it no
+    longer runs) or it cannot be read."""
+    raw = _read(f"/proc/{pid}/stat")
+    if raw is None:
+        return None
+    head, _, tail = raw.rpartition(b")")
+    fields = tail.split()
+    if not head or len(fields) < 20 or fields[0] in (b"Z", b"X", b"x"):
+        return None
+    try:
+        return head.partition(b"(")[2].decode("utf-8", "replace"), int(fields[1]), int(fields[19])
+    except ValueError:
+        return None
+
+
+def host_now() -> tuple[str, int] | None:
+    """This machine's boot id and this process's pid namespace (its inode), or None without ``/proc``
+    (macOS): the frame a recorded pid means something in."""
+    boot = _read(BOOT_ID)
+    try:
+        pidns = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return None
+    text = boot.decode("ascii", "replace").strip() if boot else ""
+    return (text, pidns) if text and pidns else None
+
+
+def harness_process() -> dict[str, object] | None:
+    """The harness process this hook runs for, on this machine: ``{"pid", "start", "boot",
+    "pidns"}`` — the nearest ancestor of the hook's ``baton`` process (the relaying process when a
+    hook server's child runs it) that is not a shell or launcher (``PASSED_THROUGH``): the
+    Claude Code or Gemini CLI node process, the Codex binary. None without ``/proc``, or when
+    the walk meets the root of the process tree first (a hook run detached from its harness):
+    nothing is then recorded, and nothing is ever concluded from it."""
+    here = host_now()
+    if here is None:
+        return None
+    pid = _relayed_for or os.getpid()
+    for depth in range(MAX_ANCESTORS + 1):
+        stat = process_stat(pid)
+        if stat is None:
+            return None
+        comm, ppid, start = stat
+        if depth and comm not in PASSED_THROUGH:
+            return {"pid": pid, "start": start, "boot": here[0], "pidns": here[1]}
+        if ppid <= 1:
+            return None
+        pid = ppid
+    return None
+
+
+def process_now(pid: int) -> tuple[str, int, int | None] | None:
+    """What this machine says now of the recorded harness process ``pid``: its boot id, this
+    process's pid namespace and the start time of the live process with that pid (None: there
+    is none); None when this cannot be read (no ``/proc``)."""
+    here = host_now()
+    if here is None:
+        return None
+    if _read(f"/proc/{pid}/stat") is None and os.path.exists(f"/proc/{pid}"):
+        return None  # there, but unreadable here: nothing said
+    stat = process_stat(pid)
+    return here[0], here[1], stat[2] if stat is not None else None

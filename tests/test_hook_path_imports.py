@@ -309,8 +309,9 @@ STEADY_START_MODULES = STEADY_MODULES | {
     "baton.events.session", "baton.harnesses", "baton.harnesses.claude_code", "baton.harnesses.hook",
     "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.protocol",
     "baton.projections.folds", "baton.projections.folds.sessions",
-}
-"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (90 in all)."""
+    "baton.launch",  # the harness process the start records: the `baton` program's entry, loaded by every hook
+}                    # a harness runs (here, run as `python -m baton`, it is the one module more)
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (91 in all)."""
 STEADY_CLASSES: set[str] = set()
 """The attrs classes both define: none (the output screen's, the ledger's, the events', the
 baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""

@@ -35,7 +35,7 @@ from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, 
 from baton.commands.identity import DETACHED_BRANCH, context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete, origin_session, parents_of
-from baton.commands.session_records import StartOnce, started_before
+from baton.commands.session_records import StartOnce, record_resumed, started_before
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
 from baton.domain.limits import MIN_MAX_BYTES
@@ -196,7 +196,8 @@ class Starting:
 
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                   source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                  limits: Limits | None = None, also: str = "", told: tuple[str, ...] | None = None) -> Starting:
+                  limits: Limits | None = None, also: str = "", told: tuple[str, ...] | None = None,
+                  process: dict[str, Any] | None = None) -> Starting:
     """Deliver the session-start brief once: claim the baton waiting for this
     owner and branch for ``session_id`` and record that the session began.
     The brief's steps (``bootstrap.begin``) are carried out by the application,
@@ -204,7 +205,10 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     steps' (None: the project's). ``also``: the adapter's other way to pass the
     session id (``SessionStartResult.context_for``): the brief, then the session
     line with it, fit in ``max_bytes`` (when the line leaves the brief at least
-    ``MIN_MAX_BYTES``, as any valid id does in the default budget).
+    ``MIN_MAX_BYTES``, as any valid id does in the default budget). ``process``: the
+    harness process the start runs for, on this machine (the hook's
+    ``launch.harness_process``), recorded with the session's start, and with a
+    repeated start in another process (``record_resumed``).
 
     A first start (not ``told``) that finds a ready handoff of its owner and branch
     readied by a session that never reported its end (``unended_handoff``) reads
@@ -231,6 +235,8 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         runner = stale[0]
     before = started_before(runner, project.writer, sid)
     if before is not None:  # a repeated start: nothing delivered, nothing claimed
+        if stale is None and not project.read_only:  # in another harness process: that one recorded
+            record_resumed(project, sid, before, harness=harness, process=process, limits=limits)
         again = _after_compaction(runner, project.writer, sid, harness, source) if source == COMPACT \
             else SessionStartResult(sid, harness, source, repeated=True)
         if source in RECALLED_SOURCES:
@@ -242,7 +248,7 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         unended = unended_handoff(runner, project.writer, ctx.owner, ctx.branch, sid)
         if unended is not None:
             return Starting(sid, harness, source, unended=unended)
-    gate = StartOnce(project, sid, harness)
+    gate = StartOnce(project, sid, harness, process)
     # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also, continued=source in CONTINUING_SOURCES)
                                               .encode("utf-8")) - 2)

@@ -18,6 +18,7 @@ from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import context_key, objective_doc_key, objective_stream, session_stream
 from baton.domain.repeated_start import received_baton, repeated_start_notice
+from baton.errors import BatonError
 from baton.projections.sessions import session_doc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -39,13 +40,15 @@ def objective_events(scope, ctx: SessionContext, objective: str | None, session:
 
 
 def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | None, objective: str | None,
-                 received_baton: str | None) -> bool:
+                 received_baton: str | None, harness_process: dict[str, Any] | None = None) -> bool:
     """Inside a write scope: record the session's start (and set or clear the
-    objective). Returns whether the objective events changed anything."""
+    objective). ``harness_process``: the harness process it runs in, on this machine
+    (``launch.harness_process``). Returns whether the objective events changed anything."""
     stream = session_stream(session_id)
     decided = aggregate.decide_session(session_doc(scope.runner, scope.project.writer, session_id),
                                        aggregate.BeginSession(
-        session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton))
+        session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton,
+        harness_process=harness_process))
     record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
     return objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
 
@@ -60,15 +63,40 @@ def started_before(runner: Any, writer: str, session_id: str) -> dict[str, Any] 
     return known if known is not None and known.get("beganAt") else None
 
 
+def record_resumed(project: Any, sid: str, before: dict[str, Any], *, harness: str | None,
+                   process: dict[str, Any] | None, limits: Any = None) -> bool:
+    """A started session's repeated start (``before``: its document) in the harness process
+    ``process``: when that is not the one its start recorded — the conversation resumed in
+    another process (``claude --resume``, ``codex exec resume``) — record it
+    (``session.resumed``), so that the end of the process that ran it before never reads as
+    the end of this one (``baton.domain.unended.harness_gone``). Nothing is written for the
+    same process (a compaction, a second hook of one start). A start never fails for it: a
+    lock held past the wait, an index too far behind, leave it unrecorded (False)."""
+    command = aggregate.ResumeSession(sid, harness=harness, harness_process=process)
+    if not aggregate.decide_session(before, command):
+        return False
+    try:
+        project.check_streams(session_stream(sid))
+        with project.writing(limits) as scope:
+            decided = aggregate.decide_session(session_doc(scope.runner, project.writer, sid), command)
+            record(scope, decided, version=scope.txn.stream_version(session_stream(sid)),
+                   actor=before.get("owner"), session=sid)
+    except BatonError:
+        return False
+    return True
+
+
 class StartOnce:
     """The gate of a session start that must happen once (``bootstrap.SessionGate``):
     asked under the ledger lock, with the index caught up, whether the session
     started before (``started_before``); the start is then recorded in the lock
     hold that claims the baton, so starts of one session at the same moment
-    claim one baton between them."""
+    claim one baton between them. ``process``: the harness process the start runs for
+    (``launch.harness_process``), recorded with it."""
 
-    def __init__(self, project: Any, sid: str, harness: str | None) -> None:
-        self.project, self.sid, self.harness = project, sid, harness
+    def __init__(self, project: Any, sid: str, harness: str | None,
+                 process: dict[str, Any] | None = None) -> None:
+        self.project, self.sid, self.harness, self.process = project, sid, harness, process
         self.admitted = False
         self.before: dict[str, Any] | None = None
         """When not admitted: the session's document, as the start recorded first left it."""
@@ -81,7 +109,7 @@ class StartOnce:
 
     def record(self, scope: Any, claimed: Any, ctx: Any) -> None:
         record_begin(scope, ctx, self.sid, harness=self.harness, objective=None,
-                     received_baton=claimed.id if claimed is not None else None)
+                     received_baton=claimed.id if claimed is not None else None, harness_process=self.process)
 
 
 class NamedStart(StartOnce):

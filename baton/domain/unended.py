@@ -9,11 +9,13 @@ its end hook would have, handing the handoff on as its baton, and receives it
 (``unended_sessions.take_over``); else the session may still be at work in
 another terminal, and the start is only told, plainly, what waits there.
 
-The ledger records no heartbeat, so "over" is known for sure only when the
+The ledger records no heartbeat, so "over" is known for sure when the
 machine restarted since the session began (the clone's processes all died with
-it), and is presumed when nothing was heard of the session for
-``UNENDED_HOURS`` after it readied the handoff. docs/batons.md ("A session
-that never ended") tells the rule and its limits.
+it), or when the harness process that ran the session is gone from this
+machine (its start recorded that process: ``harness_gone``, on Linux), and is
+presumed when nothing was heard of the session for ``UNENDED_HOURS`` after it
+readied the handoff. docs/batons.md ("A session that never ended") tells the
+rule and its limits.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from baton.domain.short_ids import short_id
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (this module is on the start hook's path)
+if TYPE_CHECKING:
+    from typing import Any
 
 UNENDED_HOURS = 12
 """How long after it readied a handoff a session never heard of again is taken for ended
@@ -40,6 +46,7 @@ readied a handoff after its recorded end, no later turn's end having handed it o
 killed before that turn's end, is as unended as a session that never reported one."""
 
 RESTARTED = "the machine restarted since it began"
+HARNESS_GONE = "its harness process is gone"
 SILENT = f"nothing was heard of it for {UNENDED_HOURS} hours after it readied the handoff"
 
 
@@ -54,17 +61,54 @@ def _at(stamp: str | None) -> datetime | None:
     return parsed if parsed.tzinfo is not None else None
 
 
-def taken_for_ended(*, began: str | None, readied: str | None, now: str, booted: str | None) -> str | None:
+def harness_process(value: Any) -> tuple[int, int, str, int] | None:
+    """The harness process a session's start recorded (``harnessProcess`` of its document, from
+    ``session.begun`` or ``session.resumed``: ``{"pid", "start", "boot", "pidns"}``) as
+    ``(pid, start, boot, pidns)``, or None when none was recorded (an older event, a machine
+    without ``/proc``) or it is not one: nothing is then known of that process."""
+    if not isinstance(value, dict):
+        return None
+    pid, start, boot, pidns = (value.get(name) for name in ("pid", "start", "boot", "pidns"))
+    numbers = [n for n in (pid, start, pidns) if isinstance(n, int) and not isinstance(n, bool) and n > 0]
+    if len(numbers) != 3 or not isinstance(boot, str) or not boot:
+        return None
+    return numbers[0], numbers[1], boot, numbers[2]
+
+
+def harness_gone(recorded: Any, *, boot: str | None, pidns: int | None, started: int | None) -> bool:
+    """Whether the harness process a session's start recorded (``recorded``: see
+    ``harness_process``) is gone, as this machine reads now: the same boot (``boot``,
+    the kernel's boot id — one per machine and boot, so another machine's never
+    matches) and the same process-id namespace (``pidns``), and no live process has
+    that pid with that start time (``started``: the start time of the live process
+    with that pid now, None when there is none). A pid reused by another process
+    (another start time) is gone too. False whenever that cannot be said: nothing
+    recorded, another boot or machine, another namespace, nothing read here (no
+    ``/proc``: ``boot`` None) — the other rules then decide, as before."""
+    fields = harness_process(recorded)
+    if fields is None or boot is None or pidns is None:
+        return False
+    _pid, start, recorded_boot, recorded_ns = fields
+    if recorded_boot != boot or recorded_ns != pidns:
+        return False
+    return started != start
+
+
+def taken_for_ended(*, began: str | None, readied: str | None, now: str, booted: str | None,
+                    gone: bool = False) -> str | None:
     """Why a session that began at ``began`` and readied its handoff at ``readied``,
     never reporting its end, is over at ``now`` (the machine having booted at
-    ``booted``, None when not known): ``RESTARTED`` or ``SILENT``; None when it may
-    still be running (a second terminal on the branch), and its handoff is not to be
-    taken from it."""
+    ``booted``, None when not known; ``gone``: its harness process is gone from this
+    machine, ``harness_gone``): ``RESTARTED``, ``HARNESS_GONE`` or ``SILENT``; None when
+    it may still be running (a second terminal on the branch), and its handoff is not
+    to be taken from it."""
     started, last, current, boot = _at(began), _at(readied), _at(now), _at(booted)
     if current is None:
         return None
     if started is not None and boot is not None and started < boot - BOOT_SLACK:
         return RESTARTED
+    if gone:
+        return HARNESS_GONE
     heard = max((t for t in (started, last) if t is not None), default=None)
     if heard is not None and current - heard >= timedelta(hours=UNENDED_HOURS):
         return SILENT

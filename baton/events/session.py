@@ -27,6 +27,10 @@ class SessionBegun(DomainEvent):
     branch: Any = None
     objective: Any = None
     received_baton: Any = None
+    harness_process: Any = None
+    """The harness process the start ran for, on its machine (``launch.harness_process``:
+    ``{"pid", "start", "boot", "pidns"}``); None when not read (no ``/proc``, or not a
+    harness's start). Written from 2026-12; an older event has none."""
 
 
 @register
@@ -40,6 +44,21 @@ class SessionEnded(DomainEvent):
     branch: Any = None
     harness: Any = None
     left_baton: Any = None
+
+
+@register
+@event_class
+class SessionResumed(DomainEvent):
+    """A started session's repeated start in another harness process (a conversation resumed,
+    ``claude --resume``, ``codex exec resume``): the process it runs in now, in place of the one its
+    start recorded (``harness_process``, None when not read here)."""
+
+    TYPE = names.SESSION_RESUMED
+    STREAM = SESSION
+
+    session: Any = None
+    harness: Any = None
+    harness_process: Any = None
 
 
 @register
@@ -68,5 +87,5 @@ class ObjectiveCleared(DomainEvent):
     previous_session: Any = None
 
 
-SESSION_EVENTS = (SessionBegun, SessionEnded)
+SESSION_EVENTS = (SessionBegun, SessionEnded, SessionResumed)
 OBJECTIVE_EVENTS = (ObjectiveSet, ObjectiveCleared)

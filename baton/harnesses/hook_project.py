@@ -25,6 +25,7 @@ from baton.harnesses.protocol import (
     CommandHookAdapter,
     SessionMetadata,
 )
+from baton.launch import harness_process as read_harness_process  # the `baton` program's entry: loaded already
 from baton.project import named_elsewhere, resolve_root, resolve_worktree
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -64,13 +65,26 @@ def session_hint(session_id: str) -> str:
     return f", or `--session {shlex.quote(session_id)}` to `baton checkpoint create`"
 
 
+RUN_IN_THEIR_PROCESS = frozenset({"claude-code", "codex", "gemini-cli"})
+"""The harnesses whose hooks run as descendants of the process that holds the session (Claude Code's
+and Gemini CLI's node process, through a shell; Codex's binary): the nearest ancestor of the hook
+that is no shell or launcher (``launch.harness_process``) lives as long as the session does. Not
+Cursor's, whose hooks an editor's helper processes run: its start records no process."""
+
+
+def harness_process(harness: str | None) -> dict[str, object] | None:
+    """The harness process this hook runs for, on this machine (``launch.harness_process``), for a
+    harness of ``RUN_IN_THEIR_PROCESS``; None otherwise, or where it cannot be read."""
+    return read_harness_process() if harness in RUN_IN_THEIR_PROCESS else None
+
+
 def act(app: Any, metadata: SessionMetadata) -> Any:
     """Call the application object's method for the event's kind."""
     if metadata.kind == SESSION_START:
         # The brief leaves room for the session line the answer ends with (``answer``): the id as the app checks it.
         also = session_hint(metadata.session_id.strip()) if metadata.session_id else ""
         return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source,
-                                         also=also)
+                                         also=also, process=harness_process(metadata.harness))
     if metadata.kind == PRE_COMPACT:
         # The draft and the detector's record of the compaction: one append.
         return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger,

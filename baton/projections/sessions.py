@@ -39,10 +39,12 @@ class SessionsBase:
     (``baton.projections.folds.sessions.Sessions``) adds ``apply``."""
 
     name = "sessions"
-    version = 2
+    version = 3
     """2: one document per writer and id (``session_doc_key``), no longer per id:
     a teammate's session with the same id is another session (its end no
-    longer ends yours, its start is not your repeated start)."""
+    longer ends yours, its start is not your repeated start).
+    3: a document keeps the harness process its start recorded (``harnessProcess``),
+    which tells a session whose harness was killed (``baton.domain.unended``)."""
     order = STREAM_ORDER
 
     types = _SESSION_TYPES

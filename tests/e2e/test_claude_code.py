@@ -384,12 +384,13 @@ def test_started_in_a_subfolder_it_runs_no_hook_and_batons_first_answer_says_so(
     assert "did not run" not in second
 
 
-def test_after_a_session_is_killed_without_its_end_the_next_one_is_told_of_the_handoff_it_readied(
+def test_after_a_session_is_killed_without_its_end_the_next_one_takes_it_over_at_once_and_receives_its_handoff(
         claude, project, env, model):
     """The harness's process group gets SIGKILL right after the agent readied a handoff
-    (harness14 F4): no SessionEnd runs, no baton is left. The next session's brief says
-    plainly that the session never reported its end and names the handoff and the command
-    that continues it; nothing is claimed (that session may still run in another terminal)."""
+    (harness14 F4): no SessionEnd runs, no baton is left. The session's start recorded the
+    Claude Code process it ran in (alive19): the next session, on the same machine, finds it
+    gone, ends that session as its end would have, and receives the handoff as its baton at
+    once, its brief saying why ("its harness process is gone")."""
     import os
     import signal
     import subprocess
@@ -412,6 +413,8 @@ def test_after_a_session_is_killed_without_its_end_the_next_one_is_told_of_the_h
         os.killpg(harness.pid, signal.SIGKILL)
         harness.wait(60)
         released.set()
+    (begun,) = events(project, env, "session.begun")
+    assert begun["data"]["harness_process"]["pid"] == harness.pid  # Claude Code's own process, not the hook's shell
     (captured,) = events(project, env, "handoff.captured")
     handoff = subject(captured)
     assert events(project, env, "handoff.promoted") and not events(project, env, "session.ended")
@@ -419,10 +422,11 @@ def test_after_a_session_is_killed_without_its_end_the_next_one_is_told_of_the_h
     asked_at = len(model.turns())
     session(claude, project, env, model, "hello")
     told = said(model.turns()[asked_at])
-    assert re.search(rf"Session `{ID}` \(claude-code, begun [^)]*\) has not reported its end, and it readied "
-                     rf"handoff `{handoff}`", told)
-    assert f"`baton resume {handoff[-8:]}`" in told
-    assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+    assert re.search(rf"Session `{ID}` \(claude-code, begun [^)]*\) never reported its end \(its harness process "
+                     rf"is gone\) after it readied handoff `{handoff}`", told), told
+    assert [subject(e) for e in events(project, env, "baton.created")] == [handoff]
+    assert [subject(e) for e in events(project, env, "baton.claimed")] == [handoff]
+    assert [e["data"]["session"] for e in events(project, env, "session.ended")][:1] == [begun["data"]["session"]]
 
 
 def test_a_baton_left_on_a_detached_head_reaches_the_next_detached_session_and_a_branch_at_its_commit_is_told(

@@ -623,11 +623,13 @@ def test_no_baton_is_lost_beside_a_cpu_hog(codex):
 
 # -- a session killed in a later turn (harness16) ----------------------------------------------------
 
-def test_a_session_killed_in_a_later_turn_after_readying_a_handoff_is_told_of_at_the_next_start(codex, model):
+def test_a_session_killed_in_a_later_turn_after_readying_a_handoff_is_taken_over_at_the_next_start_at_once(
+        codex, model):
     """Codex has no session end: Baton records it at the first turn's Stop. A second turn (``codex exec
-    resume``) readies a handoff over MCP and the whole process group gets SIGKILL before that turn's
-    Stop: no baton is left. The next session's brief says the session has not reported the end of the
-    turn that readied it, names the handoff and the command that continues it; nothing is claimed."""
+    resume``, a Codex process of its own, which its repeated start records: ``session.resumed``)
+    readies a handoff over MCP and the whole process group gets SIGKILL before that turn's Stop: no
+    baton is left. The next session, on the same machine, finds that Codex process gone and hands the
+    handoff on at once as the baton that turn's end would have left, and receives it (alive19)."""
     codex.run("hello", ["Hello."])  # the first turn: its Stop records the session's end
     (session,) = {e["session"] for e in codex.events() if e.get("type") == "session.begun"}
     assert "session.ended" in codex.types()
@@ -656,6 +658,9 @@ def test_a_session_killed_in_a_later_turn_after_readying_a_handoff_is_told_of_at
                                stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         assert asked.wait(SESSION_TIMEOUT), "the agent never readied its handoff"
+        (resumed,) = [e for e in codex.events() if e.get("type") == "session.resumed"]
+        running = Path(f"/proc/{resumed['data']['harness_process']['pid']}/stat").read_text().rpartition(")")[2]
+        assert int(running.split()[2]) == harness.pid  # the second turn's Codex (its process group), not the first's
     finally:
         _kill_group(harness)
         harness.wait(60)
@@ -665,7 +670,9 @@ def test_a_session_killed_in_a_later_turn_after_readying_a_handoff_is_told_of_at
     assert [e for e in events if e.get("type") == "handoff.promoted"]
     assert "baton.created" not in [e.get("type") for e in events]
     told = hello(codex)
-    assert re.search(rf"Session `{re.escape(session)}` \(codex, begun [^)]*\) has not reported the end of the turn "
-                     rf"in which it readied handoff `{handoff}`", told), told
-    assert f"`baton resume {handoff[-8:]}`" in told
-    assert not [e for e in codex.events() if e.get("type") in ("baton.created", "baton.claimed")]
+    assert re.search(rf"Session `{re.escape(session)}` \(codex, begun [^)]*\) readied handoff `{handoff}` for the "
+                     r"next session in a turn whose end it never reported \(its harness process is gone; codex "
+                     r"reports an end at every turn\)", told), told
+    after = codex.events()
+    assert [e["data"]["handoff_id"] for e in after if e.get("type") == "baton.created"] == [handoff]
+    assert [e["data"]["handoff_id"] for e in after if e.get("type") == "baton.claimed"] == [handoff]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from baton.domain.batons import context_key
 from baton.events.base import DomainEvent, decode
-from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded
+from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded, SessionResumed
 from baton.ledger.envelope import Event
 from baton.values import value_class
 
@@ -63,6 +63,7 @@ class BeginSession:
     harness: str | None = None
     objective: str | None = None
     received_baton: str | None = None
+    harness_process: dict[str, Any] | None = None
 
 
 @value_class
@@ -74,13 +75,23 @@ class EndSession:
     left_baton: str | None = None
 
 
+@value_class
+class ResumeSession:
+    """A started session's repeated start, in the harness process ``harness_process``."""
+
+    session: str
+    harness: str | None = None
+    harness_process: dict[str, Any] | None = None
+
+
 def ended_already(state: dict[str, Any] | None) -> bool:
     """Whether the session of ``state`` (its document, None when never seen) is ended: its
     end is recorded and no start since begun it again."""
     return isinstance(state, dict) and state.get("status") == "ended"
 
 
-def decide_session(state: dict[str, Any] | None, command: BeginSession | EndSession) -> list[DomainEvent]:
+def decide_session(state: dict[str, Any] | None,
+                   command: BeginSession | EndSession | ResumeSession) -> list[DomainEvent]:
     """A start is recorded whatever came before: a harness may resume a session
     id (it is open again). An end is recorded once: of a session never seen, or
     one open (Baton may have missed its start: hooks installed mid-session); the
@@ -88,18 +99,36 @@ def decide_session(state: dict[str, Any] | None, command: BeginSession | EndSess
     every turn (``Stop``), and ``session end ID`` may be run twice. What a later
     end hands on is its own record, ``baton.created`` naming the session
     (its ``session``), not another end: a session ends once, as ``metrics``
-    counts it."""
+    counts it. A repeated start (``ResumeSession``) of a started session records the
+    harness process it runs in when that is not the one recorded (a conversation
+    resumed in another process): the process whose end tells that the session's
+    harness is gone (``baton.domain.unended.harness_gone``); nothing otherwise (a
+    compaction, a second hook of one start: the same process)."""
     match command:
         case BeginSession():
             return [SessionBegun(key=command.session, session=command.session, harness=command.harness,
                                  owner=command.owner, branch=command.branch, objective=command.objective,
-                                 received_baton=command.received_baton)]
+                                 received_baton=command.received_baton, harness_process=command.harness_process)]
         case EndSession():
             if ended_already(state):
                 return []
             return [SessionEnded(key=command.session, session=command.session, owner=command.owner,
                                  branch=command.branch, harness=command.harness, left_baton=command.left_baton)]
+        case ResumeSession():
+            if not isinstance(state, dict) or not state.get("beganAt") \
+                    or state.get("harnessProcess") == command.harness_process:
+                return []
+            return [SessionResumed(key=command.session, session=command.session, harness=command.harness,
+                                   harness_process=command.harness_process)]
     raise TypeError(f"not a session command: {command!r}")
+
+
+def _process(out: dict[str, Any], process: Any) -> None:
+    """The harness process a start recorded (Linux), or none."""
+    if isinstance(process, dict):
+        out["harnessProcess"] = process
+    else:
+        out.pop("harnessProcess", None)
 
 
 def initial_session(key: str, writer: str | None = None) -> dict[str, Any]:
@@ -115,6 +144,9 @@ def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> d
         out.update(status="open", beganAt=recorded.at, endedAt=None, harness=_text(event.harness),
                    owner=_text(event.owner), branch=_text(event.branch), objective=_text(event.objective),
                    receivedBaton=_text(event.received_baton))
+        _process(out, event.harness_process)
+    elif isinstance(event, SessionResumed):
+        _process(out, event.harness_process)
     elif isinstance(event, SessionEnded):
         out.update(status="ended", endedAt=recorded.at, leftBaton=_text(event.left_baton))
         for field, value in (("owner", event.owner), ("branch", event.branch), ("harness", event.harness)):
