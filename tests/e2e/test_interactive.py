@@ -37,10 +37,10 @@ import pytest
 from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
-from tests.e2e.fake_openai import FakeResponses, function_outputs
+from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
 from tests.e2e.test_claude_code import capture_validate_ready, session_named_in, subject
-from tests.e2e.test_codex import CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
+from tests.e2e.test_codex import MCP, CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
 from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
 
 pytestmark = pytest.mark.e2e
@@ -313,6 +313,158 @@ def test_an_interactive_codex_session_is_briefed_and_its_turns_end_leaves_its_ba
     captured = result_of(openai.turns()[1], function_outputs(openai.turns()[1]).popitem()[0])["id"]
     assert subject(created) == captured
     assert sid in [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "session.ended")]
+    no_hook_trouble_shown(terminal)
+
+
+
+def codex_tui(codex: CodexProject, *arguments: str) -> Terminal:
+    """Codex's TUI (``codex ARGUMENTS…``) in a terminal, once it shows its prompt."""
+    terminal = Terminal([str(codex.program), *arguments, "--dangerously-bypass-approvals-and-sandbox"],
+                        codex.project, codex.env)
+    terminal.wait_for(CODEX_READY, why="Codex's prompt")
+    return terminal
+
+
+def codex_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
+    """Type ``prompt``, send it, and wait until ``reply`` and the end of the turn show."""
+    turns = terminal.screen().count("Worked for")
+    terminal.type(prompt)
+    terminal.wait_for(f"› {prompt}", why="the prompt typed", now=True)
+    terminal.type("\r")
+    terminal.wait_for(reply, why="the model's reply")
+    wait_on_screen(terminal, lambda shown: shown.count("Worked for") > turns, "the end of Codex's turn")
+
+
+def wait_on_screen(terminal: Terminal, holds: Any, why: str, timeout: float = 180) -> None:
+    """Poll the screen until ``holds(screen)``; past ``timeout`` the test fails, showing it."""
+    deadline = time.monotonic() + timeout
+    while not holds(terminal.screen()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{why} never showed; the screen:\n{terminal.screen()}")
+        time.sleep(0.25)
+
+
+def codex_exit(terminal: Terminal) -> None:
+    terminal.type("/exit")
+    terminal.wait_for("exit Codex", why="/exit in Codex's command menu")  # Enter before it is lost
+    terminal.type("\r")
+    assert terminal.wait_until_ended() == 0, terminal.screen()
+
+
+def sessions_of(project: Path, env: dict[str, str], kind: str) -> list[str]:
+    """The session of each ``kind`` event (``session.begun``, ``session.ended``), in order."""
+    return [e["stream"].split("/", 1)[1] for e in events(project, env, kind)]
+
+
+def codex_hands_off_again() -> list[Any]:
+    """A later turn's replies in the same conversation: capture more work naming the session,
+    validate it and make it ready (the newest tool output is the capture's answer)."""
+    captured: dict[str, str] = {}
+
+    def capture(recorded):
+        body = {**_capture_body(), "session_id": codex_session_named_in(recorded)}
+        body["summary"] = {**body["summary"], "current_state": "Expressions recover too; docs remain."}
+        return Call("handoff_capture", body, MCP)
+
+    def validate(recorded):
+        newest = list(function_outputs(recorded))[-1]
+        captured["id"] = result_of(recorded, newest)["id"]
+        return Call("handoff_validate", {"id": captured["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": captured["id"], "accept_warnings": "a scripted end-to-end session"},
+                    MCP)
+
+    return [capture, validate, ready, "Handed off again."]
+
+
+def test_a_later_prompt_in_an_interactive_codex_session_records_no_second_end_and_claims_nothing_again(
+        tmp_path, openai, trap):
+    """Codex runs ``Stop`` after every turn: the first turn's records the session's end and leaves its
+    baton; a second turn that readies nothing adds nothing (no second end, no second baton, no second
+    claim, no second brief); a third that readies more work has it handed on by its ``Stop``
+    (``baton.created`` naming the session), still with no second end."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        an_earlier_baton(codex.project, codex.env)
+        openai.script = [*codex_hands_off(), "Second done.", *codex_hands_off_again()]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            wait_for_event(codex.project, codex.env, "baton.created", 2)
+            codex_prompt(terminal, "Anything else?", "Second done.")
+            codex_prompt(terminal, "Hand off the expression work too.", "Handed off again.")
+            wait_for_event(codex.project, codex.env, "baton.created", 3)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    (sid,) = [s for s in sessions_of(codex.project, codex.env, "session.begun")]
+    created = [e for e in events(codex.project, codex.env, "baton.created") if e["data"]["session"] == sid]
+    readied = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
+    assert [subject(e) for e in created] == readied and len(readied) == 2
+    assert sessions_of(codex.project, codex.env, "session.ended") == ["earlier-session", sid]
+    assert [e["data"]["session"] for e in events(codex.project, codex.env, "baton.claimed")] == [sid]
+    briefed = [t for r in openai.turns() for t in developer_texts(r) if "Active Session Handoff" in t]
+    assert len(set(briefed)) == 1 and EARLIER_STEP in briefed[0]
+    no_hook_trouble_shown(terminal)
+
+
+def test_after_new_in_codex_the_fresh_conversation_is_given_the_baton_the_old_one_left_once(
+        tmp_path, openai, trap):
+    """``/new`` ("start a new chat during a conversation"; Codex 0.171 first asks where it runs:
+    the current worktree) starts a thread under a new id: its first prompt's ``SessionStart``
+    claims the baton the old conversation's ``Stop`` left, so that request carries it, once, with
+    the new session's id; the new conversation's end leaves no other baton."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Going on."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            terminal.type("/new")
+            terminal.wait_for("start a new chat during a conversation", why="/new in Codex's command menu")
+            terminal.type("\r")
+            terminal.wait_for("Where should the new conversation run?", why="Codex's worktree question")
+            terminal.type("\r")  # 1. Use current Git worktree
+            wait_on_screen(terminal, lambda shown: "Where should" not in shown and "› Wrap up" not in shown
+                           and CODEX_READY in shown, "the new conversation's prompt")
+            asked = len(openai.turns())
+            codex_prompt(terminal, "go on", "Going on.")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    first, second = sessions_of(codex.project, codex.env, "session.begun")
+    assert created["data"]["session"] == first
+    told = "\n".join(developer_texts(openai.turns()[asked]))
+    assert f"(baton `{subject(created)}`)" in told and f"This is codex session `{second}`" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(subject(created), second)]
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended") == [first, second]
+    no_hook_trouble_shown(terminal)
+
+
+def test_leaving_interactive_codex_with_ctrl_c_keeps_the_baton_its_turns_end_left(tmp_path, openai, trap):
+    """Ctrl-C at Codex's empty prompt leaves at once ("Disconnected from this task"): the turn's
+    ``Stop`` had already recorded the end and left the baton, and the next session receives it."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Next."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            terminal.type("\x03")
+            terminal.wait_for("Disconnected from this task", why="Codex's goodbye after Ctrl-C")
+            assert terminal.wait_until_ended() == 0, terminal.screen()
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
+        with codex_tui(codex) as after:
+            codex_prompt(after, "go on", "Next.")
+            codex_exit(after)
+    finally:
+        codex_daemon_stopped(codex)
+    assert f"(baton `{subject(created)}`)" in "\n".join(developer_texts(openai.turns()[-1]))
+    assert [subject(e) for e in events(codex.project, codex.env, "baton.claimed")] == [subject(created)]
     no_hook_trouble_shown(terminal)
 
 
