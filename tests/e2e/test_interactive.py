@@ -193,6 +193,60 @@ def test_after_clear_in_claude_code_the_fresh_conversation_is_given_the_baton_th
     assert [e["stream"].split("/", 1)[1] for e in events(project, env, "session.ended")] == [first, second]
     no_hook_trouble_shown(claude)
 
+def test_leaving_interactive_claude_code_with_ctrl_c_twice_records_the_end_and_leaves_the_baton(
+        tmp_path, anthropic):
+    """Ctrl-C at Claude Code's empty prompt asks for another ("Press Ctrl-C again to exit"); the
+    second leaves, running ``SessionEnd`` as ``/exit`` does: the handoff the agent readied is the
+    session's baton and its end is recorded."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = capture_validate_ready(session_id=session_named_in)
+    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        claude.type("Record where the zebra-42 work stands.")
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the model's reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("\x03")
+        claude.wait_for("again to exit", why="Claude Code's exit notice")
+        claude.type("\x03")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    (sid,) = sessions_of(project, env, "session.begun")
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(project, env, "handoff.promoted")][0]
+    no_hook_trouble_shown(claude)
+
+
+def test_a_resumed_claude_code_conversation_is_told_the_baton_it_left_and_claims_nothing(tmp_path, anthropic):
+    """``claude --continue`` after a session that left a baton resumes that conversation under its
+    id (``SessionStart`` source ``resume``): its next request is told, read-only, that this
+    conversation left baton ID, waiting for the next session; nothing is claimed, and its second
+    end leaves no second baton and records no second end."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Resumed."]
+    claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")
+    (created,) = events(project, env, "baton.created")
+    (sid,) = sessions_of(project, env, "session.begun")
+    with Terminal([str(harness_program("claude-code")), "--continue"], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt, resumed")
+        claude.type("go on")
+        claude.type("\r")
+        claude.wait_for("Resumed.", why="the model's reply in the resumed conversation")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("/exit")
+        claude.type("\r")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    anthropic.check()
+    told = said(anthropic.turns()[-1])
+    assert f"This conversation left baton `{subject(created)}`" in told and f"This is claude-code session `{sid}`" in told
+    assert sessions_of(project, env, "session.begun") == [sid]
+    assert not events(project, env, "baton.claimed") and len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended") == [sid]
+    no_hook_trouble_shown(claude)
+
+
 def test_a_hook_that_fails_shows_on_claude_codes_screen_and_the_check_sees_it(tmp_path, anthropic):
     """The check on the screen is no formality: a prompt hook that fails (not Baton's: a
     command that writes to stderr and exits 1) shows in the TUI, and ``no_hook_trouble_shown``
@@ -468,6 +522,36 @@ def test_leaving_interactive_codex_with_ctrl_c_keeps_the_baton_its_turns_end_lef
     no_hook_trouble_shown(terminal)
 
 
+
+def test_a_codex_conversation_resumed_with_resume_last_is_told_the_baton_it_left_and_claims_nothing(
+        tmp_path, openai, trap):
+    """``codex resume --last`` after a session whose turn left a baton resumes that thread under its
+    id: its next turn's ``SessionStart`` (source ``resume``) tells it, read-only, that this
+    conversation left baton ID for the next session; nothing is claimed, and that turn's ``Stop``
+    leaves no second baton and records no second end."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Resumed."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(terminal)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        with codex_tui(codex, "resume", "--last") as resumed:
+            resumed.wait_for("› Wrap up the parser work", why="the resumed conversation")
+            codex_prompt(resumed, "go on", "Resumed.")
+            codex_exit(resumed)
+    finally:
+        codex_daemon_stopped(codex)
+    told = "\n".join(developer_texts(openai.turns()[-1]))
+    assert f"This conversation left baton `{subject(created)}`" in told, told
+    assert sessions_of(codex.project, codex.env, "session.begun") == [sid]
+    assert not events(codex.project, codex.env, "baton.claimed")
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended") == [sid]
+    no_hook_trouble_shown(terminal)
+    no_hook_trouble_shown(resumed)
+
 # -- Gemini CLI ------------------------------------------------------------------------------------
 
 GEMINI_READY = "Type your message"
@@ -539,6 +623,105 @@ def test_an_interactive_gemini_cli_session_is_briefed_and_its_end_leaves_its_bat
     assert sid in [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env, "session.ended")]
     assert not google.script and not trap.seen
     no_hook_trouble_shown(terminal)
+
+
+def gemini_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
+    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt", now=True)
+    terminal.type(prompt)
+    terminal.wait_for(prompt, why="the prompt typed")
+    terminal.type("\r")
+    terminal.wait_for(reply, why="the model's reply")
+
+
+def gemini_exit(terminal: Terminal, key: str = "\x04", notice: str = "Press Ctrl+D again to exit.") -> None:
+    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+    terminal.type(key)
+    terminal.wait_for(notice, why="Gemini CLI's exit notice")
+    terminal.type(key)
+    assert terminal.wait_until_ended() == 0, terminal.screen()
+
+
+def test_after_clear_in_gemini_cli_the_baton_the_cleared_conversation_left_waits_for_the_next_start(
+        tmp_path, google, trap):
+    """``/clear`` in Gemini CLI 0.61.0 runs ``SessionEnd`` (reason ``clear``: the cleared
+    conversation's ready handoff is left as its baton) and ``SessionStart`` (source ``clear``, a new
+    id) — but gives that start's context to no model (it shows only a ``systemMessage``). So the
+    cleared-to conversation claims nothing and is told nothing (its request carries no baton); the
+    baton waits, and the next ``gemini`` start receives it, once."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "After clear.", "Next session."]
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+        gemini_prompt(terminal, "Wrap up the greeting work for the next session.", "Handed off.")
+        terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+        terminal.type("/clear")
+        terminal.wait_for("/clear", why="/clear typed")
+        terminal.type("\r")
+        (created,) = wait_for_event(gemini.project, gemini.env, "baton.created")
+        wait_on_screen(terminal, lambda shown: "Handed off." not in shown and GEMINI_READY in shown,
+                       "the cleared screen")
+        cleared = len(google.conversation())
+        gemini_prompt(terminal, "go on", "After clear.")
+        gemini_exit(terminal)
+    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    assert created["data"]["session"] == first
+    handoff = f"(baton `{subject(created)}`)"
+    assert handoff not in user_text(google.conversation()[cleared]) and not events(gemini.project, gemini.env,
+                                                                                   "baton.claimed")
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as after:
+        gemini_prompt(after, "hello", "Next session.")
+        gemini_exit(after)
+    [brief] = hook_contexts(google.conversation()[-1])
+    assert brief.startswith("## 🤝 Active Session Handoff") and handoff in brief
+    _, nxt = sessions_of(gemini.project, gemini.env, "session.begun")
+    assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
+        == [(subject(created), nxt)]
+    assert len(events(gemini.project, gemini.env, "baton.created")) == 1
+    assert not trap.seen
+    no_hook_trouble_shown(terminal)
+    no_hook_trouble_shown(after)
+
+
+def test_leaving_interactive_gemini_cli_with_ctrl_c_twice_records_the_end_and_leaves_the_baton(
+        tmp_path, google, trap):
+    """Ctrl-C at Gemini CLI's prompt asks for another ("Press Ctrl+C again to exit."); the second
+    leaves through the same clean-up as Ctrl-D, whose ``SessionEnd`` leaves the baton and records the end."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = gemini_hands_off()
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+        gemini_prompt(terminal, "Wrap up the greeting work for the next session.", "Handed off.")
+        gemini_exit(terminal, "\x03", "Press Ctrl+C again to exit.")
+    (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    (captured,) = events(gemini.project, gemini.env, "handoff.captured")
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    no_hook_trouble_shown(terminal)
+
+
+def test_a_gemini_cli_conversation_resumed_with_resume_latest_claims_nothing(tmp_path, google, trap):
+    """``gemini --resume latest`` after a session that left a baton resumes that conversation
+    under its id (``SessionStart`` source ``resume``): a repeated start, which claims nothing and
+    records no second start; the resumed conversation's end leaves no second baton. What Baton
+    answers that start reaches no model in 0.61.0 (below), so the baton still waits, untouched."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "Resumed."]
+    gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    with Terminal([str(gemini.program), "-y", "--resume", "latest"], gemini.project, gemini.env) as resumed:
+        resumed.wait_for("Wrap up the greeting work", why="the resumed conversation")
+        gemini_prompt(resumed, "go on", "Resumed.")
+        gemini_exit(resumed)
+    # What the model is given: Gemini CLI 0.61.0 loads the saved history over the context its resume
+    # start added (``resumeChat`` replaces the chat), and saves no hook context in that history, so
+    # the resumed request carries neither the first brief nor Baton's read-only notice.
+    assert not hook_contexts(google.conversation()[-1])
+    assert "Wrap up the greeting work" in user_text(google.conversation()[-1])
+    assert sessions_of(gemini.project, gemini.env, "session.begun") == [sid]
+    assert not events(gemini.project, gemini.env, "baton.claimed")
+    assert len(events(gemini.project, gemini.env, "baton.created")) == 1
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    no_hook_trouble_shown(resumed)
 
 
 # -- across the harnesses --------------------------------------------------------------------------
