@@ -15,8 +15,14 @@ reached the model (in the request the harness sent), the session's end left
 its baton (the ledger), and nothing on the screen, then or at any moment
 before (the terminal's transcript), is a hook's error or a traceback.
 
-Beside those: ``/clear`` in Claude Code (the cleared conversation's baton goes
-to the new one), a hook that fails (it shows, and the screen check sees it),
+Beside those, what a person does next in each TUI: a fresh conversation inside
+it (``/clear`` in Claude Code: the cleared conversation's baton goes to the new
+one; ``/new`` in Codex, the same; ``/clear`` in Gemini CLI, whose start context
+reaches no model: the baton waits for the next start), later prompts in one
+Codex session (each turn's ``Stop``: one end, nothing claimed twice), leaving
+with Ctrl-C, and resuming the conversation (``claude --continue``, ``codex
+resume --last``, ``gemini --resume latest``: a repeated start, claiming
+nothing). Then a hook that fails (it shows, and the screen check sees it),
 and one project across the three (Claude Code leaves a baton, Codex receives
 it once, Gemini CLI after it does not).
 """
