@@ -4,7 +4,9 @@
   front: ``<hook_context>…</hook_context>\\n\\n`` then what the person typed;
 - PreCompress fires with ``trigger: auto`` before every turn, ahead of the
   CLI's own threshold check, so only ``manual`` (``/compress``) is a real
-  compaction; an ``auto`` costs nothing.
+  compaction; an ``auto`` costs nothing;
+- ``/clear`` fires SessionStart ``clear`` but gives its ``additionalContext`` to
+  no model (only a ``systemMessage`` is shown): such a start claims nothing.
 """
 
 from __future__ import annotations
@@ -149,3 +151,26 @@ def test_batons_hook_with_the_suffix_is_still_recognised_and_replaced(project_di
     install_hooks(project_dir, "gemini-cli", command="/venv/bin/baton", events=ALL_EVENTS)
     [group] = _groups(project_dir, "BeforeAgent")
     assert [h["command"] for h in group["hooks"]] == ["/venv/bin/baton hook gemini-cli BeforeAgent || exit 1"]
+
+
+
+def _a_baton_left(repo, capsys) -> None:
+    code, out, err = run(capsys, repo, "session", "end", "earlier-session", "--handoff-steps", "Wire the parser")
+    assert code == 0, err
+
+
+def test_a_clear_start_claims_nothing_and_writes_nothing(repo, capsys):
+    _a_baton_left(repo, capsys)
+    lines = ledger_lines(repo)
+    outcome = hook(repo, "gemini-cli", "SessionStart", fixture("gemini-cli", "SessionStart.clear", repo))
+    assert outcome.problem is None and outcome.result is None and outcome.answer == "{}"
+    assert ledger_lines(repo) == lines
+
+
+def test_the_baton_a_clear_start_left_waiting_goes_to_the_next_start_gemini_delivers(repo, capsys):
+    _a_baton_left(repo, capsys)
+    hook(repo, "gemini-cli", "SessionStart", fixture("gemini-cli", "SessionStart.clear", repo))
+    outcome = hook(repo, "gemini-cli", "SessionStart",
+                   fixture("gemini-cli", "SessionStart.startup", repo, session_id="next-synthetic-session"))
+    told = injected("gemini-cli", outcome.answer)
+    assert told and told.startswith("## 🤝 Active Session Handoff") and "Wire the parser" in told

@@ -42,6 +42,8 @@ def test_a_fixture_reads_as_the_session_and_project_it_names(harness, name):
     triggers = chosen.compaction_triggers
     if chosen.kinds[event] == PRE_COMPACT and triggers is not None and payload.get("trigger") not in triggers:
         assert meta.kind == IGNORED  # a trigger that is no real compaction (Gemini's PreCompress auto)
+    elif chosen.kinds[event] == SESSION_START and payload.get("source") in chosen.contextless_sources:
+        assert meta.kind == IGNORED  # a start whose answer reaches no model (Gemini's /clear)
     else:
         assert meta.kind in KINDS
     assert meta.session_id and "synthetic" in meta.session_id

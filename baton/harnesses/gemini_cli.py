@@ -21,6 +21,11 @@ Gemini CLI 0.61.0, run for real (tests/e2e/test_gemini_cli.py):
   (Gemini matches a trigger exactly) and an ``auto`` that reaches Baton all
   the same (an older entry without the matcher) is ignored at once: no
   draft, no ledger write.
+- ``/clear`` fires SessionEnd (``clear``), then SessionStart ``clear`` under a new
+  session id, but shows only the answer's ``systemMessage``: its
+  ``additionalContext`` reaches no model (``clearCommand`` in the CLI's bundle).
+  A ``clear`` start is therefore ignored (``contextless_sources``): claiming the
+  baton there would mark it received by a conversation never given it.
 - BeforeAgent's ``prompt`` is the text sent to the model, the SessionStart
   context in front: ``<hook_context>…</hook_context>\n\n`` and then what
   the person typed. Detection reads what follows the wrapper.
@@ -88,6 +93,7 @@ ADAPTER = CommandHookAdapter(
     answer=_answer,
     empty_answer="{}",
     compaction_triggers=("manual",),
+    contextless_sources=("clear",),
     unwrap_prompt=unwrap_prompt,
     command_suffix=NONBLOCKING_SUFFIX,
     user_steps=("Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: trust this one when "

@@ -224,6 +224,11 @@ class CommandHookAdapter:
     (None: every one). Any other is ``ignored``: Gemini CLI 0.61 fires PreCompress
     ``auto`` before every turn, ahead of its own threshold check, and the payload
     carries no size to tell a real one apart."""
+    contextless_sources: tuple[str, ...] = ()
+    """Start ``source`` values whose answer the harness gives to no model: such a start is
+    ``ignored`` (nothing claimed, nothing recorded), so a baton waiting is left for a start that
+    can deliver it. Gemini CLI 0.61's ``/clear`` fires SessionStart ``clear`` and shows only the
+    answer's ``systemMessage``, dropping its ``additionalContext``."""
     unwrap_prompt: Callable[[str], str] | None = None
     """The person's own text of a prompt the harness hands over with context in front of
     it (Gemini CLI's ``<hook_context>…</hook_context>``), before detection."""
@@ -260,9 +265,12 @@ class CommandHookAdapter:
         trigger = text_field(payload, "trigger") if kind == PRE_COMPACT else None
         if kind == PRE_COMPACT and self.compaction_triggers is not None and trigger not in self.compaction_triggers:
             kind = IGNORED
+        source = text_field(payload, self.start_field) if kind == SESSION_START else None
+        if source is not None and source in self.contextless_sources:
+            kind = IGNORED
         return SessionMetadata(
             harness=self.name, event=named, kind=kind, session_id=text_field(payload, *self.session_fields),
-            source=text_field(payload, self.start_field) if kind == SESSION_START else None,
+            source=source,
             trigger=trigger,
             reason=(text_field(payload, self.end_field) or self.end_reason) if kind == SESSION_END else None,
             handoff_request=_asks_for_handoff(payload, self.unwrap_prompt) if kind == USER_PROMPT else None,

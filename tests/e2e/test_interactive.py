@@ -15,8 +15,14 @@ reached the model (in the request the harness sent), the session's end left
 its baton (the ledger), and nothing on the screen, then or at any moment
 before (the terminal's transcript), is a hook's error or a traceback.
 
-Beside those: ``/clear`` in Claude Code (the cleared conversation's baton goes
-to the new one), a hook that fails (it shows, and the screen check sees it),
+Beside those, what a person does next in each TUI: a fresh conversation inside
+it (``/clear`` in Claude Code: the cleared conversation's baton goes to the new
+one; ``/new`` in Codex, the same; ``/clear`` in Gemini CLI, whose start context
+reaches no model: the baton waits for the next start), later prompts in one
+Codex session (each turn's ``Stop``: one end, nothing claimed twice), leaving
+with Ctrl-C, and resuming the conversation (``claude --continue``, ``codex
+resume --last``, ``gemini --resume latest``: a repeated start, claiming
+nothing). Then a hook that fails (it shows, and the screen check sees it),
 and one project across the three (Claude Code leaves a baton, Codex receives
 it once, Gemini CLI after it does not).
 """
@@ -37,10 +43,10 @@ import pytest
 from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
-from tests.e2e.fake_openai import FakeResponses, function_outputs
+from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
 from tests.e2e.test_claude_code import capture_validate_ready, session_named_in, subject
-from tests.e2e.test_codex import CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
+from tests.e2e.test_codex import MCP, CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
 from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
 
 pytestmark = pytest.mark.e2e
@@ -193,6 +199,60 @@ def test_after_clear_in_claude_code_the_fresh_conversation_is_given_the_baton_th
     assert [e["stream"].split("/", 1)[1] for e in events(project, env, "session.ended")] == [first, second]
     no_hook_trouble_shown(claude)
 
+def test_leaving_interactive_claude_code_with_ctrl_c_twice_records_the_end_and_leaves_the_baton(
+        tmp_path, anthropic):
+    """Ctrl-C at Claude Code's empty prompt asks for another ("Press Ctrl-C again to exit"); the
+    second leaves, running ``SessionEnd`` as ``/exit`` does: the handoff the agent readied is the
+    session's baton and its end is recorded."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = capture_validate_ready(session_id=session_named_in)
+    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        claude.type("Record where the zebra-42 work stands.")
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the model's reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("\x03")
+        claude.wait_for("again to exit", why="Claude Code's exit notice")
+        claude.type("\x03")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    (sid,) = sessions_of(project, env, "session.begun")
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(project, env, "handoff.promoted")][0]
+    no_hook_trouble_shown(claude)
+
+
+def test_a_resumed_claude_code_conversation_is_told_the_baton_it_left_and_claims_nothing(tmp_path, anthropic):
+    """``claude --continue`` after a session that left a baton resumes that conversation under its
+    id (``SessionStart`` source ``resume``): its next request is told, read-only, that this
+    conversation left baton ID, waiting for the next session; nothing is claimed, and its second
+    end leaves no second baton and records no second end."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Resumed."]
+    claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")
+    (created,) = events(project, env, "baton.created")
+    (sid,) = sessions_of(project, env, "session.begun")
+    with Terminal([str(harness_program("claude-code")), "--continue"], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt, resumed")
+        claude.type("go on")
+        claude.type("\r")
+        claude.wait_for("Resumed.", why="the model's reply in the resumed conversation")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("/exit")
+        claude.type("\r")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    anthropic.check()
+    told = said(anthropic.turns()[-1])
+    assert f"This conversation left baton `{subject(created)}`" in told and f"This is claude-code session `{sid}`" in told
+    assert sessions_of(project, env, "session.begun") == [sid]
+    assert not events(project, env, "baton.claimed") and len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended") == [sid]
+    no_hook_trouble_shown(claude)
+
+
 def test_a_hook_that_fails_shows_on_claude_codes_screen_and_the_check_sees_it(tmp_path, anthropic):
     """The check on the screen is no formality: a prompt hook that fails (not Baton's: a
     command that writes to stderr and exits 1) shows in the TUI, and ``no_hook_trouble_shown``
@@ -316,6 +376,188 @@ def test_an_interactive_codex_session_is_briefed_and_its_turns_end_leaves_its_ba
     no_hook_trouble_shown(terminal)
 
 
+
+def codex_tui(codex: CodexProject, *arguments: str) -> Terminal:
+    """Codex's TUI (``codex ARGUMENTS…``) in a terminal, once it shows its prompt."""
+    terminal = Terminal([str(codex.program), *arguments, "--dangerously-bypass-approvals-and-sandbox"],
+                        codex.project, codex.env)
+    terminal.wait_for(CODEX_READY, why="Codex's prompt")
+    return terminal
+
+
+def codex_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
+    """Type ``prompt``, send it, and wait until ``reply`` and the end of the turn show."""
+    turns = terminal.screen().count("Worked for")
+    terminal.type(prompt)
+    terminal.wait_for(f"› {prompt}", why="the prompt typed", now=True)
+    terminal.type("\r")
+    terminal.wait_for(reply, why="the model's reply")
+    wait_on_screen(terminal, lambda shown: shown.count("Worked for") > turns, "the end of Codex's turn")
+
+
+def wait_on_screen(terminal: Terminal, holds: Any, why: str, timeout: float = 180) -> None:
+    """Poll the screen until ``holds(screen)``; past ``timeout`` the test fails, showing it."""
+    deadline = time.monotonic() + timeout
+    while not holds(terminal.screen()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{why} never showed; the screen:\n{terminal.screen()}")
+        time.sleep(0.25)
+
+
+def codex_exit(terminal: Terminal) -> None:
+    terminal.type("/exit")
+    terminal.wait_for("exit Codex", why="/exit in Codex's command menu")  # Enter before it is lost
+    terminal.type("\r")
+    assert terminal.wait_until_ended() == 0, terminal.screen()
+
+
+def sessions_of(project: Path, env: dict[str, str], kind: str) -> list[str]:
+    """The session of each ``kind`` event (``session.begun``, ``session.ended``), in order."""
+    return [e["stream"].split("/", 1)[1] for e in events(project, env, kind)]
+
+
+def codex_hands_off_again() -> list[Any]:
+    """A later turn's replies in the same conversation: capture more work naming the session,
+    validate it and make it ready (the newest tool output is the capture's answer)."""
+    captured: dict[str, str] = {}
+
+    def capture(recorded):
+        body = {**_capture_body(), "session_id": codex_session_named_in(recorded)}
+        body["summary"] = {**body["summary"], "current_state": "Expressions recover too; docs remain."}
+        return Call("handoff_capture", body, MCP)
+
+    def validate(recorded):
+        newest = list(function_outputs(recorded))[-1]
+        captured["id"] = result_of(recorded, newest)["id"]
+        return Call("handoff_validate", {"id": captured["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": captured["id"], "accept_warnings": "a scripted end-to-end session"},
+                    MCP)
+
+    return [capture, validate, ready, "Handed off again."]
+
+
+def test_a_later_prompt_in_an_interactive_codex_session_records_no_second_end_and_claims_nothing_again(
+        tmp_path, openai, trap):
+    """Codex runs ``Stop`` after every turn: the first turn's records the session's end and leaves its
+    baton; a second turn that readies nothing adds nothing (no second end, no second baton, no second
+    claim, no second brief); a third that readies more work has it handed on by its ``Stop``
+    (``baton.created`` naming the session), still with no second end."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        an_earlier_baton(codex.project, codex.env)
+        openai.script = [*codex_hands_off(), "Second done.", *codex_hands_off_again()]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            wait_for_event(codex.project, codex.env, "baton.created", 2)
+            codex_prompt(terminal, "Anything else?", "Second done.")
+            codex_prompt(terminal, "Hand off the expression work too.", "Handed off again.")
+            wait_for_event(codex.project, codex.env, "baton.created", 3)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    (sid,) = [s for s in sessions_of(codex.project, codex.env, "session.begun")]
+    created = [e for e in events(codex.project, codex.env, "baton.created") if e["data"]["session"] == sid]
+    readied = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
+    assert [subject(e) for e in created] == readied and len(readied) == 2
+    assert sessions_of(codex.project, codex.env, "session.ended") == ["earlier-session", sid]
+    assert [e["data"]["session"] for e in events(codex.project, codex.env, "baton.claimed")] == [sid]
+    briefed = [t for r in openai.turns() for t in developer_texts(r) if "Active Session Handoff" in t]
+    assert len(set(briefed)) == 1 and EARLIER_STEP in briefed[0]
+    no_hook_trouble_shown(terminal)
+
+
+def test_after_new_in_codex_the_fresh_conversation_is_given_the_baton_the_old_one_left_once(
+        tmp_path, openai, trap):
+    """``/new`` ("start a new chat during a conversation"; Codex 0.171 first asks where it runs:
+    the current worktree) starts a thread under a new id: its first prompt's ``SessionStart``
+    claims the baton the old conversation's ``Stop`` left, so that request carries it, once, with
+    the new session's id; the new conversation's end leaves no other baton."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Going on."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            terminal.type("/new")
+            terminal.wait_for("start a new chat during a conversation", why="/new in Codex's command menu")
+            terminal.type("\r")
+            terminal.wait_for("Where should the new conversation run?", why="Codex's worktree question")
+            terminal.type("\r")  # 1. Use current Git worktree
+            wait_on_screen(terminal, lambda shown: "Where should" not in shown and "› Wrap up" not in shown
+                           and CODEX_READY in shown, "the new conversation's prompt")
+            asked = len(openai.turns())
+            codex_prompt(terminal, "go on", "Going on.")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    first, second = sessions_of(codex.project, codex.env, "session.begun")
+    assert created["data"]["session"] == first
+    told = "\n".join(developer_texts(openai.turns()[asked]))
+    assert f"(baton `{subject(created)}`)" in told and f"This is codex session `{second}`" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(subject(created), second)]
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended") == [first, second]
+    no_hook_trouble_shown(terminal)
+
+
+def test_leaving_interactive_codex_with_ctrl_c_keeps_the_baton_its_turns_end_left(tmp_path, openai, trap):
+    """Ctrl-C at Codex's empty prompt leaves at once ("Disconnected from this task"): the turn's
+    ``Stop`` had already recorded the end and left the baton, and the next session receives it."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Next."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            terminal.type("\x03")
+            terminal.wait_for("Disconnected from this task", why="Codex's goodbye after Ctrl-C")
+            assert terminal.wait_until_ended() == 0, terminal.screen()
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
+        with codex_tui(codex) as after:
+            codex_prompt(after, "go on", "Next.")
+            codex_exit(after)
+    finally:
+        codex_daemon_stopped(codex)
+    assert f"(baton `{subject(created)}`)" in "\n".join(developer_texts(openai.turns()[-1]))
+    assert [subject(e) for e in events(codex.project, codex.env, "baton.claimed")] == [subject(created)]
+    no_hook_trouble_shown(terminal)
+
+
+
+def test_a_codex_conversation_resumed_with_resume_last_is_told_the_baton_it_left_and_claims_nothing(
+        tmp_path, openai, trap):
+    """``codex resume --last`` after a session whose turn left a baton resumes that thread under its
+    id: its next turn's ``SessionStart`` (source ``resume``) tells it, read-only, that this
+    conversation left baton ID for the next session; nothing is claimed, and that turn's ``Stop``
+    leaves no second baton and records no second end."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Resumed."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(terminal)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        with codex_tui(codex, "resume", "--last") as resumed:
+            resumed.wait_for("› Wrap up the parser work", why="the resumed conversation")
+            codex_prompt(resumed, "go on", "Resumed.")
+            codex_exit(resumed)
+    finally:
+        codex_daemon_stopped(codex)
+    told = "\n".join(developer_texts(openai.turns()[-1]))
+    assert f"This conversation left baton `{subject(created)}`" in told, told
+    assert sessions_of(codex.project, codex.env, "session.begun") == [sid]
+    assert not events(codex.project, codex.env, "baton.claimed")
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended") == [sid]
+    no_hook_trouble_shown(terminal)
+    no_hook_trouble_shown(resumed)
+
 # -- Gemini CLI ------------------------------------------------------------------------------------
 
 GEMINI_READY = "Type your message"
@@ -387,6 +629,105 @@ def test_an_interactive_gemini_cli_session_is_briefed_and_its_end_leaves_its_bat
     assert sid in [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env, "session.ended")]
     assert not google.script and not trap.seen
     no_hook_trouble_shown(terminal)
+
+
+def gemini_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
+    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt", now=True)
+    terminal.type(prompt)
+    terminal.wait_for(prompt, why="the prompt typed")
+    terminal.type("\r")
+    terminal.wait_for(reply, why="the model's reply")
+
+
+def gemini_exit(terminal: Terminal, key: str = "\x04", notice: str = "Press Ctrl+D again to exit.") -> None:
+    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+    terminal.type(key)
+    terminal.wait_for(notice, why="Gemini CLI's exit notice")
+    terminal.type(key)
+    assert terminal.wait_until_ended() == 0, terminal.screen()
+
+
+def test_after_clear_in_gemini_cli_the_baton_the_cleared_conversation_left_waits_for_the_next_start(
+        tmp_path, google, trap):
+    """``/clear`` in Gemini CLI 0.61.0 runs ``SessionEnd`` (reason ``clear``: the cleared
+    conversation's ready handoff is left as its baton) and ``SessionStart`` (source ``clear``, a new
+    id) — but gives that start's context to no model (it shows only a ``systemMessage``). So the
+    cleared-to conversation claims nothing and is told nothing (its request carries no baton); the
+    baton waits, and the next ``gemini`` start receives it, once."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "After clear.", "Next session."]
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+        gemini_prompt(terminal, "Wrap up the greeting work for the next session.", "Handed off.")
+        terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+        terminal.type("/clear")
+        terminal.wait_for("/clear", why="/clear typed")
+        terminal.type("\r")
+        (created,) = wait_for_event(gemini.project, gemini.env, "baton.created")
+        wait_on_screen(terminal, lambda shown: "Handed off." not in shown and GEMINI_READY in shown,
+                       "the cleared screen")
+        cleared = len(google.conversation())
+        gemini_prompt(terminal, "go on", "After clear.")
+        gemini_exit(terminal)
+    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    assert created["data"]["session"] == first
+    handoff = f"(baton `{subject(created)}`)"
+    assert handoff not in user_text(google.conversation()[cleared]) and not events(gemini.project, gemini.env,
+                                                                                   "baton.claimed")
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as after:
+        gemini_prompt(after, "hello", "Next session.")
+        gemini_exit(after)
+    [brief] = hook_contexts(google.conversation()[-1])
+    assert brief.startswith("## 🤝 Active Session Handoff") and handoff in brief
+    _, nxt = sessions_of(gemini.project, gemini.env, "session.begun")
+    assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
+        == [(subject(created), nxt)]
+    assert len(events(gemini.project, gemini.env, "baton.created")) == 1
+    assert not trap.seen
+    no_hook_trouble_shown(terminal)
+    no_hook_trouble_shown(after)
+
+
+def test_leaving_interactive_gemini_cli_with_ctrl_c_twice_records_the_end_and_leaves_the_baton(
+        tmp_path, google, trap):
+    """Ctrl-C at Gemini CLI's prompt asks for another ("Press Ctrl+C again to exit."); the second
+    leaves through the same clean-up as Ctrl-D, whose ``SessionEnd`` leaves the baton and records the end."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = gemini_hands_off()
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+        gemini_prompt(terminal, "Wrap up the greeting work for the next session.", "Handed off.")
+        gemini_exit(terminal, "\x03", "Press Ctrl+C again to exit.")
+    (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    (captured,) = events(gemini.project, gemini.env, "handoff.captured")
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    no_hook_trouble_shown(terminal)
+
+
+def test_a_gemini_cli_conversation_resumed_with_resume_latest_claims_nothing(tmp_path, google, trap):
+    """``gemini --resume latest`` after a session that left a baton resumes that conversation
+    under its id (``SessionStart`` source ``resume``): a repeated start, which claims nothing and
+    records no second start; the resumed conversation's end leaves no second baton. What Baton
+    answers that start reaches no model in 0.61.0 (below), so the baton still waits, untouched."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "Resumed."]
+    gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    with Terminal([str(gemini.program), "-y", "--resume", "latest"], gemini.project, gemini.env) as resumed:
+        resumed.wait_for("Wrap up the greeting work", why="the resumed conversation")
+        gemini_prompt(resumed, "go on", "Resumed.")
+        gemini_exit(resumed)
+    # What the model is given: Gemini CLI 0.61.0 loads the saved history over the context its resume
+    # start added (``resumeChat`` replaces the chat), and saves no hook context in that history, so
+    # the resumed request carries neither the first brief nor Baton's read-only notice.
+    assert not hook_contexts(google.conversation()[-1])
+    assert "Wrap up the greeting work" in user_text(google.conversation()[-1])
+    assert sessions_of(gemini.project, gemini.env, "session.begun") == [sid]
+    assert not events(gemini.project, gemini.env, "baton.claimed")
+    assert len(events(gemini.project, gemini.env, "baton.created")) == 1
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    no_hook_trouble_shown(resumed)
 
 
 # -- across the harnesses --------------------------------------------------------------------------
