@@ -129,11 +129,13 @@ def test_resume_reads_scores_and_renders_a_record_without_what_it_does_not_run(w
     """Reading the stored record needs no converter (the index's records were
     checked before they were stored: ``stored_handoff``), its freshness no
     validation rule, a project without branches no lineage domain, a score
-    no ``decimal``, and nothing is run (no ``subprocess``)."""
+    no ``decimal``, its counted nouns no typo's hint (``difflib``: ``baton.domain.close_names``),
+    and nothing is run (no ``subprocess``)."""
     _loaded(warm, "session", "handoff", "--json")
     loaded = _loaded(warm, "resume", "latest")
-    assert "baton.commands.resume" in loaded
-    assert not {"baton.domain.validation", "baton.domain.lineage", "decimal", "subprocess", "cattrs"} & loaded
+    assert {"baton.commands.resume", "baton.domain.wording"} <= loaded
+    assert not {"baton.domain.validation", "baton.domain.lineage", "decimal", "subprocess", "cattrs",
+                "difflib", "baton.domain.close_names"} & loaded
 
 
 def test_folding_an_event_of_no_known_family_loads_the_whole_catalogue_and_its_upcasters_first(warm):

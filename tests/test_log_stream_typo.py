@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from baton.domain.wording import closest
+from baton.domain.close_names import closest
 from tests.conftest import run_baton
 
 

@@ -8,8 +8,8 @@ from typing import Sequence
 
 from baton.cli import build_parser
 from baton.cli_handlers.output import print_json
+from baton.domain.close_names import closest
 from baton.domain.redaction import RedactionPolicy, screen_text
-from baton.domain.wording import closest
 
 
 def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_requested: bool,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import orjson
 
-from baton.domain.wording import closest
+from baton.domain.close_names import closest
 from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
 from baton.ledger.tail import TailWant

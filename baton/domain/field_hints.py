@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from baton.domain import handoff as h
+from baton.domain.close_names import closest
 from baton.domain.handoff import Handoff, json_keys
-from baton.domain.wording import closest
 
 CUTOFF = 0.8
 """How close (difflib's ratio) a key must be to a field to be called a typo of it."""

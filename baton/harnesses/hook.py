@@ -40,9 +40,9 @@ until the project is fixed — no brief would ever come to deliver it.
 
 from __future__ import annotations
 
+import _thread  # threading's C module: its lock and thread, without ``threading`` (~3 M instructions a hook)
 import os
 import sys
-import threading
 from pathlib import Path
 
 import orjson
@@ -125,13 +125,13 @@ def began(raw: bytes) -> str:
 
 def _seconds(name: str, default: float) -> float:
     """``$name`` as seconds (a finite number ≥ 0), else ``default``; at most
-    ``threading.TIMEOUT_MAX`` (centuries: the longest a timer or a lock may
-    be given, past which either raises ``OverflowError``)."""
+    ``_thread.TIMEOUT_MAX`` (centuries: the longest a lock's wait may be
+    given, past which it raises ``OverflowError``)."""
     try:
         value = float(os.environ.get(name, default))
     except ValueError:
         return default
-    return min(value, threading.TIMEOUT_MAX) if 0 <= value < float("inf") else default
+    return min(value, _thread.TIMEOUT_MAX) if 0 <= value < float("inf") else default
 
 
 def _lock_wait() -> float:
@@ -383,21 +383,31 @@ class Watchdog:
     ``seconds`` after it started, answer "nothing" on stdout, one line on
     stderr, leave the notice, and end the process (exit 0) — from a thread,
     so no blocking call of the main one (a lock, SQLite's busy wait, a
-    stalled read) can hold it up. ``settle`` stops it once the hook is done;
-    if it already fired, ``settle`` never returns (the process is ending)."""
+    stalled read) can hold it up (a signal's handler would run in the main
+    thread, only once such a call returns). ``settle`` stops it once the hook
+    is done; if it already fired, ``settle`` never returns (the process is ending).
+
+    The thread and its locks are ``_thread``'s, which ``threading`` wraps: a
+    thread the interpreter does not wait for at exit (``threading``'s daemon),
+    a wait on a lock with a timeout (``threading.Timer``'s), without importing
+    ``threading`` on the hook path."""
 
     def __init__(self, run: HookRun, seconds: float) -> None:
-        # What expiring needs is imported with this module (threading):
+        # What expiring needs is imported with this module (_thread):
         # the main thread, stalled, may hold an import lock the watchdog would
         # otherwise wait on.
         self.run, self.seconds = run, seconds
-        self._answered = threading.Lock()
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
+        self._answered = _thread.allocate_lock()
+        self._settled = _thread.allocate_lock()
+        self._settled.acquire()  # released by ``settle``: the watchdog's wait ends there
 
     def start(self) -> "Watchdog":
-        self._timer.start()
+        _thread.start_new_thread(self._watch, ())
         return self
+
+    def _watch(self) -> None:
+        if not self._settled.acquire(timeout=self.seconds):
+            self._expire()
 
     def _expire(self) -> None:
         if not self._answered.acquire(blocking=False):
@@ -411,15 +421,22 @@ class Watchdog:
             sys.stderr.write(f"baton hook {self.run.harness} {self.run.event}: {problem}; nothing injected\n")
             sys.stderr.flush()
             # The notice last, and never waited on for long: the file system may be what stalled.
-            writer = threading.Thread(target=self.run.leave_notice, args=(problem,), daemon=True)
-            writer.start()
-            writer.join(NOTICE_WAIT_SECONDS)
+            written = _thread.allocate_lock()
+            written.acquire()
+            _thread.start_new_thread(self._leave_notice, (problem, written))
+            written.acquire(timeout=NOTICE_WAIT_SECONDS)
         finally:
             os._exit(0)
 
+    def _leave_notice(self, problem: str, written: _thread.LockType) -> None:
+        try:
+            self.run.leave_notice(problem)
+        finally:
+            written.release()
+
     def settle(self) -> None:
         self._answered.acquire()
-        self._timer.cancel()
+        self._settled.release()
 
 
 NOTICE_WAIT_SECONDS = 1.0

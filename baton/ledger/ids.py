@@ -8,12 +8,12 @@ millisecond by one process still sort in minting order.
 
 from __future__ import annotations
 
+import _thread  # threading's C module: its lock, without ``threading`` on the hook path
 import os
-import threading
 import time
 import uuid
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _last_ms = -1
 _counter = 0
 _POOL_IDS = 64

@@ -19,9 +19,9 @@ bytes again.
 
 from __future__ import annotations
 
+import _thread  # threading's C module: its reentrant lock, without ``threading`` on the hook path
 import fcntl
 import os
-import threading
 import time
 import weakref
 from contextlib import contextmanager
@@ -112,7 +112,7 @@ class Ledger:
         """Cursors already checked against their feed during this lock hold
         (``_held_key``: where they point, which is all the check looks at)."""
         self._poisoned: str | None = None
-        self._thread_lock = threading.RLock()
+        self._thread_lock = _thread.RLock()
         self._lock_depth = 0
         self._dir_made = False
         self._feed_fd: int | None = None
@@ -200,7 +200,7 @@ class Ledger:
         return _Exclusive(self, wait)
 
     def _enter_lock(self, wait: float | None, *, read: bool = True) -> None:
-        if wait is not None and wait >= threading.TIMEOUT_MAX:
+        if wait is not None and wait >= _thread.TIMEOUT_MAX:
             wait = None  # longer than a thread lock may be given (centuries): as long as it takes
         if wait is None:
             deadline = None

@@ -31,7 +31,7 @@ from dulwich.objects import ZERO_SHA, Commit, Tree
 from dulwich.repo import Repo
 from urllib3.exceptions import InsecureRequestWarning
 
-from baton.domain.wording import closest
+from baton.domain.close_names import closest
 from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate, object_format_at
 from baton.sync.loose import write_loose_like_git
