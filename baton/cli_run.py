@@ -24,7 +24,7 @@ from types import SimpleNamespace
 
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.errors import BatonError, PromotionRefused, TransitionError
-from baton.process_end import InterruptsCount, ends_with_exit, guard_standard_streams
+from baton.process_end import InterruptsCount, ends_with_exit, exit_now, guard_standard_streams, report_exit_to
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -174,8 +174,9 @@ def run(report: Callable[[int], None] | None = None, *, collector_paused: bool =
     hook starts (its deadline's watchdog, ``baton.harnesses.hook``) is
     stopped before its answer is printed. Other
     commands exit the ordinary way. ``report`` is called with the exit status
-    just before a hook-path command's process ends: the hook server's child
-    answers the process that relayed the command (``baton.hook_server``).
+    just before a hook-path command's process ends, by its own end or by its
+    deadline (``process_end.exit_now``): the hook server's child answers the
+    process that relayed the command (``baton.hook_server``).
 
     ``collector_paused``: the entry point (``baton.launch``, ``python -m
     baton``) paused the cyclic garbage collector before its first import,
@@ -190,6 +191,8 @@ def run(report: Callable[[int], None] | None = None, *, collector_paused: bool =
         gc.enable()
     if hook_path:
         ends_with_exit()
+        if report is not None:  # told by whatever ends the process: this end, or the hook's deadline
+            report_exit_to(report)
     code = main()
     if hook_path:
         try:
@@ -198,9 +201,7 @@ def run(report: Callable[[int], None] | None = None, *, collector_paused: bool =
                     stream.flush()
         except OSError:  # a closed pipe: the ordinary exit reports it, as before
             raise SystemExit(code) from None
-        if report is not None:
-            report(code)
-        os._exit(code)
+        exit_now(code)
     raise SystemExit(code)
 
 

@@ -57,13 +57,39 @@ import os
 import stat
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (this module is on the hook path)
+if TYPE_CHECKING:
+    from typing import Callable, NoReturn
+
 _ENDS_WITH_EXIT = [False]
 _KEPT: list[object] = []
+_REPORTS: list[Callable[[int], None]] = []
 
 
 def ends_with_exit() -> None:
     """This process ends with ``os._exit`` (``baton.cli.run``, a hook-path command)."""
     _ENDS_WITH_EXIT[0] = True
+
+
+def report_exit_to(report: Callable[[int], None]) -> None:
+    """``report`` is told the exit status when this process ends at once
+    (``exit_now``): the hook server's child answers the process that relayed
+    the command through it (``baton.hook_server.Answer``)."""
+    _REPORTS[:] = [report]
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process at once with ``code`` (``os._exit``: no finalization),
+    first telling ``report_exit_to``'s callback, from whatever thread ends it: the
+    command's own end (``baton.cli.run``) or its deadline's watchdog
+    (``baton.harnesses.hook``), so a relayed hook that gave up ends with its
+    status as it does in its own process, not as a killed one."""
+    for report in _REPORTS:
+        try:
+            report(code)
+        except Exception:  # noqa: BLE001 - the process ends with its status whatever its relay's fate
+            pass
+    os._exit(code)
 
 
 def keep_until_exit(resource: object) -> bool:

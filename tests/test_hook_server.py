@@ -27,6 +27,7 @@ from baton.hook_server import stop_servers
 from tests.app_support import init_project
 from tests.cli_support import run_here
 from tests.handoff_support import git_init
+from tests.harness_support import lock_held_elsewhere
 
 BATON = Path(sys.executable).parent / "baton"
 NOT_RELAYED = 97
@@ -304,6 +305,50 @@ def test_a_relayed_command_whose_child_is_killed_before_it_answers_fails_and_say
     assert waiting.returncode == 1, err
     assert "ended without an exit status" in err
     assert "session.ended" not in _events(repo)
+
+
+STALLED = {"BATON_HOOK_LOCK_WAIT": "60", "BATON_HOOK_DEADLINE": "2"}
+"""A session start that waits for the ledger lock past its deadline: its watchdog ends it."""
+
+
+def _relayed_run(runtime: Path, run) -> subprocess.CompletedProcess:
+    """``run(attempt)``'s process, once the server took it (on a loaded machine a relay may
+    not connect within its wait, and then runs in its own process: ask again)."""
+    for attempt in range(5):
+        before = _served(runtime)
+        done = run(attempt)
+        if _served(runtime) > before:
+            return done
+    raise AssertionError("the server never took the relayed command")
+
+
+@REAL_SERVERS
+def test_a_relayed_hook_that_meets_its_deadline_ends_as_it_does_in_its_own_process(repo, runtime):
+    _start_server(runtime, repo.parent)
+    with lock_held_elsewhere(repo):
+        relayed = _relayed_run(runtime, lambda n: _hook(repo, runtime, "SessionStart", f"s-relayed-{n}", **STALLED))
+        alone = _hook(repo, runtime, "SessionStart", "s-alone", BATON_HOOK_SERVER="0", **STALLED)
+    assert (relayed.returncode, relayed.stdout) == (alone.returncode, alone.stdout) == (0, "")
+    assert "gave up after 2 s (BATON_HOOK_DEADLINE)" in relayed.stderr
+    assert relayed.stderr == alone.stderr  # one line, and no "ended without an exit status (it was killed)"
+
+
+@REAL_SERVERS
+def test_an_installed_start_hook_that_meets_its_deadline_in_the_server_injects_no_failure_notice(repo, runtime):
+    code, _, err = run_here("install-hooks", "--harness", "claude-code", "--project", str(repo), cwd=repo)
+    assert code == 0, err
+    line = json.loads((repo / ".claude" / "settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    _start_server(runtime, repo.parent)
+
+    def start(attempt: int) -> subprocess.CompletedProcess:
+        return subprocess.run(["sh", "-c", line], input=_payload("SessionStart", f"s-{attempt}", repo), cwd=repo,
+                              env=_env(runtime, **STALLED), capture_output=True, text=True, timeout=60)
+
+    with lock_held_elsewhere(repo):
+        done = _relayed_run(runtime, start)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""  # not "Baton could not run its SessionStart hook … run baton doctor"
+    assert "gave up after 2 s" in done.stderr and "ended without an exit status" not in done.stderr
 
 
 @REAL_SERVERS

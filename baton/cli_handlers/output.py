@@ -17,7 +17,6 @@ from collections import namedtuple
 import orjson
 
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
-from baton.domain.visible import printable
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 from baton.process_end import note_unread, output_gone
@@ -82,7 +81,9 @@ def screened_json_line(line: str, policy: RedactionPolicy) -> str:
 
 def screened_json_answer(text: str, policy: RedactionPolicy) -> str:
     """A hook's JSON answer (``answers_json``: the brief a harness injects),
-    screened as a document, string by string, then made printable: the brief
+    screened as a document, string by string, then made visible as JSON
+    (``visible_json``: DEL, C1 codes and invisible format characters as
+    ``\\u`` escapes, so the answer stays JSON for the harness): the brief
     is screened once, as the text it is. Screened as one text, JSON's escaped
     quotes would have it screened twice, with the escapes undone and as it
     is (``screen_output``), each pass over the whole brief (~4 M instructions
@@ -94,7 +95,7 @@ def screened_json_answer(text: str, policy: RedactionPolicy) -> str:
     except orjson.JSONDecodeError:
         return screen_text(text, policy)
     screened = screen_output(value, policy)
-    return printable(text if screened is value or screened == value else orjson.dumps(screened).decode())
+    return visible_json(text if screened is value or screened == value else orjson.dumps(screened).decode())
 
 
 STREAM_BATCH = 256

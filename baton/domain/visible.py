@@ -24,7 +24,11 @@ _CONTROL_CLASS = f"\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_FORMAT}"
 _CONTROL = lazy(f"[{_CONTROL_CLASS}]")
 _ASCII_CONTROL = lazy("[\x00-\x08\x0b-\x1f\x7f]")
 """``_CONTROL``'s ASCII members: all it can find in an ASCII text."""
-_INVISIBLE = lazy(f"[{INVISIBLE_FORMAT}]")
+_JSON_RAW_CONTROL = "\x7f-\x9f"
+"""The control characters a JSON text may hold raw inside a string (DEL and the
+C1 codes: JSON requires only U+0000–U+001F escaped, and orjson escapes no more)."""
+_JSON_ESCAPED_CLASS = f"{_JSON_RAW_CONTROL}{INVISIBLE_FORMAT}"
+_INVISIBLE = lazy(f"[{_JSON_ESCAPED_CLASS}]")
 
 
 def _members(char_class: str) -> frozenset[str]:
@@ -43,7 +47,7 @@ def _members(char_class: str) -> frozenset[str]:
 
 
 _ESCAPED = _members(_CONTROL_CLASS)
-_INVISIBLE_CHARS = _members(INVISIBLE_FORMAT)
+_INVISIBLE_CHARS = _members(_JSON_ESCAPED_CLASS)
 """The characters ``_CONTROL`` and ``_INVISIBLE`` match, as sets: a text with
 none of them (most of what Baton prints) is shown as it is without compiling
 either pattern. Their classes span the astral planes: compiling ``_CONTROL``
@@ -77,11 +81,13 @@ def _json_escape(ch: str) -> str:
 
 
 def visible_json(text: str) -> str:
-    """JSON text with every invisible format character written as its
-    ``\\uXXXX`` escape (a surrogate pair past U+FFFF): the same document to
-    any JSON reader, but U+202E and its kind are visible to a person reading
-    ``--json`` output. Such characters only ever stand inside JSON strings,
-    so the replacement cannot touch the structure."""
+    """JSON text with every invisible format character, DEL and C1 control
+    code written as its ``\\uXXXX`` escape (a surrogate pair past U+FFFF):
+    the same document to any JSON reader, but U+202E and its kind are visible
+    to a person reading ``--json`` output, and no raw C1 code (U+009B starts
+    a terminal's control sequence as ESC [ does) reaches a terminal. Such
+    characters only ever stand inside JSON strings, so the replacement cannot
+    touch the structure; ``printable``'s ``\\x7f`` would not be JSON."""
     if _INVISIBLE_CHARS.isdisjoint(text):
         return text
     return _INVISIBLE.sub(lambda m: _json_escape(m.group()), text)

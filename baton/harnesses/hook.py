@@ -50,6 +50,7 @@ import orjson
 from baton.errors import BatonError, ConfigError, InputError, LedgerCorrupt, NotInitialized, UnsafePath
 from baton.harnesses import adapter as adapter_named
 from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
+from baton.process_end import exit_now
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -384,8 +385,11 @@ class Watchdog:
     stderr, leave the notice, and end the process (exit 0) — from a thread,
     so no blocking call of the main one (a lock, SQLite's busy wait, a
     stalled read) can hold it up (a signal's handler would run in the main
-    thread, only once such a call returns). ``settle`` stops it once the hook
-    is done; if it already fired, ``settle`` never returns (the process is ending).
+    thread, only once such a call returns); a hook the hook server runs tells
+    the relaying process its status 0 first (``process_end.exit_now``), so the
+    relay ends with it, not as with a killed child. ``settle`` stops it once
+    the hook is done; if it already fired, ``settle`` never returns (the
+    process is ending).
 
     The thread and its locks are ``_thread``'s, which ``threading`` wraps: a
     thread the interpreter does not wait for at exit (``threading``'s daemon),
@@ -426,7 +430,7 @@ class Watchdog:
             _thread.start_new_thread(self._leave_notice, (problem, written))
             written.acquire(timeout=NOTICE_WAIT_SECONDS)
         finally:
-            os._exit(0)
+            exit_now(0)  # a relayed hook's relay is told 0 first: it ends as it does in its own process
 
     def _leave_notice(self, problem: str, written: _thread.LockType) -> None:
         try:

@@ -143,10 +143,10 @@ _ASSIGNMENT = lazy(
     (?P<key>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]{0,63})
     ["']?
     [ \t]*(?::=|=>|[:=])(?![=>])[ \t]*
-    (?:
-        "(?P<dq>[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"
-      | '(?P<sq>[^'\r\n]*)'
-      | `(?P<bq>[^`\r\n]*)`
+    (?:   # a quote not closed on its line (a pasted command cut short) holds the value to the line's end
+        "(?P<dq>[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)(?:"|\\?(?=[\r\n]|\Z))
+      | '(?P<sq>[^'\r\n]*)(?:'|(?=[\r\n]|\Z))
+      | `(?P<bq>[^`\r\n]*)(?:`|(?=[\r\n]|\Z))
       | (?P<bare>(?:[^\s'"`,;&()\[\]{}<>]|&(?![A-Za-z_][A-Za-z0-9_.\-]*=))+)   # "&name=" ends a URL query value
     )
     """,
