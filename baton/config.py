@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from stat import S_ISREG
 
 import orjson
 
@@ -167,6 +168,47 @@ def read_json(path: Path, invalid: type[InputError] = InputError) -> Any:
         raise invalid(f"{path} is not valid JSON: {exc}") from exc
     except OSError as exc:
         raise StorageError(f"cannot read {path}: {exc}") from exc
+
+
+LOCAL_JSON_LIMIT = 64 << 20
+"""The most bytes ``read_local_json`` reads: far more than the bookkeeping files it reads hold
+(``sync-state.json``: a few hundred bytes a feed; ``sync-signers.json``: a verdict and a
+signature of at most 16 KiB a feed)."""
+
+
+def read_local_json(path: Path, limit: int = LOCAL_JSON_LIMIT) -> Any:
+    """The JSON of a file Baton writes for itself under ``.baton/`` (always a regular file,
+    replaced by a rename): a symbolic link is not followed (it may point out of the project),
+    and neither a file other than a regular one (a FIFO would block) nor one over ``limit``
+    bytes is read.
+
+    Raises: FileNotFoundError; InputError when it is a link, not a regular file, over ``limit``
+    bytes or not JSON; StorageError when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if os.path.islink(path):
+            raise InputError(f"{path} is a symbolic link (Baton writes it as a file of its own): "
+                             "not followed") from exc
+        raise StorageError(f"cannot read {path}: {exc}") from exc
+    with open(fd, "rb", closefd=True) as fh:
+        try:
+            st = os.fstat(fd)
+            if not S_ISREG(st.st_mode):
+                raise InputError(f"{path} is not a regular file: not read")
+            if st.st_size > limit:
+                raise InputError(f"{path} is {st.st_size} bytes, over the {limit} it can hold: not read")
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+    if len(data) > limit:
+        raise InputError(f"{path} is over the {limit} bytes it can hold: not read")
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path} is not valid JSON: {exc}") from exc
 
 
 def write_json_atomic(path: Path, value: Any) -> None:

@@ -134,13 +134,39 @@ def test_log_of_a_stream_whose_last_event_is_old_reads_up_to_it(tmp_path):
         ledger.close()
 
 
+def test_log_of_a_stream_whose_events_are_all_recent_reads_back_to_its_first(tmp_path):
+    _write(tmp_path, [*BULK, (2, "handoff.captured", "handoff/new", 1), (0, "note.added", "note/0", 5),
+                      (2, "handoff.validated", "handoff/new", 1)], text="x" * 1000)
+    project, ledger = _project(tmp_path)
+    try:
+        shown = ledger_log(project, stream="handoff/new", limit=50).events
+        assert [e.type for e in shown] == ["handoff.captured", "handoff.validated"]
+        assert ledger.read_bytes < _feed_bytes(tmp_path) / 2
+    finally:
+        ledger.close()
+
+
+def test_log_of_a_recent_stream_an_older_baton_began_reads_back_to_the_start_and_shows_the_same(tmp_path):
+    """Its ``streams`` document has no ``first_key`` (folded before it was kept): nothing bounds the read."""
+    _write(tmp_path, [(2, "handoff.captured", "handoff/new", 1), *BULK, (2, "handoff.validated", "handoff/new", 1)],
+           text="x" * 1000)
+    project, ledger = _project(tmp_path)
+    del project.reading().get("streams", "handoff/new")["first_key"]
+    try:
+        shown = ledger_log(project, stream="handoff/new", limit=50).events
+        assert [e.type for e in shown] == ["handoff.captured", "handoff.validated"]
+        assert ledger.read_bytes >= _feed_bytes(tmp_path) / 2
+    finally:
+        ledger.close()
+
+
 def test_a_limited_log_tells_its_progress_of_the_ledger_s_count_and_ends_at_what_it_read(tmp_path, monkeypatch):
     monkeypatch.setattr(log_module, "PROGRESS_EVERY", 100)
     _write(tmp_path, [*BULK, (0, "note.edited", "note/recent", 1)])
     project, ledger = _project(tmp_path)
     told: list[tuple[int, int]] = []
-    try:
-        list(log_events(project, stream="note/recent", limit=50, progress=lambda done, about: told.append((done, about))))
+    try:  # a glob: the index bounds no read of it
+        list(log_events(project, stream="note/rec*", limit=50, progress=lambda done, about: told.append((done, about))))
     finally:
         ledger.close()
     assert told and all(about == 4001 for _done, about in told[:-1])
@@ -157,3 +183,31 @@ def test_log_with_json_shows_no_progress(worked, monkeypatch, capsys):  # noqa: 
     code, _, said = a_long_read_at_a_terminal(monkeypatch, capsys, worked, log_module, "--json", "log",
                                               "--stream", "session/s2")
     assert code == 0 and READING not in said
+
+
+def _event(stream: str, hlc: int, seq: int):
+    return SimpleNamespace(stream=stream, stream_version=seq, merge_key=(hlc, "w", seq), id=f"e{seq}",
+                           type="note.added", at="2026-12-06T00:00:00Z")
+
+
+def test_the_streams_index_keeps_where_a_stream_begins_across_folds():
+    streams = Streams()
+    doc = streams.apply_all("note/1", None, [_event("note/1", 10, 1), _event("note/1", 20, 2)])
+    doc = streams.apply_all("note/1", doc, [_event("note/1", 30, 3)])
+    assert doc["first_key"] == [10, "w", 1] and doc["last_key"] == [30, "w", 3]
+
+
+def test_a_stream_an_older_baton_began_gets_no_first_key_from_a_later_fold():
+    streams = Streams()
+    older = streams.apply_all("note/1", None, [_event("note/1", 10, 1)])
+    del older["first_key"]  # as a Baton before first_key folded it
+    assert "first_key" not in streams.apply_all("note/1", older, [_event("note/1", 30, 2)])
+
+
+def test_the_index_a_real_project_writes_names_a_stream_s_first_event(worked):  # noqa: F811
+    from baton.app import Baton
+
+    with Baton.open(worked) as app:
+        events = [e for e in app.project.ledger.read_all() if e.stream == "session/s1"]
+        doc = app.project.reading().get("streams", "session/s1")
+    assert doc["first_key"] == list(events[0].merge_key) and doc["last_key"] == list(events[-1].merge_key)

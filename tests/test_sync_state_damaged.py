@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from baton.config import LOCAL_JSON_LIMIT
 from tests.cli_support import run, run_json
 from tests.conftest import run_baton
 from tests.sync_support import checkpoint, make_team
@@ -55,3 +56,24 @@ def test_doctor_flags_a_sync_state_that_is_not_an_object(capsys, synced):
     (synced / ".baton" / "sync-state.json").write_text("[1]")
     _code, out, _err = run(capsys, synced, "doctor")
     assert "sync-state.json is not a JSON object" in out
+
+
+def test_a_sync_state_that_is_a_symlink_out_of_the_project_is_not_read(capsys, synced, tmp_path):
+    state = synced / ".baton" / "sync-state.json"
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text('{"remotes": {}}')
+    state.unlink()
+    state.symlink_to(outside)
+    status = run_json(capsys, synced, "status")
+    assert "sync-state.json is a symbolic link" in status["syncStateDamaged"] and "sync" not in status
+    run_json(capsys, synced, "sync")
+    assert not state.is_symlink() and outside.read_text() == '{"remotes": {}}'
+
+
+def test_a_huge_sync_state_is_not_read(capsys, synced):
+    with open(synced / ".baton" / "sync-state.json", "r+b") as fh:  # sparse: no disk spent on it
+        fh.truncate(LOCAL_JSON_LIMIT + 1)
+    status = run_json(capsys, synced, "status")
+    assert f"over the {LOCAL_JSON_LIMIT} it can hold" in status["syncStateDamaged"]
+    run_json(capsys, synced, "sync")
+    assert "syncStateDamaged" not in run_json(capsys, synced, "status")

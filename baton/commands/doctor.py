@@ -31,6 +31,7 @@ from baton.model import frozen
 from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
 from baton.projections.runner import Progress
+from baton.sync.signing import signers_problem
 from baton.sync.state import state_problem
 
 if TYPE_CHECKING:
@@ -147,6 +148,8 @@ def _folder_checks(opened: Project, paths: ProjectPaths) -> list[Check]:
         found.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
     if (damaged := state_problem(opened)) is not None:
         found.append(Check("sync state", "warn", damaged))
+    if (damaged := signers_problem(opened)) is not None:
+        found.append(Check("sync signers", "warn", damaged))
     return found
 
 

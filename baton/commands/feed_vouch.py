@@ -10,8 +10,8 @@ the sync settings) is asked only of a record no trusted key vouches for.
 
 from __future__ import annotations
 
-from baton.config import read_json
-from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, vouch
+from baton.config import read_local_json
+from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, signers_record_problem, vouch
 from baton.errors import BatonError, Conflict
 from baton.policy import signing_in_force
 from baton.projections.batons import baton_creators
@@ -29,20 +29,16 @@ SIGNERS_STATE = "sync-signers.json"
 
 
 def signer_statuses(project: "Project") -> dict[str, str]:
-    """Every feed's verdict the last sync recorded, by writer (one file read; empty when none)."""
+    """Every feed's verdict the last sync recorded, by writer (one file read; empty when none, or
+    when the record is damaged — ``signers_record_problem``, or a link, a file too large — as
+    ``baton.sync.signing.read_record`` reads it: no record vouches for any feed then)."""
     try:
-        raw = read_json(project.paths.baton_dir / SIGNERS_STATE)
-    except (FileNotFoundError, BatonError, OSError):
+        raw = read_local_json(project.paths.baton_dir / SIGNERS_STATE)
+    except (FileNotFoundError, BatonError):
         return {}
-    feeds = raw.get("feeds") if isinstance(raw, dict) else None
-    if not isinstance(feeds, dict):
+    if signers_record_problem(raw) is not None:
         return {}
-    out: dict[str, str] = {}
-    for writer, entry in feeds.items():
-        status = entry.get("status") if isinstance(entry, dict) else None
-        if isinstance(writer, str) and isinstance(status, str):
-            out[writer] = status
-    return out
+    return {writer: entry["status"] for writer, entry in raw["feeds"].items()}
 
 
 def verdicts_stamp(project: "Project") -> tuple[int, int] | None:

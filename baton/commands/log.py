@@ -272,7 +272,7 @@ def log_events(
     if event_type is not None and stream is None and after is None and upto is None:
         source = _type_span(project, event_type, limit, reading)
     elif stream is not None and not _glob(stream) and after is None and upto is None:
-        source = _stream_span(project, stream, reading)
+        source = _stream_span(project, stream, limit, reading)
     if source is None:
         source = _read(project, after, upto, event_type, stream, limit + 1, reading)
     held = deque(_chosen(source, after, upto, event_type, stream), maxlen=limit + 1)
@@ -358,11 +358,15 @@ def _type_span(project: "Project", event_type: str, limit: int, reading: Reading
     return project.ledger.iter_tail(TailWant(wanted, after_hlc=first - 1, seen=reading.seen))
 
 
-def _stream_span(project: "Project", stream: str, reading: Reading) -> Iterator[Event] | None:
-    """A ``--stream``'s events, read forward from the ledger's start up to its last event (the
-    index's ``streams`` keeps its merge key) when that lies in the older half of the ledger:
-    an old handoff's history is not looked for in the 100,000 events after it. None when the
-    index cannot say, or the stream's last event is recent (the tail read finds it)."""
+def _stream_span(project: "Project", stream: str, limit: int, reading: Reading) -> Iterator[Event] | None:
+    """A ``--stream``'s events, read only across the span the index's ``streams`` says they lie
+    in: forward from the ledger's start up to the stream's last event (``last_key``) when that
+    lies in the older half of the ledger (an old handoff's history is not looked for in the
+    100,000 events after it), else back from the ledger's end to the stream's first event
+    (``first_key``), the newest ``limit`` + 1 of them (a recent handoff's history is not looked
+    for in the 100,000 events before it). None when the index cannot say (none, pinned in the
+    past, or a recent stream an older Baton began: no ``first_key``): the tail read to the
+    start, as before. As of the index the command read, like ``_type_span``."""
     runner = getattr(project, "reading", lambda: None)()
     if (runner is None or "streams" not in runner.by_name or "event_counts" not in runner.by_name
             or runner.pinned_until is not None):
@@ -374,9 +378,19 @@ def _stream_span(project: "Project", stream: str, reading: Reading) -> Iterator[
         start, end = min(int(d["first"][0]) for d in docs), max(int(d["last"][0]) for d in docs)
     except (KeyError, TypeError, ValueError, IndexError):
         return None
-    if last is None or last - start > end - last:
+    if last is None:
         return None
-    return _up_to(reading.counted(project.ledger.iter_all()), last)
+    if last - start <= end - last:
+        return _up_to(reading.counted(project.ledger.iter_all()), last)
+    try:
+        first = int(doc["first_key"][0])
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None  # begun by a Baton that kept no first_key: read back to the start
+
+    def wanted(_kind: str, name: str, _hlc: int) -> bool:
+        return name == stream
+
+    return project.ledger.iter_tail(TailWant(wanted, limit=limit + 1, after_hlc=first - 1, seen=reading.seen))
 
 
 def _up_to(events: Iterator[Event], hlc: int) -> Iterator[Event]:

@@ -47,7 +47,7 @@ from baton.projections import handoffs
 from baton.projections.batons import baton_creators
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
-from baton.sync.signing import SIGNING_FORMATS, require_signatures, signing_setup_at
+from baton.sync.signing import SIGNING_FORMATS, require_signatures, signers_problem, signing_setup_at
 from baton.sync.state import sharing, state_problem
 
 if TYPE_CHECKING:
@@ -172,6 +172,8 @@ class StatusOverview:
         lines.extend(_render_sharing(p.get("sync")))
         if p.get("syncStateDamaged"):
             lines.append(f"Shared: unknown: {p['syncStateDamaged']}")
+        if p.get("syncSignersDamaged"):
+            lines.append(f"Signers: unknown: {p['syncSignersDamaged']}")
         lines.extend(p.get("forgottenByTeammates") or [])
         latest = p["latestHandoffs"]
         lines.append("")
@@ -394,16 +396,7 @@ def status_overview(
         payload["claimConflicts"] = list(listed.conflicts)
     if listed.unseen:  # likewise: batons superseded before anyone on their key saw them
         payload["supersededUnseen"] = list(listed.unseen)
-    signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
-    if signers:
-        payload["signers"] = [_camel_keys(s.to_json()) for s in signers]
-    shared = sharing(opened)  # only once this clone synced: how much of its own feed a remote holds
-    if shared is not None:
-        if shared["unshared"] and _cannot_sign_as_required(opened):
-            shared["signingKeyMissing"] = True
-        payload["sync"] = shared
-    elif (damaged := state_problem(opened)) is not None:  # what status cannot tell, and what mends it
-        payload["syncStateDamaged"] = damaged
+    payload.update(_sync_members(opened))
     forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
     if forgotten:
         payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
@@ -413,6 +406,25 @@ def status_overview(
             if isinstance(row.get("title"), str):
                 row["title"] = clipped(row["title"])
     return StatusOverview(shown)
+
+
+def _sync_members(opened: "Project") -> dict[str, Any]:
+    """What the last sync left to show: ``signers``, ``sync`` (or ``syncStateDamaged``) and
+    ``syncSignersDamaged``, each only when there is something to say."""
+    members: dict[str, Any] = {}
+    signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
+    if signers:
+        members["signers"] = [_camel_keys(s.to_json()) for s in signers]
+    shared = sharing(opened)  # only once this clone synced: how much of its own feed a remote holds
+    if shared is not None:
+        if shared["unshared"] and _cannot_sign_as_required(opened):
+            shared["signingKeyMissing"] = True
+        members["sync"] = shared
+    elif (damaged := state_problem(opened)) is not None:  # what status cannot tell, and what mends it
+        members["syncStateDamaged"] = damaged
+    if (damaged := signers_problem(opened)) is not None:  # no feed's verdict is known until the next sync
+        members["syncSignersDamaged"] = damaged
+    return members
 
 
 def _cannot_sign_as_required(project: "Project") -> bool:

@@ -34,8 +34,8 @@ from baton.ledger.repair_dependents import with_own_dependents
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
 from baton.projections.batons import claim_conflicts
-from baton.sync.signers import FeedSigner, feed_signers, render_signers
-from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures
+from baton.sync.signers import UNRECORDED, FeedSigner, feed_signers, render_signers
+from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures, signers_problem
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -63,6 +63,9 @@ class VerifyResult:
     leftovers: list[str] = attrs.field(factory=list)
     """Temporary files a process killed mid-write left (``baton.commands.leftovers``), relative to
     ``.baton/``: named, not failures; ``baton rebuild`` removes them."""
+    signers_damaged: str | None = None
+    """What is wrong with ``.baton/sync-signers.json`` and what mends it (``signing.signers_problem``):
+    no feed's verdict is known until the next sync (``UNRECORDED``)."""
     stray: dict[str, str | None] = attrs.field(factory=dict)
     """``*.jsonl`` files in the ledger folder that are no feed, each with the writer whose events
     it holds when it is named for another writer (a copy: ``cp A.jsonl B.jsonl``), else None (its
@@ -97,8 +100,10 @@ class VerifyResult:
 
     @property
     def unsigned(self) -> list[FeedSigner]:
-        """Feeds whose signature is missing or not good, when the project requires signatures."""
-        return [s for s in self.signers if s.status in SIGNATURE_PROBLEMS] if self.require_signatures else []
+        """Feeds whose signature is missing or not good, or not known (``sync-signers.json`` damaged),
+        when the project requires signatures."""
+        return [s for s in self.signers if s.status in (*SIGNATURE_PROBLEMS, UNRECORDED)] \
+            if self.require_signatures else []
 
     @property
     def exit_code(self) -> int:
@@ -112,7 +117,7 @@ class VerifyResult:
                             "problem": self.project_problem()},
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "synced_beyond": self.synced_beyond, "repair": [plan.to_json() for plan in self.repair],
-                "leftovers": self.leftovers, "stray_files": list(self.stray),
+                "leftovers": self.leftovers, "signers_damaged": self.signers_damaged, "stray_files": list(self.stray),
                 "stray_copies": {name: writer for name, writer in self.stray.items() if writer is not None}}
 
     def render(self) -> str:
@@ -146,6 +151,8 @@ class VerifyResult:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         lines.extend(render_signers(self.signers, self.require_signatures))
+        if self.signers_damaged is not None:
+            lines.append(f"{'FAIL' if self.unsigned else 'note'} sync signers: {self.signers_damaged}")
         lines.extend(ahead_line(feed, seconds) for feed, seconds in self.ahead)
         if self.leftovers:
             lines.append(f"leftover temporary {'file' if len(self.leftovers) == 1 else 'files'} of a process killed "
@@ -211,7 +218,8 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
             opened.writer, lambda: synced_seq(opened, opened.writer))
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
-                        leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer))
+                        leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer),
+                        signers_damaged=signers_problem(opened))
 
 
 STRAY_NOTE = ("in the ledger folder but named no writer id, so no feed (a cloud drive's conflicted copy, a backup): "

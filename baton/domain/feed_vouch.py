@@ -174,3 +174,58 @@ def copy_rule(found: Mapping[str, FeedVouch]) -> CopyVerdict:
         "whose author is not verified. Check its steps before following them."
         for ident in sorted(found))
     return CopyVerdict(None, None, None, warnings)
+
+
+RECORDED_STATUSES = (GOOD, *_FEEDS)
+"""The verdicts ``baton sync`` records in ``sync-signers.json``."""
+_ENTRY_FIELDS: dict[str, tuple[str, bool]] = {
+    # field → (the type it must have, whether it must be there)
+    "seq": ("count", True), "hash": ("text or null", True), "hlc": ("count", True), "status": ("status", True),
+    "blob": ("text or null", False), "signature": ("text or null", False), "principals": ("texts", False),
+    "key": ("text or null", False), "message": ("text", False), "signed_with": ("text", False),
+}
+
+
+def signers_record_problem(raw: object) -> str | None:
+    """What is wrong with the parsed ``sync-signers.json`` (``baton sync``'s record of each feed's
+    head, its signature and the verdict on it), None when it has the shape sync writes:
+    ``{"allowed_signers": <text or null>, "feeds": {<writer>: {"seq", "hash", "hlc", "status", …}}}``.
+    A record with any part out of shape is read as none at all (never half of one: a verdict
+    kept beside a damaged head could vouch for the wrong feed)."""
+    if not isinstance(raw, dict):
+        return "it is not a JSON object"
+    for key in ("allowed_signers", "feeds"):
+        if key not in raw:
+            return f"it has no `{key}`"
+    if raw["allowed_signers"] is not None and not isinstance(raw["allowed_signers"], str):
+        return "its `allowed_signers` is not text"
+    feeds = raw["feeds"]
+    if not isinstance(feeds, dict):
+        return "its `feeds` is not an object"
+    for writer, entry in feeds.items():
+        if not isinstance(entry, dict):
+            return f"the entry of feed {writer} is not an object"
+        for name, (kind, needed) in _ENTRY_FIELDS.items():
+            if name not in entry:
+                if needed:
+                    return f"the entry of feed {writer} has no `{name}`"
+                continue
+            if not _has_kind(entry[name], kind):
+                return f"the `{name}` of feed {writer} is not {_KINDS_SHOWN[kind]}"
+    return None
+
+
+_KINDS_SHOWN = {"count": "a whole number", "text": "text", "text or null": "text or null",
+                "texts": "a list of texts", "status": "a verdict (" + ", ".join(RECORDED_STATUSES) + ")"}
+
+
+def _has_kind(value: object, kind: str) -> bool:
+    if kind == "count":
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if kind == "text":
+        return isinstance(value, str)
+    if kind == "text or null":
+        return value is None or isinstance(value, str)
+    if kind == "texts":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return value in RECORDED_STATUSES

@@ -57,7 +57,10 @@ class Streams:
     """Each stream's version and last event: what optimistic concurrency
     reads, and what tells a late event (``STREAM_ORDER``) from one that folds
     straight into its stream's documents (``last_key``: the merge key of the
-    last event folded, ``[hlc, writer, seq]``)."""
+    last event folded, ``[hlc, writer, seq]``), and where it begins
+    (``first_key``, the merge key of its first event: ``log --stream``
+    reads no further back; absent from a stream an older Baton began, until
+    a ``baton rebuild``)."""
 
     name = "streams"
     version = 3
@@ -77,7 +80,13 @@ class Streams:
         if not events:
             return doc
         highest = max(e.stream_version for e in events)
-        return _stream_doc(key, events[-1], max(highest, doc["version"]) if doc else highest)
+        out = _stream_doc(key, events[-1], max(highest, doc["version"]) if doc else highest)
+        first = min(list(e.merge_key) for e in events)
+        if doc is None:
+            out["first_key"] = first
+        elif isinstance(doc.get("first_key"), list):  # absent: folded by a Baton before it (not known)
+            out["first_key"] = min(doc["first_key"], first)
+        return out
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         return self.apply_all(key, doc, (event,))

@@ -40,6 +40,9 @@ def run(work: Round) -> None:
             refuse(work, feed, refusal.refused)
         else:
             note_behind(work, feed)
+        finally:  # what was kept to read this feed once is not held through the round
+            work.local.whole.pop(feed, None)
+            work.kept_copies.clear()
     try:
         torn = {feed: local.offset for feed, _staging, local, size in work.staged if size > local.offset}
         problems, keep = repeated_ids(work.imported_ids, work.ids, torn)
@@ -198,7 +201,7 @@ def fast_forward(work: Round, feed: str) -> None:
         # taken, what it has beyond the file is imported, verified as any import (a copy that does
         # not continue the file is refused as before); a forget here makes the file shorter, so its
         # first sync reads it whole: told as the check of copies that differ by erased payloads
-        local, tree = file_head(work, feed, size, work.local.count.erasing), None
+        local, tree = file_head(work, feed, size, work.local.count.erasing, keep=True), None
     else:
         local, tree = pack_local(work, feed, base, remote, size)
     if tree is not None:
@@ -237,18 +240,29 @@ def dropped_untaken(work: Round, feed: str, st, remote: "RefFeed | None") -> boo
     return remote is None and st is None and feed != work.project.writer and work.state.get(feed) is None
 
 
-def file_head(work: Round, feed: str, size: int, show: "Callable[[int, int], None] | None" = None) -> FeedHead:
+def file_head(work: Round, feed: str, size: int, show: "Callable[[int, int], None] | None" = None,
+              keep: bool = False) -> FeedHead:
     """The local file's last sound event, read a chunk at a time (``show``: told
-    ``(events read, about how many)``, the rate so far to the file's end, as ``pack_local`` tells)."""
+    ``(events read, about how many)``, the rate so far to the file's end, as ``pack_local`` tells);
+    ``keep``: the bytes read are kept whole for the rest of this feed's decision
+    (``LocalFeeds.whole``: a feed a forget here made shorter is read again whole to
+    reconcile the erasures, and is then not read twice)."""
     head, events = FeedHead(), 0
+    parts: list[bytes] = []
     try:
-        for _lines, scan in work.local.sound_lines(feed, head, size):
+        for lines, scan in work.local.sound_lines(feed, head, size):
             head = scan.head
             events += len(scan.events)
+            if keep:
+                parts.append(lines)
             if show is not None and head.offset:
                 show(events, max(events, events * size // head.offset))
     except LedgerCorrupt as exc:
         raise Refuse(problem_of(feed, "local", exc)) from None
+    if keep:
+        if head.offset < size:  # a torn tail: the lines after the last sound one, read once more
+            parts.append(work.local.read(feed, head.offset, size - head.offset))
+        work.local.whole[feed] = b"".join(parts)
     return head
 
 

@@ -81,7 +81,9 @@ def reconcile_erasures(work: Round, feed: str, refused: RefusedFeed) -> bool:
     """
     base, remote = _sound(work.base.get(feed)), _sound(work.remote.get(feed))
     st = work.local.stat(feed)
-    raw = work.local.read(feed, 0, st.st_size) if st is not None else b""
+    raw = work.local.read_whole(feed, st.st_size) if st is not None else b""
+    if st is not None:  # ``forgotten_ids_of`` reads every feed: this one not again
+        work.local.whole[feed] = raw
     told = Told(work.local.count.erasing if len(raw) > CHUNK_BYTES else None,
                 raw.count(b"\n") * (2 + (base is not None) + (remote is not None)))
     try:
@@ -130,7 +132,7 @@ def _merge_copies(work: Round, feed: str, ours: bytes, base: "RefFeed | None",
         for side, copy in (("local", base), ("remote", remote)):
             if copy is None:
                 continue
-            data = work.ref_bytes(copy)
+            data = work.ref_bytes(copy, keep=True)  # the remote's copy is often the local ref's: read once
             if side == "remote":
                 merged.remote_bytes = data
             else:
@@ -227,7 +229,7 @@ def forgotten_ids_of(work: Round) -> set[str]:
         st = work.local.stat(name)
         if st is None:
             continue
-        for line in work.local.read(name, 0, st.st_size).split(b"\n"):
+        for line in work.local.read_whole(name, st.st_size).split(b"\n"):
             found.update(forgotten_ids(line))
     for copy in work.remote.values():
         if copy.problem is not None:

@@ -92,6 +92,10 @@ class LocalFeeds:
         self.count = count
         self.strays: set[str] = set()
         """Feed-named files found holding another writer's events (``copy_of``): no feed, left out of ``names``."""
+        self.whole: dict[str, bytes] = {}
+        """Feed → the whole file, as read while its feed is decided (``decide.file_head`` given
+        ``keep``): what ``read_whole`` answers again, so a feed whose copies differ by erased
+        payloads is read from disk once (``baton.sync.erasures``). Dropped once the feed is decided."""
 
     def path(self, feed: str) -> str:
         return f"{self.dir}/{feed}.jsonl"
@@ -136,6 +140,14 @@ class LocalFeeds:
         self.count.feeds.add(feed)
         self.count.feed_bytes += len(data)
         return data
+
+    def read_whole(self, feed: str, size: int) -> bytes:
+        """The file's first ``size`` bytes (all of it): kept ones (``whole``) when they are that long,
+        else read."""
+        kept = self.whole.get(feed)
+        if kept is not None and len(kept) == size:
+            return kept
+        return self.read(feed, 0, size)
 
     def holds(self, feed: str, head: FeedHead) -> bool:
         """The file has the line ``head`` stopped after (one line read)."""

@@ -35,7 +35,7 @@ from baton.sync.signing import (
     SigningKey,
     allowed_signers,
     check_head,
-    load_state,
+    read_record,
     require_signatures,
     required_by,
     sign_head,
@@ -79,6 +79,9 @@ class FeedSignatures:
     """The project's allowed-signers file as messages name it (never the copy ``ssh-keygen`` reads)."""
     required_by: str = REQUIRED_BY_SETTING
     """Where the requirement comes from, as a refusal says it (``signing.required_by``)."""
+    damaged: bool = False
+    """The record the last sync kept was damaged (``read_record``): it is written afresh even when
+    signing is not in play."""
 
     @classmethod
     def open(cls, project: "Project", repo) -> "FeedSignatures":
@@ -87,10 +90,15 @@ class FeedSignatures:
         key, programs = signing_setup_at(project.root, repo)  # this worktree's config, as git reads it
         untrusted = signers_untrusted(project)
         digest = allowed.digest
+        record, damaged = read_record(project)
         signatures = cls(project, repo, project.writer, key, programs, require_signatures(project), allowed,
-                         f"{digest}:untrusted" if untrusted and digest is not None else digest, load_state(project),
+                         f"{digest}:untrusted" if untrusted and digest is not None else digest, record,
                          untrusted=untrusted, shown=signers_shown(project),
                          required_by=required_by(project) or REQUIRED_BY_SETTING)
+        if damaged is not None:
+            signatures.damaged = True
+            signatures.notes.append(f"{damaged}: read as no record; this sync checks every feed's signature "
+                                    "again and writes the record afresh")
         if key is not None and key.format not in SIGNING_FORMATS:
             signatures.notes.append(f"git signs with gpg.format {key.format}; Baton signs feeds with ssh or "
                                     "openpgp keys only: this clone's feed is published unsigned")
@@ -312,8 +320,12 @@ class FeedSignatures:
         return obj.data
 
     def save(self, out: dict[str, "RefFeed"]) -> None:
-        """Keep the verdicts (and this clone's own signature) for the next sync and for ``verify``."""
+        """Keep the verdicts (and this clone's own signature) for the next sync and for ``verify``;
+        when signing is not in play, only a damaged record is written (empty) in place of the damage."""
         if not self.in_play:
+            if self.damaged:
+                write_json_atomic(self.project.paths.baton_dir / STATE_FILE,
+                                  {"allowed_signers": self.allowed_digest, "feeds": {}})
             return
         feeds = dict(self.state.get("feeds") or {})
         for feed, verdict in self.checks.items():

@@ -29,7 +29,7 @@ from baton.sync.signing import (
     allowed_signers,
     check_head,
     key_fingerprint,
-    load_state,
+    read_record,
     require_signatures,
     signers_shown,
     signers_untrusted,
@@ -38,6 +38,12 @@ from baton.sync.signing import (
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+
+
+UNRECORDED = "unrecorded"
+"""A feed's status while ``sync-signers.json`` is damaged: the last sync's verdict is not known here."""
+UNRECORDED_MESSAGE = ("no verdict known: the last sync's record of it (.baton/sync-signers.json) is damaged; the "
+                      "next `baton sync` checks its signature again")
 
 
 @frozen
@@ -69,7 +75,7 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
         StorageError: a signature is rechecked and the copy of the allowed-signers
             lines can be written nowhere (``AllowedSigners.copy``).
     """
-    state = load_state(project)
+    state, damaged = read_record(project)
     try:
         allowed = allowed_signers(project)
         required = require_signatures(project)
@@ -79,6 +85,8 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
     if not recorded and not required and not allowed.listed:
         return []
     programs = _programs(project) if recheck else Programs()
+    if damaged is not None:  # no verdict is known (not even "unsigned") until the next sync rewrites the record
+        return [FeedSigner(feed, UNRECORDED, None, None, None, UNRECORDED_MESSAGE) for feed in sorted(set(feeds))]
     out = []
     for feed in sorted(set(feeds) | set(recorded)):
         entry = recorded.get(feed)
@@ -169,6 +177,6 @@ def render_signers(signers: list[FeedSigner], required: bool) -> list[str]:
         if s.status == GOOD:
             lines.append(f"  signer of {s.feed}: signed by {s.signer} ({s.key}) through seq {s.seq}")
         else:
-            mark = "FAIL" if required and s.status in SIGNATURE_PROBLEMS else "note"
+            mark = "FAIL" if required and s.status in (*SIGNATURE_PROBLEMS, UNRECORDED) else "note"
             lines.append(f"  {mark} signer of {s.feed}: {s.status}: {s.message}")
     return lines

@@ -63,10 +63,11 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import attrs
 
-from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json
+from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_local_json
+from baton.domain.feed_vouch import signers_record_problem
 from baton.domain.policy_keys import signer_lines
 from baton.domain.policy_trust import KEPT_SIGNERS_NOTE, SIGNERS_TRUST_STEPS, SignersInForce
-from baton.errors import ConfigError, InputError, StorageError
+from baton.errors import BatonError, ConfigError, StorageError
 from baton.gitinfo import config_stack, locate, open_repo
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
@@ -651,9 +652,37 @@ def _matches(writer: str, principal: str) -> bool:
 
 # -- what a sync keeps between runs -----------------------------------------------------------
 
-def load_state(project: "Project") -> dict[str, Any]:
+SIGNERS_HINT = ("it is `baton sync`'s record of each feed's signature and the verdict on it: until the next "
+                "`baton sync` checks every feed's signature again and rewrites it, no verdict is known here "
+                "(the ledger loses nothing; removing the file does the same)")
+"""What a damaged ``sync-signers.json`` costs, and what mends it."""
+
+
+def read_record(project: "Project") -> tuple[dict[str, Any], str | None]:
+    """The record the last sync kept (``{"allowed_signers", "feeds"}``) and what is wrong with
+    the file. An absent file is an empty record and no problem; a damaged
+    one (not JSON, out of shape: ``signers_record_problem``, a link, not a regular file, too
+    large, unreadable) an empty record and the problem: it is read as no record at all."""
+    path = project.paths.baton_dir / STATE_FILE
     try:
-        raw = read_json(project.paths.baton_dir / STATE_FILE)
-    except (FileNotFoundError, InputError, OSError):
-        return {}
-    return raw if isinstance(raw, dict) and isinstance(raw.get("feeds"), dict) else {}
+        raw = read_local_json(path)
+    except FileNotFoundError:
+        return {}, None
+    except BatonError as exc:  # not JSON, a link, too large (InputError), or unreadable (StorageError)
+        return {}, exc.message
+    wrong = signers_record_problem(raw)
+    if wrong is not None:
+        return {}, f"{path} is damaged: {wrong}"
+    return raw, None
+
+
+def load_state(project: "Project") -> dict[str, Any]:
+    """The record the last sync kept (``read_record``); empty when there is none or it is damaged."""
+    return read_record(project)[0]
+
+
+def signers_problem(project: "Project") -> str | None:
+    """What is wrong with ``sync-signers.json`` (``read_record``) and what mends it
+    (``SIGNERS_HINT``), None when it is absent or sound."""
+    problem = read_record(project)[1]
+    return f"{problem}; {SIGNERS_HINT}" if problem is not None else None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton.config import read_json, write_json_atomic
+from baton.config import read_local_json, write_json_atomic
 from baton.errors import BatonError
 
 if TYPE_CHECKING:
@@ -34,10 +34,10 @@ def state_problem(project: "Project") -> str | None:
     """What is wrong with ``sync-state.json``, with ``STATE_HINT``; None when it is
     absent or reads as an object."""
     try:
-        raw = read_json(project.paths.baton_dir / STATE_FILE)
+        raw = read_local_json(project.paths.baton_dir / STATE_FILE)
     except FileNotFoundError:
         return None
-    except BatonError as exc:  # not JSON (InputError), or unreadable (StorageError)
+    except BatonError as exc:  # not JSON, a link, too large (InputError), or unreadable (StorageError)
         return f"{exc.message}; {STATE_HINT}"
     if not isinstance(raw, dict):
         return f"{project.paths.baton_dir / STATE_FILE} is not a JSON object; {STATE_HINT}"
@@ -66,7 +66,7 @@ def _state_file(path: Path) -> dict[str, Any]:
     """The sync state file as a dict; an absent, unreadable or malformed one is empty
     (it is a cache of what sync saw: the next sync rebuilds what it needs)."""
     try:
-        raw = read_json(path)
+        raw = read_local_json(path)
     except (FileNotFoundError, BatonError, ValueError, OSError):
         return {}
     return raw if isinstance(raw, dict) else {}

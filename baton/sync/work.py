@@ -65,6 +65,9 @@ class Round:
     """Remote feeds refused and not carried on the ref this clone pushes (the remote loses them)."""
     imported_ids: dict[str, list[tuple[str, int]]] = attrs.field(factory=dict)
     """Feed → the (id, seq) of every event staged for import."""
+    kept_copies: dict[bytes, bytes] = attrs.field(factory=dict)
+    """A ref's copy of a feed read whole (``ref_bytes`` given ``keep``), by its folder's tree
+    id; cleared once that feed is decided."""
     local_trees: dict[str, "RefFeed"] = attrs.field(factory=dict)
     """Feed → its folder packed from the local file (what this clone publishes of it)."""
     keep_remote: set[str] = attrs.field(factory=set)
@@ -108,13 +111,21 @@ class Round:
             unlink(entry[1])
         unlink(self.staging(feed))
 
-    def ref_bytes(self, copy: "RefFeed") -> bytes:
-        """All of a ref's copy of a feed, every segment read counted."""
+    def ref_bytes(self, copy: "RefFeed", keep: bool = False) -> bytes:
+        """All of a ref's copy of a feed, every segment read counted; ``keep``: kept by its
+        folder's tree id until the feed being decided is (``kept_copies``), so the same
+        copy on both refs is read once."""
+        kept = self.kept_copies.get(copy.tree)
+        if kept is not None:
+            return kept
         parts = []
         for _, data in feed_bytes(self.repo, copy):
             self.local.count.segments += 1
             parts.append(data)
-        return b"".join(parts)
+        data = b"".join(parts)
+        if keep:
+            self.kept_copies[copy.tree] = data
+        return data
 
     def synced(self, feed: str, ino: int, head: FeedHead) -> None:
         """Record ``feed`` as synced: the file (inode ``ino``) holds the ref's copy up to ``head``."""
