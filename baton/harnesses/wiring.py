@@ -44,11 +44,12 @@ from typing import Any
 import attrs
 import orjson
 
+from baton.config import write_bytes_atomic
 from baton.domain.start_hooks import started_below
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_unexclude
+from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, ignored, plan_unexclude, sharing
 from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
@@ -817,13 +818,19 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                                _diff(spec.path, old, new), note)))
     changes = tuple(change for _, _, change in planned)
     unexcluded = _unexclude_plans(project, base, harness)
+    shared = {name: sharing(base, name) for edit, _, name in unexcluded if edit is not None and not edit.skip}
     changes += tuple(Removal(edit.display, "kept", "", edit.skip) if edit.skip else
+                     Removal(edit.display, "kept", "", _still_shared(name, shared[name])) if shared[name] else
                      Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
                      for edit, _, name in unexcluded if edit is not None)
     if not dry_run:
-        for edit, record, _ in unexcluded:
+        for edit, record, name in unexcluded:
             if edit is not None and edit.skip:
                 continue  # left as it is, its record kept for a later --remove
+            if edit is not None and shared[name]:
+                _hand_over(record, original_path(project, shared[name][0], harness, RECORD))
+                delete_file(record, project / ".baton")  # what is left of it: the record is handed over
+                continue
             if edit is not None:
                 try:
                     apply_edit(edit, record)
@@ -840,6 +847,24 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         for keep in saved:
             delete_file(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _still_shared(name: str, others: list[Path]) -> str:
+    """Why the shared ``info/exclude`` line for ``name`` stays: other worktrees still have the file."""
+    where = ", ".join(str(tree) for tree in others)
+    return (f"the line install-hooks added for {name} is kept: every worktree of this clone reads it, and "
+            f"{where} still {'has' if len(others) == 1 else 'have'} its {name}; `baton install-hooks --remove` "
+            "in the last of them takes it out")
+
+
+def _hand_over(record: Path, to: Path | None) -> None:
+    """Copy the record of a shared ``info/exclude`` line to the worktree that still needs
+    it (``to``), so that its ``--remove`` takes the line out; one it has already is kept."""
+    if to is None or to.exists():
+        return
+    data = _read_bytes(record)
+    if data is not None:
+        write_bytes_atomic(to, data)
 
 
 def _left_by_install(spec: ConfigFile, harness: str, old: str, keep: Path | None) -> tuple[str | None, str | None]:
@@ -936,6 +961,7 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
         if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring)))
             checks += _started_below(base, project, harness)
+            checks += _not_ignored(base, harness)
             if harness == "codex" and not wiring.broken:
                 events = _events(harness)
                 trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
@@ -953,6 +979,19 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
             checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
                                               f"connects one ({', '.join(HARNESSES)})"))
     return checks
+
+
+def _not_ignored(base: Path, harness: str) -> list[tuple[str, str, str]]:
+    """A warning when a personal file of the harness (``ConfigFile.clone_only``) in this
+    worktree is neither tracked nor ignored by git: ``git add -A`` would offer it."""
+    found = []
+    for spec in _specs(harness):
+        if spec.clone_only and os.path.lexists(base / spec.path) and ignored(base, spec.path) is False:
+            found.append((f"harness {harness} ({spec.path})", "warn",
+                          f"{spec.path} is this machine's own file (permissions, approved servers) but git does not "
+                          f"ignore it here: `git add -A` would commit it; add the line /{spec.path} to the clone's "
+                          "info/exclude, or run `baton install-hooks` here again, which adds it"))
+    return found
 
 
 def _wired_in_main_worktree(root: Path, base: Path) -> list[str]:
