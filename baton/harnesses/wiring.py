@@ -50,6 +50,7 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, ignored, plan_unexclude, sharing
+from baton.harnesses.claude_hooks_off import hooks_off
 from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
@@ -962,6 +963,8 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
             checks.append((f"harness {harness}", *wiring_check(wiring)))
             checks += _started_below(base, project, harness)
             checks += _not_ignored(base, harness)
+            if harness == "claude-code" and (off := hooks_off(base)) is not None:
+                checks.append(("harness claude-code (disableAllHooks)", "warn", off))
             if harness == "codex" and not wiring.broken:
                 events = _events(harness)
                 trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
