@@ -908,7 +908,9 @@ def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
     try:
         config = orjson.loads(old)
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again") from None
+        if _commented_without_batons(old, spec, harness):
+            return old  # the user's comments and settings only: nothing of Baton's to take out
+        raise InputError(_not_plain_json(old, spec, harness, exc)) from None
     if not isinstance(config, dict):
         raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
     out = _without_batons_json(config, spec, harness)
@@ -917,6 +919,93 @@ def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
     if out == config:
         return old
     return orjson.dumps(out, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+
+
+def _not_plain_json(old: str, spec: ConfigFile, harness: str, exc: orjson.JSONDecodeError) -> str:
+    """Why ``--remove`` leaves a file that does not parse: plain bad JSON, or JSON with
+    comments (Gemini CLI, Cursor and Claude Code read them) Baton cannot edit around —
+    then exactly what of Baton's to delete by hand (tester-use19 T13)."""
+    bare = without_comments(old)
+    if bare == old:
+        return f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again"
+    try:
+        config = orjson.loads(bare)
+    except orjson.JSONDecodeError:
+        config = None
+    said = (f"{spec.path} holds comments ({harness} accepts them, plain JSON does not): Baton would drop them "
+            "if it rewrote the file, so it leaves it, and nothing is removed")
+    if not isinstance(config, dict):
+        return said + f"; it does not parse even without them ({exc}): fix it by hand, then run this again"
+    parts = batons_parts(config, spec, harness)  # some: one holding none is left as it is (``_json_removed``)
+    return said + ": delete by hand " + "; ".join(parts) + " — then run this again to remove the rest"
+
+
+def _commented_without_batons(old: str, spec: ConfigFile, harness: str) -> bool:
+    """Whether ``old`` is JSON with comments holding nothing of Baton's (deleted by hand)."""
+    bare = without_comments(old)
+    try:
+        config = orjson.loads(bare) if bare != old else None
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(config, dict) and not batons_parts(config, spec, harness)
+
+
+def without_comments(text: str) -> str:
+    """``text`` with its ``//`` and ``/* */`` comments blanked out (strings kept as they are)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def batons_parts(config: dict[str, Any], spec: ConfigFile, harness: str) -> list[str]:
+    """What of Baton's ``config`` holds, each named as the person would find it in the file."""
+    out = _stripped_json(config, spec, harness)
+    parts = []
+    hooks, kept = config.get("hooks"), out.get("hooks") if isinstance(out.get("hooks"), dict) else {}
+    for event, entries in (hooks.items() if isinstance(hooks, dict) else ()):
+        if entries != kept.get(event):
+            commands = sorted({str(h.get("command")) for h in _hook_entries(entries)}
+                              - {str(h.get("command")) for h in _hook_entries(kept.get(event))})
+            parts.append(f"the hook under \"hooks\" → \"{event}\" running " + ", ".join(commands))
+    servers = config.get("mcpServers")
+    if isinstance(servers, dict) and "baton" in servers and "baton" not in (out.get("mcpServers") or {}):
+        parts.append("\"baton\" under \"mcpServers\"")
+    for key, members in (spec.merge or {}).items():
+        if isinstance(members, list) and isinstance(config.get(key), list):
+            gone = [m for m in members if m in config[key]]
+            parts += [f"{orjson.dumps(m).decode()} from \"{key}\"" for m in gone]
+    return parts
+
+
+def _hook_entries(entries: Any) -> list[dict[str, Any]]:
+    found = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
+            found += [h for h in entry["hooks"] if isinstance(h, dict)]
+        elif isinstance(entry, dict) and "command" in entry:
+            found.append(entry)
+    return found
 
 
 def delete_file(path: Path, base: Path) -> None:
