@@ -41,7 +41,7 @@ import orjson
 
 from baton.config import write_bytes_atomic
 from baton.errors import StorageError
-from baton.gitinfo import locate, work_trees
+from baton.gitinfo import locate, open_repo, work_trees
 from baton.model import frozen
 
 RECORD = "git-info-exclude.json"
@@ -195,24 +195,23 @@ def sharing(base: Path, relative: str) -> list[Path]:
 def ignored(base: Path, relative: str) -> bool | None:
     """Whether git ignores the file ``relative`` of the worktree ``base`` (its ignore files,
     ``info/exclude``, the user's excludes file), or None: outside git, or the index tracks it."""
-    from baton.gitinfo import open_repo  # lazy: doctor only
     repo = open_repo(base)
     if repo is None:
         return None
     try:
-        from dulwich.ignore import IgnoreFilter, IgnoreFilterManager, default_user_ignore_filter_path  # lazy
+        from dulwich import ignore as rules  # lazy: doctor only
         if relative.encode("utf-8") in repo.open_index():
             return None
         config = repo.get_config_stack()
         # the common directory's info/exclude, which git reads in a linked worktree too
         # (dulwich's ``from_repo`` reads the worktree's own git directory's)
         filters = []
-        for path in (os.path.join(repo.commondir(), "info", "exclude"), default_user_ignore_filter_path(config)):
+        for path in (os.path.join(repo.commondir(), "info", "exclude"), rules.default_user_ignore_filter_path(config)):
             try:
-                filters.append(IgnoreFilter.from_path(os.path.expanduser(path)))
+                filters.append(rules.IgnoreFilter.from_path(os.path.expanduser(path)))
             except OSError:
                 continue
-        manager = IgnoreFilterManager(repo.path, filters, config.get_boolean(b"core", b"ignorecase", False))
+        manager = rules.IgnoreFilterManager(repo.path, filters, config.get_boolean(b"core", b"ignorecase", False))
         return bool(manager.is_ignored(relative))
     except (OSError, ValueError, KeyError):
         return None

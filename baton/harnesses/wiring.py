@@ -49,8 +49,8 @@ from baton.domain.start_hooks import started_below
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, ignored, plan_unexclude, sharing
 from baton.harnesses.claude_hooks_off import hooks_off
+from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, ignored, plan_unexclude, sharing
 from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
@@ -825,21 +825,7 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                      Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
                      for edit, _, name in unexcluded if edit is not None)
     if not dry_run:
-        for edit, record, name in unexcluded:
-            if edit is not None and edit.skip:
-                continue  # left as it is, its record kept for a later --remove
-            if edit is not None and shared[name]:
-                _hand_over(record, original_path(project, shared[name][0], harness, RECORD))
-                delete_file(record, project / ".baton")  # what is left of it: the record is handed over
-                continue
-            if edit is not None:
-                try:
-                    apply_edit(edit, record)
-                except StorageError as exc:  # best effort: the rest is still taken out
-                    changes = tuple(Removal(c.path, "kept", "", f"{exc}: the line is left, remove it by hand")
-                                    if c.path == edit.display else c for c in changes)
-                    continue
-            delete_file(record, project / ".baton")
+        changes = _unexclude(project, harness, unexcluded, shared, changes)
         for path, new, change in planned:
             if change.action == "updated" and new is not None:  # (updated: there is a new text)
                 write_text(path, new)
@@ -848,6 +834,29 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         for keep in saved:
             delete_file(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _unexclude(project: Path, harness: str, unexcluded: list[tuple[ExcludeEdit | None, Path, str]],
+               shared: dict[str, list[Path]], changes: tuple[Removal, ...]) -> tuple[Removal, ...]:
+    """Take the recorded ``info/exclude`` lines out (``remove_wiring``); a shared one still
+    needed by another worktree is kept and its record handed to it. Returns ``changes``,
+    with a line that could not be taken out listed as ``kept``."""
+    for edit, record, name in unexcluded:
+        if edit is not None and edit.skip:
+            continue  # left as it is, its record kept for a later --remove
+        if edit is not None and shared[name]:
+            _hand_over(record, original_path(project, shared[name][0], harness, RECORD))
+            delete_file(record, project / ".baton")  # what is left of it: the record is handed over
+            continue
+        if edit is not None:
+            try:
+                apply_edit(edit, record)
+            except StorageError as exc:  # best effort: the rest is still taken out
+                changes = tuple(Removal(c.path, "kept", "", f"{exc}: the line is left, remove it by hand")
+                                if c.path == edit.display else c for c in changes)
+                continue
+        delete_file(record, project / ".baton")
+    return changes
 
 
 def _still_shared(name: str, others: list[Path]) -> str:
@@ -982,7 +991,8 @@ def batons_parts(config: dict[str, Any], spec: ConfigFile, harness: str) -> list
     """What of Baton's ``config`` holds, each named as the person would find it in the file."""
     out = _stripped_json(config, spec, harness)
     parts = []
-    hooks, kept = config.get("hooks"), out.get("hooks") if isinstance(out.get("hooks"), dict) else {}
+    hooks = config.get("hooks")
+    kept: dict[str, Any] = out["hooks"] if isinstance(out.get("hooks"), dict) else {}
     for event, entries in (hooks.items() if isinstance(hooks, dict) else ()):
         if entries != kept.get(event):
             commands = sorted({str(h.get("command")) for h in _hook_entries(entries)}
