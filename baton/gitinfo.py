@@ -138,6 +138,25 @@ def locate(start: Path) -> GitDirs | None:
     return None
 
 
+def work_trees(common_dir: Path) -> list[Path]:
+    """Every work tree of the repository whose shared git directory is ``common_dir``: the
+    main one (when it has one) and each linked worktree whose ``.git`` still points back
+    (a pruned or moved-away one is left out), as ``git worktree list`` would name them."""
+    found = []
+    for git_dir in (common_dir, *_linked_git_dirs(common_dir)):
+        tree = _work_tree_of(git_dir)
+        if tree is not None:
+            found.append(tree)
+    return found
+
+
+def _linked_git_dirs(common_dir: Path) -> list[Path]:
+    try:
+        return sorted(entry for entry in (common_dir / "worktrees").iterdir() if entry.is_dir())
+    except OSError:
+        return []
+
+
 def _in_work_tree_git_dir(candidate: Path) -> bool:
     """Whether a repository that looks bare lies inside a work tree's ``.git``
     folder (a submodule's git directory, ``.git/modules/NAME``)."""

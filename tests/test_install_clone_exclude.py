@@ -346,3 +346,55 @@ def test_from_a_linked_worktree_the_exclude_path_is_absolute(repo, tmp_path):
 def test_from_a_linked_worktree_the_exclude_path_has_no_dot_dot(repo, tmp_path):
     exclude = Path(_exclude_shown_from_a_linked_worktree(repo, tmp_path))
     assert ".." not in exclude.parts and exclude == (repo / ".git" / "info" / "exclude").resolve()
+
+
+@pytest.fixture
+def two_wired(repo, tmp_path):
+    """The main worktree and a linked one, both wired for Claude Code: one shared line."""
+    assert _git(repo, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty",
+                "-m", "x").returncode == 0
+    linked = tmp_path / "linked"
+    assert _git(repo, "worktree", "add", "-q", str(linked)).returncode == 0
+    assert run_baton("init", "--project", str(repo)).returncode == 0
+    for tree in (repo, linked):
+        done = run_baton("install-hooks", "--harness", "claude-code", cwd=tree)
+        assert done.returncode == 0, done.stderr
+    assert _exclude(repo).count(LINE) == 1
+    return repo, linked
+
+
+def test_remove_in_the_main_worktree_keeps_the_line_a_wired_linked_worktree_still_needs(two_wired):
+    repo, linked = two_wired
+    removed = run_baton("install-hooks", "--harness", "claude-code", "--remove", cwd=repo)
+    assert removed.returncode == 0, removed.stderr
+    assert "kept" in removed.stdout and str(linked) in removed.stdout
+    assert LINE in _exclude(repo)
+    assert _ignored(linked)
+    assert LOCAL not in _git(linked, "status", "--porcelain", "-uall").stdout
+
+
+def test_the_last_worktree_to_remove_takes_the_shared_line_out(two_wired):
+    repo, linked = two_wired
+    assert run_baton("install-hooks", "--harness", "claude-code", "--remove", cwd=repo).returncode == 0
+    removed = run_baton("install-hooks", "--harness", "claude-code", "--remove", cwd=linked)
+    assert removed.returncode == 0, removed.stderr
+    assert LINE not in _exclude(repo)
+    assert not (repo / ".baton" / "install-originals").exists()
+
+
+def test_remove_in_a_linked_worktree_keeps_the_line_the_wired_main_worktree_needs(two_wired):
+    repo, linked = two_wired
+    assert run_baton("install-hooks", "--harness", "claude-code", "--remove", cwd=linked).returncode == 0
+    assert _ignored(repo)
+    assert run_baton("install-hooks", "--harness", "claude-code", "--remove", cwd=repo).returncode == 0
+    assert LINE not in _exclude(repo)
+
+
+def test_doctor_warns_when_a_wired_worktrees_local_settings_are_not_ignored(two_wired):
+    repo, linked = two_wired
+    quiet = run_baton("doctor", "--json", cwd=linked)
+    assert not [c for c in json.loads(quiet.stdout)["checks"] if LOCAL in c["name"]]
+    (repo / ".git" / "info" / "exclude").write_bytes(_exclude(repo).replace(LINE, b""))
+    done = run_baton("doctor", "--json", cwd=linked)
+    [check] = [c for c in json.loads(done.stdout)["checks"] if LOCAL in c["name"]]
+    assert check["status"] == "warn" and "git add -A" in check["detail"]

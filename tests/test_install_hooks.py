@@ -201,6 +201,40 @@ def test_a_settings_file_with_comments_is_left_alone_saying_why(project_dir, cap
     assert settings.read_text() == text
 
 
+def _commented_after_install(project_dir, capsys) -> tuple[object, str]:
+    settings = project_dir / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "GitHub"}\n')
+    assert run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli")[0] == 0
+    text = settings.read_text().replace('"theme": "GitHub"', '// picked by me\n  "theme": "Dracula"', 1)
+    settings.write_text(text)
+    return settings, text
+
+
+def test_remove_of_a_settings_file_with_comments_says_comments_not_invalid_json(project_dir, capsys):
+    settings, text = _commented_after_install(project_dir, capsys)
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli", "--remove")
+    assert code == 2 and "holds comments" in err and "not valid JSON" not in err
+    assert settings.read_text() == text
+
+
+def test_remove_of_a_settings_file_with_comments_names_what_to_delete_by_hand(project_dir, capsys):
+    _commented_after_install(project_dir, capsys)
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli", "--remove")
+    assert code == 2 and '"baton" under "mcpServers"' in err
+    for event in ("SessionStart", "PreCompress", "SessionEnd"):
+        assert f'"hooks" → "{event}" running ' in err and f"hook gemini-cli {event}" in err
+
+
+def test_remove_works_once_batons_entries_are_deleted_from_a_commented_file_by_hand(project_dir, capsys):
+    settings, text = _commented_after_install(project_dir, capsys)
+    settings.write_text('{\n  // picked by me\n  "theme": "Dracula"\n}\n')
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli", "--remove")
+    assert code == 0, err
+    assert settings.read_text() == '{\n  // picked by me\n  "theme": "Dracula"\n}\n'
+    assert not (project_dir / ".gemini" / "skills").exists() or not any((project_dir / ".gemini" / "skills").iterdir())
+
+
 def test_a_dry_run_says_it_would_also_initialise_the_project_and_creates_nothing(project_dir, capsys):
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--dry-run")
     assert code == 0 and "initialise a Baton project" in out

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from baton.domain.writer_place import (
     COPIED,
     MOVED,
+    RELOCATED,
     REMOUNTED,
     SAME,
     UNRECORDED,
@@ -97,3 +98,21 @@ def test_local_json_records_the_place_again_only_when_it_has_none_or_the_device_
     assert not check_place(MINTED, MINTED).records_place
     assert not check_place(MINTED, Place("/srv/proj", "carolbox", 2049, 1234)).records_place  # moved: kept as minted
     assert not check_place(MINTED, Place("/tmp/copy", "carolbox", 2049, 999)).records_place  # a copy mints anew
+
+
+def test_another_folder_on_this_host_whose_original_is_gone_was_moved_across_file_systems():
+    here = Place("/mnt/other/proj", "carolbox", 64, 77)
+    check = check_place(MINTED, here, original_gone=True)
+    assert check.verdict == RELOCATED and check.keeps_writer and check.records_place
+
+
+def test_another_folder_whose_original_is_still_there_is_a_copy():
+    assert check_place(MINTED, Place("/mnt/other/proj", "carolbox", 64, 77), original_gone=False).verdict == COPIED
+
+
+def test_a_folder_on_another_host_is_a_copy_even_when_nothing_is_at_the_recorded_root():
+    assert check_place(MINTED, Place("/mnt/other/proj", "newlaptop", 64, 77), original_gone=True).verdict == COPIED
+
+
+def test_a_backup_restored_at_the_recorded_root_is_a_copy_even_when_the_original_is_gone():
+    assert check_place(MINTED, Place("/home/carol/proj", "carolbox", 2049, 9999), original_gone=True).verdict == COPIED

@@ -6,8 +6,10 @@ only when they differ does a writing command load this module
 (``Project.claim_writer``), which asks ``baton.domain.writer_place`` what
 the difference means and acts on it, under the ledger lock: a copy mints a
 new id (kept in ``local.json`` with every override, the old feed left as
-history), a ``local.json`` that recorded no place, or a folder whose device
-number changed (a remount), records this one and keeps its id.
+history), a ``local.json`` that recorded no place, a folder whose device
+number changed (a remount), or one moved across file systems (the recorded
+root, on this host, holds no ``.baton/local.json`` any more: one ``stat``,
+nothing read there), records this one and keeps its id.
 """
 
 from __future__ import annotations
@@ -70,7 +72,29 @@ def here_place(paths: ProjectPaths, st: os.stat_result | None = None) -> Place:
 
 def place_check(paths: ProjectPaths, local: dict[str, Any]) -> PlaceCheck:
     """What ``local.json`` and this folder say about its writer id (``baton doctor``)."""
-    return check_place(Place.from_json(local.get("minted_in")), here_place(paths))
+    return checked(Place.from_json(local.get("minted_in")), here_place(paths))
+
+
+def checked(recorded: Place | None, here: Place) -> PlaceCheck:
+    """The verdict on ``here``, looking at the recorded root only when it could
+    make a copy a move (another folder at another root on this host)."""
+    check = check_place(recorded, here)
+    if check.verdict == COPIED and recorded is not None and recorded.host == here.host and recorded.root != here.root:
+        check = check_place(recorded, here, original_gone=original_gone(recorded))
+    return check
+
+
+def original_gone(recorded: Place) -> bool:
+    """Nothing at ``recorded``'s root writes under its id any more: no
+    ``.baton/local.json`` there (one ``stat``; nothing outside this project is
+    read). A file that cannot be looked at counts as there: a copy."""
+    try:
+        os.stat(os.path.join(recorded.root, ".baton", "local.json"))
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def minted_here(paths: ProjectPaths, local: dict[str, Any]) -> dict[str, Any]:
@@ -97,7 +121,7 @@ def claim(project: Project, st: os.stat_result, wait: float | None) -> None:
     here = here_place(project.paths, st)
     with lock_held(project.paths.baton_dir, wait):
         local = read_local(project.paths)
-        check = check_place(Place.from_json(local.get("minted_in")), here)
+        check = checked(Place.from_json(local.get("minted_in")), here)
         kept = local.get("writer")
         writer: str = kept if isinstance(kept, str) else project.writer
         if check.verdict == COPIED:

@@ -13,7 +13,11 @@ another path (a ``mv`` on one file system, a bind mount in a container, an
 NFS mount on another host) keeps its writer, and a copy — a new folder,
 wherever it is — never does. The one exception is a device number that
 changed under an unchanged inode, root and host (a USB disk enumerated in
-another order, a remount): the same folder, kept.
+another order, a remount): the same folder, kept. The other is a folder
+moved across file systems (``mv`` copies it and deletes the original): a new
+device and inode at another root on the same host, with nothing left at the
+recorded root that still writes under this id — the original is gone, so
+this is the original, moved (kept, and its place recorded).
 
 Pure: the caller stats the folder and reads ``local.json``.
 """
@@ -32,12 +36,15 @@ MOVED = "moved"
 """The same folder (device and inode), reached by another path or from another host: kept."""
 REMOUNTED = "remounted"
 """The same inode, root and host under another device number: the same folder, kept."""
+RELOCATED = "relocated"
+"""Another folder on the same host whose recorded original is gone (nothing at its
+root still writes under this id): a ``mv`` across file systems, kept."""
 COPIED = "copied"
 """Another folder: a copy of the one the writer id was minted in. Its next write takes a new id."""
 UNRECORDED = "unrecorded"
 """``local.json`` records no place (written before Baton recorded one): the next write records it."""
 
-KEEPS_WRITER = (SAME, MOVED, REMOUNTED)
+KEEPS_WRITER = (SAME, MOVED, REMOUNTED, RELOCATED)
 
 
 @value_class
@@ -79,23 +86,28 @@ class PlaceCheck:
     @property
     def records_place(self) -> bool:
         """``local.json`` keeps its writer id but must record this folder as where
-        it was minted: it records none yet, or the device changed (a remount). A
-        moved folder (same device and inode) keeps the place it recorded."""
-        return self.verdict in (UNRECORDED, REMOUNTED)
+        it was minted: it records none yet, the device changed (a remount), or the
+        folder was moved across file systems. A folder moved on one file system
+        (same device and inode) keeps the place it recorded."""
+        return self.verdict in (UNRECORDED, REMOUNTED, RELOCATED)
 
     def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "here": self.here.to_json(),
                 "minted_in": self.recorded.to_json() if self.recorded is not None else None}
 
 
-def check_place(recorded: Place | None, here: Place) -> PlaceCheck:
-    """The verdict on ``here`` for a writer id minted in ``recorded``."""
+def check_place(recorded: Place | None, here: Place, *, original_gone: bool = False) -> PlaceCheck:
+    """The verdict on ``here`` for a writer id minted in ``recorded``;
+    ``original_gone``: nothing at the recorded root still writes under this id
+    (the caller looked there, on this host)."""
     if recorded is None:
         verdict = UNRECORDED
     elif (recorded.dev, recorded.ino) == (here.dev, here.ino):
         verdict = SAME if (recorded.root, recorded.host) == (here.root, here.host) else MOVED
     elif recorded.ino == here.ino and (recorded.root, recorded.host) == (here.root, here.host):
         verdict = REMOUNTED
+    elif original_gone and recorded.host == here.host and recorded.root != here.root:
+        verdict = RELOCATED
     else:
         verdict = COPIED
     return PlaceCheck(verdict, here, recorded)
@@ -151,6 +163,10 @@ def writer_finding(writer: str, check: PlaceCheck | None, copied_from: Any = Non
                       f" (moved or mounted elsewhere since): it keeps its writer id")
     if check.verdict == REMOUNTED:
         return "ok", f"{writer}{came}; this folder's device number changed since (a remount): it keeps its writer id"
+    if check.verdict == RELOCATED:
+        return "ok", (f"{writer}{came}; minted in {check.recorded.root if check.recorded else '?'}, which no longer "
+                      "holds this project (moved here across file systems): it keeps its writer id, and the next "
+                      "writing command records this folder")
     if check.verdict == UNRECORDED:
         return "ok", (f"{writer}; local.json does not yet record the folder this id was minted in: the next "
                       "writing command records it (a copy made before then keeps the id: remove the copy's "

@@ -19,7 +19,12 @@ else changed the file since, removal gives back its bytes as they were (a
 file Baton created is deleted again).
 
 The file is edited in place, never replaced: the line is appended, and
-removal rewrites the same inode, so its mode, owner and links stay. A
+removal rewrites the same inode, so its mode, owner and links stay.
+
+The line is shared: every worktree of the clone reads the one
+``info/exclude``. So ``--remove`` in one worktree keeps it while another
+worktree of the repository still has the file (``sharing``), and hands its
+record to that worktree's ``--remove``; the last one takes it out. A
 symlinked ``info/exclude`` is followed only to a target inside the git
 directory, and a file without write permission is left alone; both are
 reported, never rewritten. The step is best effort: a failed write is a
@@ -36,7 +41,7 @@ import orjson
 
 from baton.config import write_bytes_atomic
 from baton.errors import StorageError
-from baton.gitinfo import locate
+from baton.gitinfo import locate, open_repo, work_trees
 from baton.model import frozen
 
 RECORD = "git-info-exclude.json"
@@ -174,6 +179,44 @@ def plan_unexclude(record_path: Path, base: Path) -> ExcludeEdit | None:
     if record.get("created") and not new:
         new = None
     return ExcludeEdit(exclude, old, new, _shown(exclude, base), skip=_why_not(exclude, common_dir))
+
+
+def sharing(base: Path, relative: str) -> list[Path]:
+    """The other worktrees of ``base``'s repository that still have the file ``relative``
+    (the one the shared line ignores), main worktree first."""
+    found = _clone_exclude(base)
+    if found is None:
+        return []
+    here = os.path.realpath(found[0])
+    return [tree for tree in work_trees(found[1])
+            if os.path.realpath(tree) != here and os.path.lexists(tree / relative)]
+
+
+def ignored(base: Path, relative: str) -> bool | None:
+    """Whether git ignores the file ``relative`` of the worktree ``base`` (its ignore files,
+    ``info/exclude``, the user's excludes file), or None: outside git, or the index tracks it."""
+    repo = open_repo(base)
+    if repo is None:
+        return None
+    try:
+        from dulwich import ignore as rules  # lazy: doctor only
+        if relative.encode("utf-8") in repo.open_index():
+            return None
+        config = repo.get_config_stack()
+        # the common directory's info/exclude, which git reads in a linked worktree too
+        # (dulwich's ``from_repo`` reads the worktree's own git directory's)
+        filters = []
+        for path in (os.path.join(repo.commondir(), "info", "exclude"), rules.default_user_ignore_filter_path(config)):
+            try:
+                filters.append(rules.IgnoreFilter.from_path(os.path.expanduser(path)))
+            except OSError:
+                continue
+        manager = rules.IgnoreFilterManager(repo.path, filters, config.get_boolean(b"core", b"ignorecase", False))
+        return bool(manager.is_ignored(relative))
+    except (OSError, ValueError, KeyError):
+        return None
+    finally:
+        repo.close()
 
 
 def apply_edit(edit: ExcludeEdit, record_path: Path) -> None:

@@ -72,6 +72,7 @@ from baton.commands.context import check_baton_folder_inside, read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
 from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
+from baton.harnesses.claude_hooks_off import hooks_off
 from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_exclude
 from baton.harnesses.config_text import (
     contained,
@@ -347,6 +348,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             if excluded is not None:
                 excludes.append(excluded)
     warnings += tuple(edit.skip for edit, _, _ in excludes if edit.skip)
+    if harness == "claude-code" and (off := hooks_off(base)) is not None:
+        warnings += (off,)
     excludes = [(edit, record, name) for edit, record, name in excludes if not edit.skip]
     changes = tuple(change for _, _, change in planned) + tuple(
         FileChange(edit.display, edit.action, edit.diff(), f"git ignores {name} in this clone only "

@@ -44,11 +44,13 @@ from typing import Any
 import attrs
 import orjson
 
+from baton.config import write_bytes_atomic
 from baton.domain.start_hooks import started_below
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_unexclude
+from baton.harnesses.claude_hooks_off import hooks_off
+from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, ignored, plan_unexclude, sharing
 from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
@@ -817,21 +819,13 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                                _diff(spec.path, old, new), note)))
     changes = tuple(change for _, _, change in planned)
     unexcluded = _unexclude_plans(project, base, harness)
+    shared = {name: sharing(base, name) for edit, _, name in unexcluded if edit is not None and not edit.skip}
     changes += tuple(Removal(edit.display, "kept", "", edit.skip) if edit.skip else
+                     Removal(edit.display, "kept", "", _still_shared(name, shared[name])) if shared[name] else
                      Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
                      for edit, _, name in unexcluded if edit is not None)
     if not dry_run:
-        for edit, record, _ in unexcluded:
-            if edit is not None and edit.skip:
-                continue  # left as it is, its record kept for a later --remove
-            if edit is not None:
-                try:
-                    apply_edit(edit, record)
-                except StorageError as exc:  # best effort: the rest is still taken out
-                    changes = tuple(Removal(c.path, "kept", "", f"{exc}: the line is left, remove it by hand")
-                                    if c.path == edit.display else c for c in changes)
-                    continue
-            delete_file(record, project / ".baton")
+        changes = _unexclude(project, harness, unexcluded, shared, changes)
         for path, new, change in planned:
             if change.action == "updated" and new is not None:  # (updated: there is a new text)
                 write_text(path, new)
@@ -840,6 +834,47 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         for keep in saved:
             delete_file(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _unexclude(project: Path, harness: str, unexcluded: list[tuple[ExcludeEdit | None, Path, str]],
+               shared: dict[str, list[Path]], changes: tuple[Removal, ...]) -> tuple[Removal, ...]:
+    """Take the recorded ``info/exclude`` lines out (``remove_wiring``); a shared one still
+    needed by another worktree is kept and its record handed to it. Returns ``changes``,
+    with a line that could not be taken out listed as ``kept``."""
+    for edit, record, name in unexcluded:
+        if edit is not None and edit.skip:
+            continue  # left as it is, its record kept for a later --remove
+        if edit is not None and shared[name]:
+            _hand_over(record, original_path(project, shared[name][0], harness, RECORD))
+            delete_file(record, project / ".baton")  # what is left of it: the record is handed over
+            continue
+        if edit is not None:
+            try:
+                apply_edit(edit, record)
+            except StorageError as exc:  # best effort: the rest is still taken out
+                changes = tuple(Removal(c.path, "kept", "", f"{exc}: the line is left, remove it by hand")
+                                if c.path == edit.display else c for c in changes)
+                continue
+        delete_file(record, project / ".baton")
+    return changes
+
+
+def _still_shared(name: str, others: list[Path]) -> str:
+    """Why the shared ``info/exclude`` line for ``name`` stays: other worktrees still have the file."""
+    where = ", ".join(str(tree) for tree in others)
+    return (f"the line install-hooks added for {name} is kept: every worktree of this clone reads it, and "
+            f"{where} still {'has' if len(others) == 1 else 'have'} its {name}; `baton install-hooks --remove` "
+            "in the last of them takes it out")
+
+
+def _hand_over(record: Path, to: Path | None) -> None:
+    """Copy the record of a shared ``info/exclude`` line to the worktree that still needs
+    it (``to``), so that its ``--remove`` takes the line out; one it has already is kept."""
+    if to is None or to.exists():
+        return
+    data = _read_bytes(record)
+    if data is not None:
+        write_bytes_atomic(to, data)
 
 
 def _left_by_install(spec: ConfigFile, harness: str, old: str, keep: Path | None) -> tuple[str | None, str | None]:
@@ -882,7 +917,9 @@ def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
     try:
         config = orjson.loads(old)
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again") from None
+        if _commented_without_batons(old, spec, harness):
+            return old  # the user's comments and settings only: nothing of Baton's to take out
+        raise InputError(_not_plain_json(old, spec, harness, exc)) from None
     if not isinstance(config, dict):
         raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
     out = _without_batons_json(config, spec, harness)
@@ -891,6 +928,94 @@ def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
     if out == config:
         return old
     return orjson.dumps(out, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+
+
+def _not_plain_json(old: str, spec: ConfigFile, harness: str, exc: orjson.JSONDecodeError) -> str:
+    """Why ``--remove`` leaves a file that does not parse: plain bad JSON, or JSON with
+    comments (Gemini CLI, Cursor and Claude Code read them) Baton cannot edit around —
+    then exactly what of Baton's to delete by hand (tester-use19 T13)."""
+    bare = without_comments(old)
+    if bare == old:
+        return f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again"
+    try:
+        config = orjson.loads(bare)
+    except orjson.JSONDecodeError:
+        config = None
+    said = (f"{spec.path} holds comments ({harness} accepts them, plain JSON does not): Baton would drop them "
+            "if it rewrote the file, so it leaves it, and nothing is removed")
+    if not isinstance(config, dict):
+        return said + f"; it does not parse even without them ({exc}): fix it by hand, then run this again"
+    parts = batons_parts(config, spec, harness)  # some: one holding none is left as it is (``_json_removed``)
+    return said + ": delete by hand " + "; ".join(parts) + " — then run this again to remove the rest"
+
+
+def _commented_without_batons(old: str, spec: ConfigFile, harness: str) -> bool:
+    """Whether ``old`` is JSON with comments holding nothing of Baton's (deleted by hand)."""
+    bare = without_comments(old)
+    try:
+        config = orjson.loads(bare) if bare != old else None
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(config, dict) and not batons_parts(config, spec, harness)
+
+
+def without_comments(text: str) -> str:
+    """``text`` with its ``//`` and ``/* */`` comments blanked out (strings kept as they are)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def batons_parts(config: dict[str, Any], spec: ConfigFile, harness: str) -> list[str]:
+    """What of Baton's ``config`` holds, each named as the person would find it in the file."""
+    out = _stripped_json(config, spec, harness)
+    parts = []
+    hooks = config.get("hooks")
+    kept: dict[str, Any] = out["hooks"] if isinstance(out.get("hooks"), dict) else {}
+    for event, entries in (hooks.items() if isinstance(hooks, dict) else ()):
+        if entries != kept.get(event):
+            commands = sorted({str(h.get("command")) for h in _hook_entries(entries)}
+                              - {str(h.get("command")) for h in _hook_entries(kept.get(event))})
+            parts.append(f"the hook under \"hooks\" → \"{event}\" running " + ", ".join(commands))
+    servers = config.get("mcpServers")
+    if isinstance(servers, dict) and "baton" in servers and "baton" not in (out.get("mcpServers") or {}):
+        parts.append("\"baton\" under \"mcpServers\"")
+    for key, members in (spec.merge or {}).items():
+        if isinstance(members, list) and isinstance(config.get(key), list):
+            gone = [m for m in members if m in config[key]]
+            parts += [f"{orjson.dumps(m).decode()} from \"{key}\"" for m in gone]
+    return parts
+
+
+def _hook_entries(entries: Any) -> list[dict[str, Any]]:
+    found = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list):
+            found += [h for h in entry["hooks"] if isinstance(h, dict)]
+        elif isinstance(entry, dict) and "command" in entry:
+            found.append(entry)
+    return found
 
 
 def delete_file(path: Path, base: Path) -> None:
@@ -936,6 +1061,9 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
         if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring)))
             checks += _started_below(base, project, harness)
+            checks += _not_ignored(base, harness)
+            if harness == "claude-code" and (off := hooks_off(base)) is not None:
+                checks.append(("harness claude-code (disableAllHooks)", "warn", off))
             if harness == "codex" and not wiring.broken:
                 events = _events(harness)
                 trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
@@ -953,6 +1081,19 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
             checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
                                               f"connects one ({', '.join(HARNESSES)})"))
     return checks
+
+
+def _not_ignored(base: Path, harness: str) -> list[tuple[str, str, str]]:
+    """A warning when a personal file of the harness (``ConfigFile.clone_only``) in this
+    worktree is neither tracked nor ignored by git: ``git add -A`` would offer it."""
+    found = []
+    for spec in _specs(harness):
+        if spec.clone_only and os.path.lexists(base / spec.path) and ignored(base, spec.path) is False:
+            found.append((f"harness {harness} ({spec.path})", "warn",
+                          f"{spec.path} is this machine's own file (permissions, approved servers) but git does not "
+                          f"ignore it here: `git add -A` would commit it; add the line /{spec.path} to the clone's "
+                          "info/exclude, or run `baton install-hooks` here again, which adds it"))
+    return found
 
 
 def _wired_in_main_worktree(root: Path, base: Path) -> list[str]:

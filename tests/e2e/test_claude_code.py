@@ -466,3 +466,19 @@ def test_a_baton_left_on_a_detached_head_reaches_the_next_detached_session_and_a
     assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in told
     assert f"(baton `{subject(created)}`)" in told
     assert [e["data"]["handoff_id"] for e in events(project, env, "baton.claimed")] == [subject(created)]
+
+
+def test_disable_all_hooks_in_the_local_settings_runs_none_of_batons_hooks(claude, project, env, model):
+    """Claude Code 2.1.332's ``"disableAllHooks": true`` (here in ``.claude/settings.local.json``)
+    runs no hook at all: no session begins, no brief reaches the model — what ``install-hooks``
+    and ``baton doctor`` warn of (docs/hooks.md, "Claude Code's off switch")."""
+    left = run_baton(project, env, "session", "end", "earlier-session", "--handoff-steps", "Wire the quokka-7 parser")
+    assert left.returncode == 0, left.stderr
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({**json.loads(local.read_text()), "disableAllHooks": True}))
+    model.script = ["Hello."]
+    session(claude, project, env, model, "hello")
+    assert "quokka-7" not in said(model.turns()[0])
+    assert not events(project, env, "session.begun")
+    doctor = run_baton(project, env, "doctor")
+    assert "disableAllHooks" in doctor.stdout
