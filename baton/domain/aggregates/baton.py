@@ -36,6 +36,7 @@ from baton.domain.batons import (
     SUPERSEDED,
     BatonRecord,
     encode_key_part,
+    missed_by_claim,
     same_owner,
     shown_name,
     superseded_unread,
@@ -175,7 +176,8 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
                     details={"handoff_id": handoff_id, "superseded_by": current.id if current else None},
                 )
             _require_pending(current, "claimed")
-            return [BatonClaimed(**_telemetry("handoff_claimed", current, session), claimed_at=claimed_at)]
+            return [BatonClaimed(**_telemetry("handoff_claimed", current, session), claimed_at=claimed_at,
+                                 named_unseen=[str(u.get("id")) for u in current.replaced_unseen])]
         case CancelBaton(session=session, by=by, not_mine=not_mine):
             if current is None or not current.pending:
                 return []
@@ -333,6 +335,11 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         if record is None:
             return Folded(moved, False)
         superseded = None
+        if current is not None and current.missed_unseen:
+            # superseded unseen by a baton claimed before they arrived, and not named yet: the new
+            # baton names them, so the brief that delivers it does (docs/batons.md)
+            record = replace(record, replaced_unseen=tuple(
+                u for u in current.missed_unseen if u.get("id") != record.id)[:REPLACED_KEPT])
         if current is not None:
             old = current
             unseen = superseded_unseen(event.supersedes, current, record.id)
@@ -362,7 +369,8 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     if isinstance(event, BatonClaimed):
         claimed_at = event.claimed_at if isinstance(event.claimed_at, str) else recorded.at
         session = event.session if isinstance(event.session, str) and event.session else None
-        record = replace(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
+        record = replace(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session,
+                         missed_unseen=missed_by_claim(current, event.named_unseen))
     else:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
         via = by_session = None
