@@ -149,6 +149,22 @@ def given_from(state: batons.BatonKey, *commands) -> batons.BatonKey:
     return state
 
 
+def test_an_erased_baton_created_still_supersedes_the_pending_baton():
+    state = given(batons.CreateBaton(baton(FIRST), session="s1"))
+    (newer,) = batons.decide(state, batons.CreateBaton(baton(SECOND), session="s2"))
+    erased = replace(recorded(newer, version=2), data=None)  # what `baton forget` leaves of it
+    folded = batons.fold(state, erased)
+    assert folded.state.current.id == FIRST and folded.state.current.status == SUPERSEDED
+    assert folded.superseded == FIRST and folded.state.version == 2
+
+
+def test_an_erased_baton_created_with_nothing_pending_changes_only_the_version():
+    state = given(batons.CreateBaton(baton(FIRST)), batons.ClaimBaton(FIRST, "s2", "2026-09-02T15:00:00.000000Z"))
+    (newer,) = batons.decide(state, batons.CreateBaton(baton(SECOND)))
+    folded = batons.fold(state, replace(recorded(newer, version=3), data=None))
+    assert folded.accepted is False and folded.state.current == state.current
+
+
 def test_a_claim_names_the_session_and_the_version_moves():
     state = given(batons.CreateBaton(baton()), batons.ClaimBaton(FIRST, "s2", "2026-09-02T15:00:00.000000Z"))
     assert state.current.status == CLAIMED and state.current.claimed_by_session == "s2"

@@ -330,6 +330,8 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     event = decode(recorded)
     current, previous = state.current, state.previous
     moved = replace_fields(state, version=max(state.version, recorded.stream_version))  # apart: docs/sync.md
+    if recorded.erased and recorded.type == BatonCreated.TYPE:
+        return _forgotten_created(moved)
     if isinstance(event, BatonCreated):
         record = record_of_created(state.key, event, recorded.at, recorded.actor)
         if record is None:
@@ -384,6 +386,18 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
                          ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session,
                          ended_with_resume=with_resume)
     return Folded(replace_fields(moved, current=record), True)
+
+
+def _forgotten_created(moved: BatonKey) -> Folded:
+    """A ``baton.created`` whose payload ``baton forget`` erased: its envelope (type, stream, place
+    in project order) is still a fact of the ledger, so the pending baton it superseded stays
+    superseded — never delivered again as if current (docs/security.md "Audit and forget"). It stays
+    the key's current record, ``superseded`` with ``supersededBy`` None (which baton replaced it is
+    no longer known); nothing else changes."""
+    current = moved.current
+    if current is None or not current.pending:
+        return Folded(moved, False)
+    return Folded(replace_fields(moved, current=replace(current, status=SUPERSEDED)), True, current.id)
 
 
 def _lost_claim(state: BatonKey, event: BatonClaimed, recorded: Event) -> dict[str, Any] | None:
