@@ -854,9 +854,11 @@ def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str,
 
 def gone_branch_notice(r: BatonRecord, branch: str) -> str:
     """What a session start on ``branch`` is told, once, of a baton this clone left
-    for its owner on a branch that no longer exists here (renamed, or deleted)."""
+    for its owner on a branch that does not exist here: renamed, deleted, or never committed to
+    (left on an unborn branch — ``git switch --orphan``, a fresh ``git init`` — then switched away)."""
     return (f"A baton this clone left for {_shown(r.owner)} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) is pending, "
-            f"but no branch {r.branch} exists here any more (renamed with `git branch -m`, or deleted), so it "
+            f"but no branch {r.branch} exists here (renamed with `git branch -m`, deleted, or never committed to: "
+            f"an unborn branch), so it "
             f"was not delivered on {branch}. `baton session begin` with {r.branch} as its branch claims it here.")
 
 
