@@ -458,8 +458,7 @@ def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
                                              else "another session")
         about = f", objective: {_clipped(objective)}" if objective else ""
         out.append(f"> ⚠️ This baton replaced baton `{shown}`, left by {_shown(who)} at "
-                   f"{_shown(u.get('createdAt') or 'an unknown time')} for `{_shown(u.get('owner'))}` on "
-                   f"`{_shown(u.get('branch'))}`{about}, which was never seen here (left on another "
+                   f"{_shown(u.get('createdAt') or 'an unknown time')} {_for_whom(u)}{about}, which was never seen here (left on another "
                    f"clone while this one was apart). Read it with `baton resume {shown}` (or `baton handoff show "
                    f"{shown}`).")
     return tuple(out)
@@ -484,6 +483,13 @@ def scope_words(unseen: Mapping[str, Any]) -> str:
     (everyone's), ``shared (left on branch by owner)``."""
     owner, branch = _shown(unseen.get("owner")), _shown(unseen.get("branch"))
     return f"shared (left on {branch} by {owner})" if unseen.get("shared") is True else f"{owner} on {branch}"
+
+
+def _for_whom(u: Mapping[str, Any]) -> str:
+    """Whom a replaced baton was for, in a brief's line: an owner on a branch, or everyone (shared)."""
+    if u.get("shared") is True:
+        return f"as a shared baton (for every owner) on `{_shown(u.get('branch'))}`"
+    return f"for `{_shown(u.get('owner'))}` on `{_shown(u.get('branch'))}`"
 
 
 def unread_line(unseen: Mapping[str, Any], objective: str | None = None) -> str:
