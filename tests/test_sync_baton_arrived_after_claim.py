@@ -80,3 +80,21 @@ def test_a_newer_baton_on_that_owner_and_branch_names_the_baton_that_arrived_aft
     newest = leave_baton_for(capsys, b, "bob-s2", "bob's next step")
     brief = run_json(capsys, b, "bootstrap", "--session-id", "bob-2", "--owner", BOB, "--branch", "main")
     assert f"`{newest}`" in brief["handoffMarkdown"] and f"baton resume {alices}" in brief["handoffMarkdown"]
+
+
+def test_the_sync_that_brings_it_in_names_it_to_the_clone_whose_owner_it_was_left_for(capsys, team):
+    _remote, a, b = team
+    here = run_json(capsys, b, "session", "handoff")  # clone b's own owner and branch
+    mine = ("--owner", here["owner"], "--branch", here["branch"])
+    alices = run_json(capsys, a, "session", "end", "alice-s", "--handoff-steps", "alice's step", *mine)["handoffId"]
+    bobs = run_json(capsys, b, "session", "end", "bob-s", "--handoff-steps", "bob's own step", *mine)["handoffId"]
+    run_json(capsys, b, "bootstrap", "--session-id", "bob-1", *mine)
+    run_json(capsys, a, "sync")
+    synced = run_json(capsys, b, "sync")
+    [named] = synced["arrivedAfterClaim"]
+    assert (named["id"], named["supersededBy"]) == (alices, bobs)
+    run_json(capsys, a, "session", "end", "alice-s2", "--handoff-steps", "more", "--owner", "x@example.com")
+    run_json(capsys, a, "sync")
+    code, out, _err = run(capsys, b, "sync")
+    assert code == 0 and f"(baton {alices}) arrived after the newer baton {bobs} was claimed" in out
+    assert f"`baton resume {alices}`" in out
