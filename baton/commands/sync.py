@@ -275,12 +275,11 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         runner = project.runner
         with ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
-    waiting = waiting_baton(project) if result.imported else None
+    waiting, after_claim = (waiting_baton(project), arrived_after_claim(project)) if result.imported else (None, [])
     ahead = imported_ahead(project, result.imported) if result.imported else []
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
-    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting,
-                        after_claim=arrived_after_claim(project) if result.imported else [], ahead=ahead, stray=stray,
+    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, after_claim=after_claim, ahead=ahead, stray=stray,
                         stray_notes=stray_notes(project, stray), moved=list(erased.moved))
 
 
