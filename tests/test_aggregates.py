@@ -16,6 +16,7 @@ from baton.events.catalogue import (
     ObjectiveCleared,
     ObjectiveSet,
 )
+from baton.values import replace
 from tests.events_support import recorded
 
 KEY = "alice%40example.com__main"
@@ -87,6 +88,81 @@ def test_a_claimed_baton_replaced_apart_is_not_unseen():
     (apart,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(SECOND)))
     folded = batons.fold(state, recorded(apart, version=1))
     assert folded.state.current.replaced_unseen == ()
+
+
+def _apart_then_claimed() -> tuple[batons.BatonKey, list]:
+    """Bob's replica: his baton (SECOND) left and claimed with the key otherwise empty; Alice's
+    pending baton (FIRST), left earlier apart, is folded first in project order."""
+    bobs = batons.BatonKey(KEY)
+    events = []
+    for command in (batons.CreateBaton(baton(SECOND), session="bob-s"),
+                    batons.ClaimBaton(SECOND, "bob-1", "2026-09-02T15:00:00.000000Z")):
+        for event in batons.decide(bobs, command):
+            events.append(event)
+            bobs = batons.evolve(bobs, recorded(event, version=bobs.version + 1))
+    return given(batons.CreateBaton(baton(FIRST), session="alice-s")), events
+
+
+def test_a_claim_records_the_batons_its_baton_named_as_superseded_unseen():
+    _state, [_created, claim] = _apart_then_claimed()
+    assert claim.named_unseen == []  # bob's replica had never seen alice's baton when his session claimed his
+
+
+def test_a_baton_superseded_unseen_by_one_claimed_before_it_arrived_is_named_missed_by_that_claim():
+    state, events = _apart_then_claimed()
+    for event in events:
+        state = batons.evolve(state, recorded(event, version=state.version + 1))
+    assert state.current.status == CLAIMED
+    [missed] = state.current.missed_unseen
+    assert (missed["id"], missed["sessionId"]) == (FIRST, "alice-s")
+    assert BatonRecord.from_json(state.current.to_json()) == state.current  # read back alike
+
+
+def test_a_claim_whose_baton_named_the_unseen_one_misses_nothing():
+    (apart,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(SECOND), session="bob-s"))
+    state = batons.evolve(given(batons.CreateBaton(baton(FIRST), session="alice-s")), recorded(apart, version=2))
+    (claim,) = batons.decide(state, batons.ClaimBaton(SECOND, "bob-1", "2026-09-02T15:00:00.000000Z"))
+    assert claim.named_unseen == [FIRST]
+    assert batons.evolve(state, recorded(claim, version=3)).current.missed_unseen == ()
+
+
+def test_a_claim_recorded_before_claims_named_their_unseen_batons_misses_nothing():
+    state, [_created, claim] = _apart_then_claimed()
+    state = batons.evolve(state, recorded(_created, version=2))
+    old = replace(claim, named_unseen=None)
+    assert batons.evolve(state, recorded(old, version=3)).current.missed_unseen == ()
+
+
+def test_a_newer_baton_names_those_its_claimed_predecessor_missed():
+    state, events = _apart_then_claimed()
+    for event in events:
+        state = batons.evolve(state, recorded(event, version=state.version + 1))
+    third = "018f0000-0000-7000-8000-000000000003"
+    state = given_from(state, batons.CreateBaton(baton(third), session="bob-s2"))
+    assert state.current.id == third and [u["id"] for u in state.current.replaced_unseen] == [FIRST]
+
+
+def given_from(state: batons.BatonKey, *commands) -> batons.BatonKey:
+    for command in commands:
+        for event in batons.decide(state, command):
+            state = batons.evolve(state, recorded(event, version=state.version + 1))
+    return state
+
+
+def test_an_erased_baton_created_still_supersedes_the_pending_baton():
+    state = given(batons.CreateBaton(baton(FIRST), session="s1"))
+    (newer,) = batons.decide(state, batons.CreateBaton(baton(SECOND), session="s2"))
+    erased = replace(recorded(newer, version=2), data=None)  # what `baton forget` leaves of it
+    folded = batons.fold(state, erased)
+    assert folded.state.current.id == FIRST and folded.state.current.status == SUPERSEDED
+    assert folded.superseded == FIRST and folded.state.version == 2
+
+
+def test_an_erased_baton_created_with_nothing_pending_changes_only_the_version():
+    state = given(batons.CreateBaton(baton(FIRST)), batons.ClaimBaton(FIRST, "s2", "2026-09-02T15:00:00.000000Z"))
+    (newer,) = batons.decide(state, batons.CreateBaton(baton(SECOND)))
+    folded = batons.fold(state, replace(recorded(newer, version=3), data=None))
+    assert folded.accepted is False and folded.state.current == state.current
 
 
 def test_a_claim_names_the_session_and_the_version_moves():

@@ -74,3 +74,19 @@ def test_the_unread_baton_is_listed_as_superseded_unseen_by_status(project, caps
     code, out, _err = run(capsys, project, "session", "handoff", "--all")
     assert code == 0 and f"SUPERSEDED-UNSEEN baton {first['handoffId']}" in out
     assert "left by another session before any session read it" in out
+
+
+def _two_shared(capsys, project) -> tuple[str, str]:
+    first = run_json(capsys, project, "session", "end", "s1", "--shared", "--handoff-steps", "shared one", *HERE)
+    second = run_json(capsys, project, "session", "end", "s2", "--shared", "--handoff-steps", "shared two", *HERE)
+    return first["handoffId"], second["handoffId"]
+
+
+def test_a_superseded_shared_baton_is_listed_as_shared_not_for_its_author(project, capsys):
+    first, _second = _two_shared(capsys, project)
+    code, out, _err = run(capsys, project, "session", "handoff", "--all")
+    [line] = [x for x in out.splitlines() if x.startswith(f"SUPERSEDED-UNSEEN baton {first}")]
+    assert f"shared (left on main by {ALICE}):" in line and f"{ALICE} on main" not in line
+    [listed] = run_json(capsys, project, "session", "handoff", "--all")["supersededUnseen"]
+    assert (listed["shared"], listed["owner"], listed["branch"]) == (True, ALICE, "main")  # --json keys unchanged
+

@@ -419,3 +419,12 @@ def test_a_lost_claim_notice_names_no_option_by_default():
     [(_, notice)] = lost_claim_notices(_lost_one(), writer="me", told=[])
     assert notice.endswith("`baton handoff show h-1` reads it.")
     assert "asked for" not in notice
+
+
+def test_a_brief_names_a_shared_baton_replaced_unseen_as_shared_not_for_its_author():
+    from baton.domain.batons import unseen_lines
+
+    replaced = {"id": "h1", "owner": "alice@example.com", "branch": "main", "shared": True,
+                "createdAt": "2026-01-01T00:00:00.000000Z"}
+    [line] = unseen_lines(replace(rec("h2", shared=True), replaced_unseen=(replaced,)))
+    assert "as a shared baton (for every owner) on `main`" in line and "for `alice@example.com`" not in line

@@ -432,3 +432,15 @@ def test_session_end_handing_on_the_sessions_handoff_is_told_of_the_siblings_cla
     run_json(capsys, project, "session", "begin", "--session-id", "fork-2")
     ended = run_json(capsys, project, "session", "end", "fork-2")
     assert ended["claimedElsewhere"]["handoffId"] == baton_id
+
+
+def test_session_end_leaving_a_baton_for_another_owner_is_not_told_of_their_claim(project, capsys):
+    bob = ("--owner", "bob@example.com", "--branch", "main")
+    run_json(capsys, project, "session", "end", "s-a1", "--handoff-steps", "first for bob", *bob)
+    run_json(capsys, project, "session", "begin", "s-bob1", *bob)  # bob's session takes it up
+    code, out, err = run(capsys, project, "session", "end", "s-a2", "--handoff-steps", "second for bob", *bob)
+    assert code == 0, err
+    assert "Left a baton for bob@example.com on main" in out and "already claimed" not in out
+    run_json(capsys, project, "session", "begin", "s-bob2", *bob)
+    ended = run_json(capsys, project, "session", "end", "s-a3", "--handoff-steps", "third for bob", *bob)
+    assert ended["claimedElsewhere"] is None

@@ -226,3 +226,13 @@ def test_a_session_killed_on_a_detached_head_after_readying_a_handoff_is_told_of
     handoff_id = _ready_for(capsys, repo, "killed")  # no SessionEnd: the harness was killed
     told = _hook(repo, "SessionStart", "next")
     assert f"has not reported its end, and it readied handoff `{handoff_id}`" in told
+
+
+def test_a_start_after_leaving_an_unborn_branch_says_the_branch_may_never_have_been_committed_to(capsys, repo):
+    _git(repo, "switch", "-q", "--orphan", "newroot")
+    left = run_json(capsys, repo, "session", "end", "s-o", "--handoff-steps", "on unborn newroot")
+    assert left["handoff"]["branch"] == "newroot"
+    _git(repo, "switch", "-q", "-f", "feature")
+    [told] = [n for n in run_json(capsys, repo, "bootstrap")["notices"] if left["handoffId"] in n]
+    assert "no branch newroot exists here (renamed with `git branch -m`, deleted, or never committed to" in told
+    assert "any more" not in told

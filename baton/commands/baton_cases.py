@@ -17,6 +17,7 @@ from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.batons import claimed_by_another, current_batons, redaction_lines, stored_baton, where_it_went
+from baton.commands.bootstrap import missed_mark, read_told
 from baton.commands.feed_vouch import batons_judged, check_copy
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.ids import place_of, resolve_handoff_id
@@ -31,6 +32,7 @@ from baton.domain.batons import (
     clipped_text,
     lost_claim_reason,
     replaced_unread_notice,
+    scope_words,
     shown_name,
     unseen_left_by,
 )
@@ -153,9 +155,12 @@ def render_unseen(unseen: list[dict[str, Any]]) -> list[str]:
     for u in unseen:
         ident = u.get("id")
         about = f", objective: {clipped_text(u['objective'])}" if u.get("objective") else ""
-        lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {shown_name(u.get('owner'))} on {shown_name(u.get('branch'))}: "
+        how = "claimed before this one arrived (by `baton sync`), so no brief named it" \
+            if u.get("arrivedAfterClaim") else "left by another session before any session read it" \
+            if u.get("unread") else "left apart without seeing it"
+        lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {scope_words(u)}: "
                      f"left by {unseen_left_by(u)}{about}; replaced by baton {u.get('supersededBy')}, "
-                     f"{'left by another session before any session read it' if u.get('unread') else 'left apart without seeing it'}; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")
+                     f"{how}; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")
     return lines
 
 
@@ -170,6 +175,19 @@ def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
                      f"(writer {c.get('writer')}) at {c.get('claimedAt')}, but on another clone "
                      f"{lost_claim_reason(winner)}; {held}")
     return lines
+
+
+def missed_after_claim(project: "Project", runner, records: list[BatonRecord]) -> list[dict[str, Any]]:
+    """The batons each claimed baton of ``records`` superseded unseen after its claim
+    (``BatonRecord.missed_unseen``) that no brief on this clone has named yet (the told marks of
+    ``bootstrap``), as ``unseen_details`` gives them, with ``status`` ``superseded-unseen``,
+    ``supersededBy`` and ``arrivedAfterClaim``. The told marks are read only when there is one."""
+    claimed = [r for r in records if r.claimed and r.missed_unseen]
+    if not claimed:
+        return []
+    told = set(read_told(project))
+    return [{**u, "status": SUPERSEDED_UNSEEN, "supersededBy": r.id, "arrivedAfterClaim": True} for r in claimed
+            for u in unseen_details(runner, r, [m for m in r.missed_unseen if missed_mark(str(m.get("id"))) not in told])]
 
 
 WITHHELD_STEPS = "its steps are withheld (`baton session handoff` for its owner and branch says why)"
@@ -187,6 +205,7 @@ def list_pending_batons(project: "Project") -> PendingBatonsResult:
                      key=lambda r: (r.created_at, r.id), reverse=True)
     unseen = [{**u, "status": SUPERSEDED_UNSEEN, "supersededBy": r.id} for r in records
               for u in unseen_details(runner, r)]
+    unseen += missed_after_claim(project, runner, [record for record, _version in baton_records(docs)])
     return PendingBatonsResult(records, claim_conflicts(docs), unseen, feeds=batons_judged(project, runner, records))
 
 

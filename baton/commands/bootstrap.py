@@ -71,6 +71,7 @@ from baton.domain.batons import (
     left_here_for_another_owner,
     left_on_a_branch_gone,
     lost_claim_notices,
+    missed_notice,
     passed_validation,
     render_baton_markdown,
     render_latest_markdown,
@@ -173,6 +174,38 @@ def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, pe
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
+
+
+def missed_mark(baton_id: str) -> str:
+    """The told-file mark of a baton superseded unseen after its replacement was claimed, once a
+    brief here named it (``_missed_after_claim``); the listings leave out a baton so marked."""
+    return f"missed:{baton_id}"
+
+
+def read_told(project: "Project") -> list[str]:
+    """The marks of what this clone's session starts have already told (``TOLD_FILE``)."""
+    return _read_told(project)
+
+
+def _missed_after_claim(project: "Project", runner, own: BatonRecord | None, ctx: SessionContext, *,
+                        peek: bool) -> list[str]:
+    """Notices for the batons this owner and branch's claimed baton ``own`` superseded unseen after
+    its claim (``BatonRecord.missed_unseen``: a teammate's, brought by sync after the newer one was
+    claimed), each told once here (unless peeking), recorded with the lost claims told."""
+    if own is None or not own.missed_unseen or own.shared or not same_owner(own.owner, ctx.owner) \
+            or own.branch != ctx.branch:
+        return []
+    told = _read_told(project)
+    fresh = [u for u in own.missed_unseen if missed_mark(str(u.get("id"))) not in told]
+    if not fresh:
+        return []
+    left_by, objectives = unseen_sources(runner, own, fresh)
+    notices = [missed_notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id"))))
+               for u in fresh]
+    if not peek:
+        write_json_atomic(_told_path(project), {"told": (told + [missed_mark(str(u.get("id"))) for u in fresh])
+                                                [-TOLD_KEPT:]})
+    return notices
 
 
 def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionContext) -> list[str]:
@@ -593,6 +626,8 @@ class Start:
             waiting, own = _safely("the session handoff", notices, lambda: peek_at_start(runner, ctx), (None, None))
         if waiting is None:
             self.tell_claimed_elsewhere(own)
+            notices.extend(_safely("batons that arrived after a claim", notices,
+                                   lambda: _missed_after_claim(self.project, runner, own, ctx, peek=peek), []))
             notices.extend(_safely("batons left for another owner", notices,
                                    lambda: _left_for_another_owner(self.project, runner, ctx, peek=peek,
                                                                    wording=self.wording), []))

@@ -25,7 +25,7 @@ from baton.commands.batons import (
     stored_baton,
     where_it_went,
 )
-from baton.commands.identity import SessionContext, context_of, owner_notice, recorded_owner
+from baton.commands.identity import SessionContext, context_of, owner_notice, project_owner, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
 from baton.commands.session_records import objective_events, record_begin, started_before
@@ -37,6 +37,7 @@ from baton.domain.batons import (
     objective_stream,
     render_baton_markdown,
     replaced_unread_notice,
+    same_owner,
     session_stream,
     shown_name,
     unseen_lines,
@@ -366,8 +367,12 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
         opened.check_streams(objective_stream(context_key(here.owner, here.branch)))
     created = left
     target = context_of(opened, owner=payload.owner, branch=payload.branch) if payload is not None else here
-    # Read before this batch is written (a baton it leaves is then the key's current one).
-    elsewhere = claimed_by_another(scope.runner, target, session_id=session_id, now=rfc3339_micros(opened.clock()))
+    # Read before this batch is written (a baton it leaves is then the key's current one). Only for
+    # the session's own owner (a sibling's claim): a baton left for another owner is theirs to take up.
+    recorded = session.get("owner")
+    mine = recorded if isinstance(recorded, str) else project_owner(opened)
+    elsewhere = claimed_by_another(scope.runner, target, session_id=session_id, now=rfc3339_micros(opened.clock())) \
+        if same_owner(target.owner, mine) else None
     if payload is not None:
         assert create_in_scope is not None, "leaving a baton needs baton_create.create_in_scope"
         created = create_in_scope(scope, payload, target, actor=actor or recorded_owner(opened), session=session_id,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton.commands import forget_notices
-from baton.commands.baton_cases import render_unseen
-from baton.commands.batons import pending_batons
+from baton.commands.baton_cases import missed_after_claim, render_unseen
+from baton.commands.batons import current_batons, pending_batons
 from baton.commands.detector_facts import detector_config
 from baton.commands.feed_vouch import handoff_vouch
 from baton.commands.handoff_facts import live_freshness
@@ -147,7 +147,9 @@ def project_status(project: "Project") -> StatusResult:
     pending = pending_batons(runner)
     # Only the pending batons that name one they replaced unseen read anything more: their key's
     # document and the replaced handoffs' rows (docs/performance.md: baton_status stays flat).
-    unseen = tuple({**u, "supersededBy": r.id} for r in pending for u in unseen_details(runner, r))
+    unseen = tuple({**u, "supersededBy": r.id} for r in pending for u in unseen_details(runner, r)) \
+        + tuple({k: v for k, v in u.items() if k != "status"}
+                for u in missed_after_claim(opened, runner, [p.record for p in current_batons(runner)]))
     return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
                         counts, latest, len(pending), _detector_summary(opened), unseen,
                         tuple(n["notice"] for n in forget_notices.pending(opened)))

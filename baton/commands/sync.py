@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from baton.commands import forget, forget_notices
+from baton.commands.baton_cases import missed_after_claim
 from baton.commands.batons import taken_up_in
 from baton.commands.identity import context_of
 from baton.commands.verify import stray_note
-from baton.domain.batons import select_eligible, shown_name
+from baton.domain.batons import same_owner, scope_words, select_eligible, shown_name
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.wording import counted
@@ -94,6 +95,9 @@ class SyncResult:
     waiting: dict[str, Any] | None = None
     """After an import: the baton the next session here would receive (this clone's owner and
     branch, else a shared one), so the person knows a baton came (``waiting_baton``)."""
+    after_claim: list[dict[str, Any]] = attrs.field(factory=list)
+    """After an import: the batons for this clone's owner on its branch superseded unseen by a baton
+    claimed before they arrived, no brief here has named yet (``arrived_after_claim``)."""
     stray: dict[str, str | None] = attrs.field(factory=dict)
     """The ``*.jsonl`` files in the ledger folder that are no feed (``decide.find_strays``), left where
     they are: file → the writer whose events it holds (a copy under another writer's name), or None."""
@@ -119,7 +123,7 @@ class SyncResult:
                 "forgotten": [f.to_json() for f in self.forgotten],
                 "signers": self.signers, "dropped": sorted(self.dropped),
                 "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks),
-                "waiting": self.waiting, "stray_files": sorted(self.stray),
+                "waiting": self.waiting, "arrivedAfterClaim": list(self.after_claim), "stray_files": sorted(self.stray),
                 "stray_copies": {name: writer for name, writer in sorted(self.stray.items()) if writer is not None},
                 "stray_notes": dict(sorted(self.stray_notes.items())), "moved_aside": list(self.moved),
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead]}
@@ -171,6 +175,13 @@ class SyncResult:
             whom = "every owner and branch" if w["shared"] else f"{shown_name(w['owner'])} on {shown_name(w['branch'])}"
             lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
                          "receives it.")
+        for u in self.after_claim:
+            who = f"writer {u['writer']}" if u.get("writer") else "another clone"
+            session = f" (session {shown_name(u['sessionId'])})" if u.get("sessionId") else ""
+            lines.append(f"A baton for {scope_words(u)} left by {who}{session} (baton {u['id']}) arrived after the "
+                         f"newer baton {u.get('supersededBy')} was claimed, so no session received it; the next "
+                         f"session start here names it; read it with `baton resume {u['id']}` (or `baton handoff show "
+                         f"{u['id']}`).")
         return "\n".join(lines)
 
 
@@ -264,11 +275,11 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         runner = project.runner
         with ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
-    waiting = waiting_baton(project) if result.imported else None
+    waiting, after_claim = (waiting_baton(project), arrived_after_claim(project)) if result.imported else (None, [])
     ahead = imported_ahead(project, result.imported) if result.imported else []
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
-    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, ahead=ahead, stray=stray,
+    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, after_claim=after_claim, ahead=ahead, stray=stray,
                         stray_notes=stray_notes(project, stray), moved=list(erased.moved))
 
 
@@ -320,6 +331,21 @@ def waiting_baton(project: "Project") -> dict[str, Any] | None:
     if found is None or taken_up_in(runner, found):  # resumed since it was left: a start dismisses it
         return None
     return {"handoff_id": found.id, "owner": found.owner, "branch": found.branch, "shared": found.shared}
+
+
+def arrived_after_claim(project: "Project") -> list[dict[str, Any]]:
+    """The batons for this clone's owner on its branch that a claimed baton superseded unseen after
+    its claim (``BatonRecord.missed_unseen``: a sync brought them in late) and no brief here has named
+    yet, as ``baton_cases.missed_after_claim`` lists them. Git's identity is read only when some
+    claimed baton names one."""
+    runner = project.reading()
+    claimed = [record for record, _version in baton_records(runner.docs("batons"))
+               if record.claimed and record.missed_unseen and not record.shared]
+    if not claimed:
+        return []
+    context = context_of(project)
+    mine = [r for r in claimed if same_owner(r.owner, context.owner) and r.branch == context.branch]
+    return missed_after_claim(project, runner, mine)
 
 
 def _foreign_forgets(project: "Project", erased: _Erased) -> list[Any]:

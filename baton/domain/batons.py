@@ -254,6 +254,11 @@ class BatonRecord:
     (left on another replica while this one was apart: ``baton sync``), or that another session
     left and nobody read (``unread``: two terminals on one branch, a resumed conversation), each
     ``unseen_summary``; with the ones the baton it superseded had named (none is lost silently)."""
+    missed_unseen: tuple[dict[str, Any], ...] = ()
+    """Of ``replaced_unseen``, those the session that claimed this baton was never told of: they
+    arrived (``baton sync``) after the claim, so no brief named them (``missed_by_claim``). Named
+    by the next brief for this owner and branch, once, and listed until then; a newer baton of
+    the key names them in its ``replaced_unseen``."""
 
     @property
     def claimed(self) -> bool:
@@ -291,6 +296,7 @@ class BatonRecord:
             **({"endedBySession": self.ended_by_session} if self.ended_by_session else {}),
             **({"endedWithResume": True} if self.ended_with_resume else {}),
             **({"replacedUnseen": [dict(u) for u in self.replaced_unseen]} if self.replaced_unseen else {}),
+            **({"missedUnseen": [dict(u) for u in self.missed_unseen]} if self.missed_unseen else {}),
         }
 
     @classmethod
@@ -325,10 +331,15 @@ class BatonRecord:
             ended_via=_opt_str(raw.get("endedVia")),
             ended_by_session=_opt_str(raw.get("endedBySession")),
             ended_with_resume=raw.get("endedWithResume") is True,
-            replaced_unseen=tuple(dict(u) for u in raw.get("replacedUnseen") or () if isinstance(u, Mapping)
-                                  and isinstance(u.get("id"), str)) if isinstance(raw.get("replacedUnseen"), list)
-            else (),
+            replaced_unseen=_summaries(raw.get("replacedUnseen")),
+            missed_unseen=_summaries(raw.get("missedUnseen")),
         )
+
+
+def _summaries(raw: Any) -> tuple[dict[str, Any], ...]:
+    """``replacedUnseen`` or ``missedUnseen`` read back: each summary that names an id."""
+    return tuple(dict(u) for u in raw if isinstance(u, Mapping) and isinstance(u.get("id"), str)) \
+        if isinstance(raw, list) else ()
 
 
 UNSEEN_FIELDS = ("id", "owner", "branch", "shared", "createdAt", "sessionId", "harness")
@@ -364,6 +375,18 @@ def superseded_unseen(supersedes: Any, current: BatonRecord | None, new_id: str)
     sync``) — the newer, in project order, names another one, or none. Not when both hand on the
     same handoff (two clones apart): a baton does not replace itself."""
     return current is not None and current.pending and current.id != new_id and supersedes != current.id
+
+
+def missed_by_claim(record: BatonRecord, named: Any) -> tuple[dict[str, Any], ...]:
+    """The batons ``record`` superseded unseen that the session claiming it was never told of: a
+    claim records the ones its baton named when it was claimed (``named``: their ids, what that
+    session's brief named), and a teammate's baton that a sync brings in after the claim sorts
+    before it in project order (it was left earlier) — superseded by a baton already claimed, it
+    would be named nowhere. A claim recorded before claims named them (``named`` not a list) is
+    taken to have named them all."""
+    if not isinstance(named, list):
+        return ()
+    return tuple(u for u in record.replaced_unseen if u.get("id") not in named)
 
 
 # -- eligibility -----------------------------------------------------------------
@@ -435,11 +458,38 @@ def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
                                              else "another session")
         about = f", objective: {_clipped(objective)}" if objective else ""
         out.append(f"> ⚠️ This baton replaced baton `{shown}`, left by {_shown(who)} at "
-                   f"{_shown(u.get('createdAt') or 'an unknown time')} for `{_shown(u.get('owner'))}` on "
-                   f"`{_shown(u.get('branch'))}`{about}, which was never seen here (left on another "
+                   f"{_shown(u.get('createdAt') or 'an unknown time')} {_for_whom(u)}{about}, which was never seen here (left on another "
                    f"clone while this one was apart). Read it with `baton resume {shown}` (or `baton handoff show "
                    f"{shown}`).")
     return tuple(out)
+
+
+def missed_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str | None = None,
+                  objective: str | None = None) -> str:
+    """The brief's line naming a baton ``record`` superseded unseen after its claim
+    (``missed_by_claim``): whose it was, when and for whom, what about, and how to read it."""
+    shown = _shown(unseen.get("id"))
+    who = left_by or (f"session `{_shown(unseen['sessionId'])}`" if unseen.get("sessionId") else "another session")
+    about = f", objective: {_clipped(objective)}" if objective else ""
+    by = f" by session `{_shown(record.claimed_by_session)}`" if record.claimed_by_session else ""
+    return (f"Baton `{shown}`, left by {_shown(who)} at {_shown(unseen.get('createdAt') or 'an unknown time')} for "
+            f"{scope_words(unseen)}{about}, arrived (by `baton sync`) after the newer baton `{_shown(record.id)}` "
+            f"had been claimed{by}, so no brief named it; read it with `baton resume {shown}` (or `baton "
+            f"handoff show {shown}`).")
+
+
+def scope_words(unseen: Mapping[str, Any]) -> str:
+    """Whom a baton is for, as a listing names it: ``owner on branch``, or, for a shared baton
+    (everyone's), ``shared (left on branch by owner)``."""
+    owner, branch = _shown(unseen.get("owner")), _shown(unseen.get("branch"))
+    return f"shared (left on {branch} by {owner})" if unseen.get("shared") is True else f"{owner} on {branch}"
+
+
+def _for_whom(u: Mapping[str, Any]) -> str:
+    """Whom a replaced baton was for, in a brief's line: an owner on a branch, or everyone (shared)."""
+    if u.get("shared") is True:
+        return f"as a shared baton (for every owner) on `{_shown(u.get('branch'))}`"
+    return f"for `{_shown(u.get('owner'))}` on `{_shown(u.get('branch'))}`"
 
 
 def unread_line(unseen: Mapping[str, Any], objective: str | None = None) -> str:
@@ -810,9 +860,11 @@ def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str,
 
 def gone_branch_notice(r: BatonRecord, branch: str) -> str:
     """What a session start on ``branch`` is told, once, of a baton this clone left
-    for its owner on a branch that no longer exists here (renamed, or deleted)."""
+    for its owner on a branch that does not exist here: renamed, deleted, or never committed to
+    (left on an unborn branch — ``git switch --orphan``, a fresh ``git init`` — then switched away)."""
     return (f"A baton this clone left for {_shown(r.owner)} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) is pending, "
-            f"but no branch {r.branch} exists here any more (renamed with `git branch -m`, or deleted), so it "
+            f"but no branch {r.branch} exists here (renamed with `git branch -m`, deleted, or never committed to: "
+            f"an unborn branch), so it "
             f"was not delivered on {branch}. `baton session begin` with {r.branch} as its branch claims it here.")
 
 

@@ -48,6 +48,10 @@ class BatonClaimed(BatonEvent):
     TYPE = names.BATON_CLAIMED
 
     claimed_at: Any = None
+    named_unseen: Any = None
+    """The ids of the batons the claimed one named as superseded unseen or unread when it was
+    claimed (the claiming session's brief named them); absent on claims recorded before it was
+    kept (``domain.batons.missed_by_claim``)."""
 
 
 @register

@@ -48,7 +48,7 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 11
+    version = 12
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
     5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
@@ -95,21 +95,24 @@ def baton_creators(docs: Iterable[tuple[str, Doc]]) -> dict[str, str]:
             and isinstance(r.get("handoffId"), str) and isinstance(r.get("writer"), str)}
 
 
-def unseen_details(runner, record: BatonRecord) -> list[dict[str, Any]]:
+def unseen_details(runner, record: BatonRecord, summaries: Iterable[dict[str, Any]] | None = None
+                   ) -> list[dict[str, Any]]:
     """Each baton ``record`` superseded unseen: its summary (``replacedUnseen``), ``writer``, the
     feed that created it (from the key's ``recent`` records; None once they no longer name it),
     and ``objective``, the objective of the handoff it carries (None without one), on one line and
     clipped as a baton section clips it (``clipped_text``), so every listing that passes it on —
     ``baton status --json``, ``session handoff --all --json``, the status page, the MCP
     ``baton_status`` — carries the same bounded text. Reads the key's document and each such
-    handoff's row: nothing that grows with the project."""
-    if not record.replaced_unseen:
+    handoff's row: nothing that grows with the project. ``summaries``: those to detail instead
+    (``record.missed_unseen``: those it superseded unseen after its claim)."""
+    chosen = tuple(record.replaced_unseen if summaries is None else summaries)
+    if not chosen:
         return []
     doc = runner.get("batons", record.key)
     creators = baton_creators([(record.key, doc)]) if isinstance(doc, dict) else {}
     indexed = "handoffs" in runner.by_name
     out = []
-    for u in record.replaced_unseen:
+    for u in chosen:
         ident = str(u.get("id"))
         objective = handoff_objective(runner.get("handoffs", ident)) if indexed else None
         if objective is not None:
@@ -118,11 +121,13 @@ def unseen_details(runner, record: BatonRecord) -> list[dict[str, Any]]:
     return out
 
 
-def unseen_sources(runner, record: BatonRecord) -> tuple[dict[str, str], dict[str, str]]:
-    """For each baton ``record`` superseded unseen: who left it (the writer that created it, from the
-    key's ``recent`` records) and the objective of the handoff it carries (the handoff index)."""
+def unseen_sources(runner, record: BatonRecord, summaries: Iterable[dict[str, Any]] | None = None
+                   ) -> tuple[dict[str, str], dict[str, str]]:
+    """For each baton ``record`` superseded unseen (or each of ``summaries``: ``unseen_details``): who
+    left it (the writer that created it, from the key's ``recent`` records) and the objective of the
+    handoff it carries (the handoff index)."""
     left_by, objectives = {}, {}
-    for u in unseen_details(runner, record):
+    for u in unseen_details(runner, record, summaries):
         ident = str(u.get("id"))
         if u["writer"]:
             left_by[ident] = f"writer `{u['writer']}`" + (f" (session `{u['sessionId']}`)" if u.get("sessionId") else "")

@@ -310,7 +310,9 @@ SCRIPT = """
       objective.appendChild(document.createTextNode(u.objective));
       body.appendChild(objective);
     }
-    body.appendChild(el("p", "conflict", u.unread ?
+    body.appendChild(el("p", "conflict", u.arrivedAfterClaim ?
+      "Replaced by baton " + u.supersededBy + ", claimed before this one arrived (by a sync): " +
+      "no brief named it." : u.unread ?
       "Replaced by baton " + u.supersededBy + ", left by another session before any session read this one: " +
       "no session will receive it." :
       "Replaced by baton " + u.supersededBy + ", left apart without seeing " +

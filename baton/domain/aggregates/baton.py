@@ -36,6 +36,7 @@ from baton.domain.batons import (
     SUPERSEDED,
     BatonRecord,
     encode_key_part,
+    missed_by_claim,
     same_owner,
     shown_name,
     superseded_unread,
@@ -175,7 +176,8 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
                     details={"handoff_id": handoff_id, "superseded_by": current.id if current else None},
                 )
             _require_pending(current, "claimed")
-            return [BatonClaimed(**_telemetry("handoff_claimed", current, session), claimed_at=claimed_at)]
+            return [BatonClaimed(**_telemetry("handoff_claimed", current, session), claimed_at=claimed_at,
+                                 named_unseen=[str(u.get("id")) for u in current.replaced_unseen])]
         case CancelBaton(session=session, by=by, not_mine=not_mine):
             if current is None or not current.pending:
                 return []
@@ -328,11 +330,18 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     event = decode(recorded)
     current, previous = state.current, state.previous
     moved = replace_fields(state, version=max(state.version, recorded.stream_version))  # apart: docs/sync.md
+    if recorded.erased and recorded.type == BatonCreated.TYPE:
+        return _forgotten_created(moved)
     if isinstance(event, BatonCreated):
         record = record_of_created(state.key, event, recorded.at, recorded.actor)
         if record is None:
             return Folded(moved, False)
         superseded = None
+        if current is not None and current.missed_unseen:
+            # superseded unseen by a baton claimed before they arrived, and not named yet: the new
+            # baton names them, so the brief that delivers it does (docs/batons.md)
+            record = replace(record, replaced_unseen=tuple(
+                u for u in current.missed_unseen if u.get("id") != record.id)[:REPLACED_KEPT])
         if current is not None:
             old = current
             unseen = superseded_unseen(event.supersedes, current, record.id)
@@ -362,7 +371,8 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     if isinstance(event, BatonClaimed):
         claimed_at = event.claimed_at if isinstance(event.claimed_at, str) else recorded.at
         session = event.session if isinstance(event.session, str) and event.session else None
-        record = replace(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
+        record = replace(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session,
+                         missed_unseen=missed_by_claim(current, event.named_unseen))
     else:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
         via = by_session = None
@@ -376,6 +386,18 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
                          ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session,
                          ended_with_resume=with_resume)
     return Folded(replace_fields(moved, current=record), True)
+
+
+def _forgotten_created(moved: BatonKey) -> Folded:
+    """A ``baton.created`` whose payload ``baton forget`` erased: its envelope (type, stream, place
+    in project order) is still a fact of the ledger, so the pending baton it superseded stays
+    superseded — never delivered again as if current (docs/security.md "Audit and forget"). It stays
+    the key's current record, ``superseded`` with ``supersededBy`` None (which baton replaced it is
+    no longer known); nothing else changes."""
+    current = moved.current
+    if current is None or not current.pending:
+        return Folded(moved, False)
+    return Folded(replace_fields(moved, current=replace(current, status=SUPERSEDED)), True, current.id)
 
 
 def _lost_claim(state: BatonKey, event: BatonClaimed, recorded: Event) -> dict[str, Any] | None:
