@@ -53,12 +53,20 @@ def project_root(project: str | os.PathLike | None, cwd: str | None,
         return resolve_root(project), Path(project)
     start = Path(cwd) if cwd and Path(cwd).is_dir() else None
     if not os.environ.get("BATON_PROJECT"):
-        for folder in (project_dir, os.getcwd()):
+        for folder in (project_dir, _own_folder()):
             found = _holding(folder, start)
             if found is not None:
                 return found
     root = resolve_root(None, cwd=start)
     return root, resolve_worktree(root, None, cwd=start)
+
+
+def _own_folder() -> str | None:
+    """The hook process's working folder; None when it is gone (deleted under it)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _holding(folder: str | None, start: Path | None) -> tuple[Path, Path] | None:
