@@ -438,15 +438,23 @@ class Baton:
 
     def begin_session(self, *, session_id: str | None = None, harness: str | None = None,
                       objective: str | None = None, owner: str | None = None, branch: str | None = None,
-                      claim: bool = True) -> SessionBeginResult:
+                      claim: bool = True, wording: Mapping[str, str] | None = None) -> SessionBeginResult:
         """Begin a session, claiming the baton waiting for it: the rule on its feed
         (``feed_vouch``, as the session-start brief asks it), the claim (``baton_claim``) and
-        the baton's freshness (``baton_freshness``) are loaded only when there is one."""
-        from baton.commands import sessions
+        the baton's freshness (``baton_freshness``) are loaded only when there is one. A start
+        that receives none is told of the batons this clone left that wait elsewhere, by the
+        session-start brief's rule (``bootstrap.left_for_another_owner``; ``wording`` as ``bootstrap``'s)."""
+        from baton.commands import bootstrap, sessions
 
         self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
+        spelled = dict(wording or {})
+
+        def left_elsewhere(project: Any, runner: Any, ctx: Any) -> list[str]:
+            return bootstrap.left_for_another_owner(project, runner, ctx, peek=False, wording=spelled)
+
         options: dict[str, Any] = {"session_id": session_id, "harness": harness, "objective": objective,
-                                   "owner": owner, "branch": branch, "claim": claim}
+                                   "owner": owner, "branch": branch, "claim": claim,
+                                   "left_elsewhere": left_elsewhere if claim else None}
         begun = sessions.begin_session(self.project, **options)
         if begun is None:  # a baton waits: its feed judged, then claimed in the append that records the start
             from baton.commands import baton_claim, feed_vouch

@@ -787,7 +787,7 @@ class BatonTools:
                                  details={"action": action, "unexpected": stray})
             if action == "session_start":
                 return baton.begin_session(session_id=session_id, harness=harness, objective=objective,
-                                           owner=owner, branch=branch)
+                                           owner=owner, branch=branch, wording=MCP_START_WORDING)
             if action == "session_end":
                 ended = baton.end_session(session_id, handoff, harness=harness, owner=owner, branch=branch,
                                           shared=shared)

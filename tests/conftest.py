@@ -47,6 +47,8 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("BATON_PROJECT", raising=False)
     monkeypatch.delenv("BATON_DEBUG", raising=False)
+    for harness_named in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):  # a harness running the tests names its own
+        monkeypatch.delenv(harness_named, raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)  # doctor reads the user's Codex config: the scratch home's
     # A `baton` program run by a test runs every hook in its own process and starts no hook
     # server (tests/test_hook_server.py turns it on, in a folder of its own).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,19 @@ def test_every_subcommand_the_documentation_names_exists():
             if group in groups and sub not in groups[group]:
                 unknown.append(f"{path.relative_to(root)}:{text.count(chr(10), 0, found.start()) + 1}: {found.group(0)}")
     assert unknown == []
+
+
+OWNER_PAIRS = re.compile(r"`([^`\s]+@[^`\s]+)` and\s+`([^`\s]+@[^`\s]+)` are (one|two) (?:owners?|persons?|people)")
+
+
+def test_every_pair_of_owners_the_documentation_compares_is_compared_so_by_the_code():
+    """An example of two e-mail owners said to be "one owner" (or "two owners") holds for
+    ``same_owner``, the one rule every comparison of owners uses."""
+    from baton.domain.batons import same_owner
+
+    said = [(m.group(1), m.group(2), m.group(3), page.name)
+            for page in sorted(DOCS.parent.glob("*.md"))
+            for m in OWNER_PAIRS.finditer(" ".join(page.read_text().split()))]
+    assert said, "no owner pair found: the pattern no longer matches docs/batons.md"
+    wrong = [(a, b, count, page) for a, b, count, page in said if same_owner(a, b) != (count == "one")]
+    assert wrong == []

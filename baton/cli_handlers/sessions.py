@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def session_begin(app: Baton, args: argparse.Namespace):
     session_id = one_session_id("session begin", args.session_id_positional, args.session_id)
     return app.begin_session(session_id=session_id, harness=args.harness, objective=args.objective,
-                             owner=args.owner, branch=args.branch)
+                             owner=args.owner, branch=args.branch, wording=CLI_START_WORDING)
 
 
 def one_session_id(command: str, given: str | None, option: str | None) -> str | None:

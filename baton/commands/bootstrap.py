@@ -218,12 +218,14 @@ def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionConte
     return [notice for _, notice in fresh]
 
 
-def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
+def left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
                             wording: Mapping[str, str]) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another
     owner (``left_here_for_another_owner``), and for this owner on a branch that
     no longer exists here (``left_on_a_branch_gone``: a ``git branch -m``), each
-    told once, recorded with the lost claims told (unless peeking)."""
+    told once, recorded with the lost claims told (unless peeking). The one decision of
+    what a start that receives no baton is told waits elsewhere: the brief's (a harness's
+    start hook, ``bootstrap``) and ``session begin``'s (``sessions.begin_session``)."""
     if "batons" not in runner.by_name:
         return []
     docs = list(runner.docs("batons"))
@@ -629,7 +631,7 @@ class Start:
             notices.extend(_safely("batons that arrived after a claim", notices,
                                    lambda: _missed_after_claim(self.project, runner, own, ctx, peek=peek), []))
             notices.extend(_safely("batons left for another owner", notices,
-                                   lambda: _left_for_another_owner(self.project, runner, ctx, peek=peek,
+                                   lambda: left_for_another_owner(self.project, runner, ctx, peek=peek,
                                                                    wording=self.wording), []))
         self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
         self.records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])

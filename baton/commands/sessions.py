@@ -10,7 +10,9 @@ imported here: a session that begins with no baton waiting, or ends leaving
 none, never loads them. ``begin_session`` and ``end_session`` answer None,
 with nothing written, when they need that step; the application then loads
 its module and calls them again with the step (``claim_in_scope``,
-``create_in_scope``).
+``create_in_scope``). What a start that receives no baton is told waits
+elsewhere is the session-start brief's decision (``bootstrap``), passed in
+the same way (``left_elsewhere``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from baton.domain.batons import (
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.repeated_start import received_baton, repeated_start_notice
+from baton.errors import BatonError
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.projections.sessions import session_doc
@@ -62,6 +65,10 @@ ClaimInScope = Callable[..., BatonRecord]
 VouchOf = Callable[["Any", "Any", BatonRecord], "FeedVouch | None"]
 """``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for (the rule every
 path that delivers a baton asks: the session-start brief, ``session handoff``, ``session begin``)."""
+LeftElsewhere = Callable[["Project", "Any", SessionContext], list[str]]
+"""``bootstrap.left_for_another_owner``, its wording bound: the notices of batons this clone left
+that wait elsewhere (another owner, a branch gone, a detached HEAD at this branch's tip), as a
+session start that receives none is told — each once."""
 CreateInScope = Callable[..., "CreatedBaton"]
 """``baton_create.create_in_scope``: a baton left (its handoff captured and scoped), inside a write scope."""
 
@@ -93,6 +100,8 @@ class SessionBeginResult:
     owner_notice: str = ""
     """git's identity broke the owner rule and was passed over for the default owner: which
     setting, and what Baton uses instead (``identity.owner_notice``)."""
+    notices: tuple[str, ...] = ()
+    """No baton was received: the batons this clone left that wait elsewhere (``LeftElsewhere``)."""
 
     @property
     def received(self) -> str | None:
@@ -119,6 +128,7 @@ class SessionBeginResult:
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
             "repeated": self.before is not None,
             "receivedBaton": self.received,
+            "notices": list(self.notices),
         }
         if self.unverified is not None:  # only then, as ``session handoff``: its feed is not vouched for
             out["feed"] = self.unverified.to_json()
@@ -154,6 +164,7 @@ class SessionBeginResult:
             lines.append("No session handoff was waiting.")
             if self.claimed_elsewhere is not None:
                 lines.append(claimed_elsewhere_notice(self.claimed_elsewhere))
+            lines += list(self.notices)
         return "\n".join(lines)
 
 
@@ -169,6 +180,7 @@ def begin_session(
     received_baton: str | None = None,
     claim_in_scope: ClaimInScope | None = None,
     vouch_of: VouchOf | None = None,
+    left_elsewhere: LeftElsewhere | None = None,
 ) -> SessionBeginResult | None:
     """Begin a session: record it, set (or clear a stale) objective, claim the eligible baton.
 
@@ -183,6 +195,8 @@ def begin_session(
     vouches for is claimed with the line that says so, or, when signatures are required,
     withheld — not claimed, the start recorded without it, and ``withheld`` says why. The
     result shows the baton claimed without its freshness (``baton_freshness.shown`` adds it).
+    A start that receives none is told of the batons this clone left that wait elsewhere
+    (``left_elsewhere``: the rule a harness's start hook tells them by), once recorded.
 
     Raises:
         InputError: a malformed session id or an over-long objective.
@@ -218,10 +232,17 @@ def begin_session(
                     received = None
             changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
                                    received_baton=received.id if received else received_baton)
+        told: list[str] = []
+        if received is None and not withheld and left_elsewhere is not None:
+            try:
+                told = left_elsewhere(opened, scope.runner, ctx)
+            except BatonError:  # what cannot be read never stops a start: the brief leaves it out too
+                told = []
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
                               claimed_elsewhere=elsewhere if received is None else None,
                               unverified=unverified if received is not None else None, withheld=withheld,
-                              owner_notice=(None if owner and owner.strip() else owner_notice(opened)) or "")
+                              owner_notice=(None if owner and owner.strip() else owner_notice(opened)) or "",
+                              notices=tuple(told))
 
 
 # -- end --------------------------------------------------------------------------------

@@ -99,4 +99,6 @@ ADAPTER = CommandHookAdapter(
     # Claude Code shows a failing hook's stderr in verbose mode only; a start hook's plain stdout
     # on status 0 is added to the agent's context: the agent is told why (``start_failed``).
     event_suffixes={"SessionStart": start_failed("Claude Code")},
+    # The project folder for every hook; the payload's ``cwd`` follows the agent's ``cd``.
+    project_dir_env=("CLAUDE_PROJECT_DIR",),
 )

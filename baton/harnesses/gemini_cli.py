@@ -98,4 +98,6 @@ ADAPTER = CommandHookAdapter(
     command_suffix=NONBLOCKING_SUFFIX,
     user_steps=("Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: trust this one when "
                 "Gemini asks (headless: `gemini --skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true)",),
+    # Gemini CLI 0.61 sets both (``CLAUDE_PROJECT_DIR`` "for compatibility") to its hook input's ``cwd``.
+    project_dir_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
 )

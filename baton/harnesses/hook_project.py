@@ -33,9 +33,18 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Path, Path]:
+def project_root(project: str | os.PathLike | None, cwd: str | None,
+                 project_dir: str | None = None) -> tuple[Path, Path]:
     """The project's root (its ``.baton/``) and the worktree to open: ``--project``,
-    else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours).
+    else ``$BATON_PROJECT``, else the Baton project of the harness's project folder
+    (``project_dir``: ``$CLAUDE_PROJECT_DIR``), else of the hook's own folder, each only
+    when the payload's ``cwd`` lies inside it, else the git top level of the payload's
+    ``cwd`` (else of ours).
+
+    The session's ``cwd`` moves with its agent's ``cd``: into a submodule or a vendored
+    clone its git top level is that nested repository, not the project the session's
+    start was recorded in. The folder the harness names, or the hook runs in, stays put;
+    never one the payload's ``cwd`` is outside of (no path beyond the session's project).
 
     In a linked worktree the worktree is that worktree's top level, which opens the
     shared project (the main worktree's ``.baton/``) with the linked worktree
@@ -44,8 +53,38 @@ def project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Pa
     if project:
         return resolve_root(project), Path(project)
     start = Path(cwd) if cwd and Path(cwd).is_dir() else None
+    if not os.environ.get("BATON_PROJECT"):
+        for folder in (project_dir, _own_folder()):
+            found = _holding(folder, start)
+            if found is not None:
+                return found
     root = resolve_root(None, cwd=start)
     return root, resolve_worktree(root, None, cwd=start)
+
+
+def _own_folder() -> str | None:
+    """The hook process's working folder; None when it is gone (deleted under it)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _holding(folder: str | None, start: Path | None) -> tuple[Path, Path] | None:
+    """The Baton project (root, worktree) found from ``folder``, when ``start`` (the
+    payload's ``cwd``) is that folder or inside it, and the project is initialised."""
+    if not folder:
+        return None
+    try:
+        here = Path(folder).resolve()
+        if not here.is_dir() or (start is not None and not start.resolve().is_relative_to(here)):
+            return None
+        root = resolve_root(None, cwd=here)
+        if not (root / ".baton" / "config.json").is_file():
+            return None
+    except (OSError, RuntimeError):
+        return None
+    return root, resolve_worktree(root, None, cwd=here)
 
 
 def amend_hint(draft: str) -> str:
@@ -103,7 +142,8 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     """Open the project the payload names, do what the event means, and return
     the answer for the harness with the result it came from. ``run`` (the
     runner's ``HookRun``) learns the project's ``.baton/`` for its notices."""
-    root, worktree = project_root(project, chosen.get_project_context(payload).cwd)
+    where = chosen.get_project_context(payload)
+    root, worktree = project_root(project, where.cwd, where.project_dir)
     run.baton_dir = root / ".baton"
     # Never wait on another process without limit: reads answer from the
     # index, writes give up with LedgerBusy. Nor fold more of the ledger than

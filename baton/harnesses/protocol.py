@@ -61,9 +61,12 @@ The per-prompt hook runs on every prompt, so it is wired only when asked for
 
 @value_class
 class ProjectContext:
-    """Where the harness says the session works (its ``cwd``), if it says."""
+    """Where the harness says the session works (its ``cwd``), if it says, and the
+    project folder it names for every hook (``project_dir``: Claude Code's
+    ``$CLAUDE_PROJECT_DIR``), which stays put while the session's ``cwd`` moves."""
 
     cwd: str | None
+    project_dir: str | None = None
 
 
 @value_class
@@ -241,6 +244,10 @@ class CommandHookAdapter:
     """Per event, given the program the command line runs (its first word), the shell words after
     that hook's command line, from ``||`` (Codex's and Claude Code's SessionStart: what to tell the
     agent when the command cannot run, ``start_failed``)."""
+    project_dir_env: tuple[str, ...] = ()
+    """The environment variables, first set first, in which the harness names the session's
+    project folder for every hook (Claude Code's ``CLAUDE_PROJECT_DIR``): where the session
+    began, not where its agent has ``cd``'d since (``ProjectContext.project_dir``)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:
@@ -257,7 +264,8 @@ class CommandHookAdapter:
             roots = payload.get("workspace_roots")
             if isinstance(roots, list) and roots and isinstance(roots[0], str):
                 cwd = roots[0]
-        return ProjectContext(cwd)
+        named = next((os.environ[name] for name in self.project_dir_env if os.environ.get(name, "").strip()), None)
+        return ProjectContext(cwd, named)
 
     def get_session_metadata(self, event: str, payload: Mapping[str, Any]) -> SessionMetadata:
         named = self.event_named(event) or event

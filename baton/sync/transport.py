@@ -442,11 +442,24 @@ def _why(exc: BaseException) -> str:
     with the way to check the URL."""
     if isinstance(exc, errors.NotGitRepository) and not str(exc):
         return f"the server has no git repository at that URL; {CHECK_URL}"
+    if isinstance(exc, KeyError):  # dulwich's object store: an object it was asked for is not there
+        return missing_object(exc)
     reason = getattr(exc.__cause__, "reason", None)
     if isinstance(reason, BaseException):
         text = re.sub(r"^\w+\(host=[^)]*\):\s*", "", transport_text(reason))
         return f"cannot connect: {text}; {_question(reason)}{CHECK_URL}"
     return transport_text(exc)
+
+
+def missing_object(exc: KeyError) -> str:
+    """A ``KeyError`` from dulwich's object store (its message is the bare ``b'<id>'``): which
+    object, in words, and the likeliest cause — a shallow clone's boundary, or a damaged store."""
+    key = exc.args[0] if exc.args else None
+    shown = key.decode("ascii", "replace") if isinstance(key, bytes) else str(key) if key is not None else ""
+    named = f"git object {shown}" if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", shown) else "a git object"
+    return (f"{named}, which the transfer needed, is not in this clone's object store: a shallow clone (`git clone "
+            "--depth`) lacks the commits before its boundary (`git fetch --unshallow` fetches them), and a damaged "
+            "store lacks others (`git fsck` names them)")
 
 
 def _question(reason: BaseException) -> str:
@@ -659,6 +672,20 @@ def _pack_data_for(repo, client, path: str):
 
 
 
+def _ledger_haves(generate, expected: bytes | None):
+    """The pack generator offered only the remote's ledger commit as what it has. dulwich
+    offers every ref the remote advertises that this clone knows — its code branches too —
+    and walks their history to leave out what the remote holds; the ledger ref shares none
+    of it. In a shallow clone (``git clone --depth 1``, ``.git/shallow``) that walk reaches
+    the missing parent of a boundary commit and fails (a ``KeyError`` of its id); in a deep
+    one it reads the whole code history for nothing. Only the ledger commit the remote holds
+    (``expected``, the one this push builds on) can spare objects from the pack."""
+    def ledger_only(have, want, *args, **kwargs):
+        return generate([sha for sha in have if expected is not None and sha == expected], want, *args, **kwargs)
+
+    return ledger_only
+
+
 def _quiet(generate):
     """The pack generator without the progress callback: ``progress`` then
     carries only what the server says (dulwich hands the one callback to both)."""
@@ -681,7 +708,8 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
 
     said: list[bytes] = []  # what the server's git wrote to the pusher ("remote: …"): a hook's reason
     try:
-        result = client.send_pack(path, update, _quiet(_pack_data_for(repo, client, path)), progress=said.append)
+        result = client.send_pack(path, update, _quiet(_ledger_haves(_pack_data_for(repo, client, path), expected)),
+                                  progress=said.append)
     except RemoteMoved:
         raise
     except FileLocked as exc:  # a path remote: another push holds a lock (the ref's, a pack index's) right now

@@ -16,7 +16,16 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.common import ProxyTrap, Recorded, git_project, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.common import (
+    ProxyTrap,
+    Recorded,
+    git,
+    git_project,
+    harness_program,
+    ledger_events,
+    run_baton,
+    run_harness,
+)
 from tests.e2e.fake_anthropic import FakeAnthropic, ToolUse, baton_tool, claude_argv, claude_env, said, tool_output
 
 RUN_TIMEOUT = 300
@@ -482,3 +491,22 @@ def test_disable_all_hooks_in_the_local_settings_runs_none_of_batons_hooks(claud
     assert not events(project, env, "session.begun")
     doctor = run_baton(project, env, "doctor")
     assert "disableAllHooks" in doctor.stdout
+
+
+def test_a_session_whose_agent_cd_s_into_a_submodule_leaves_its_baton_in_the_project_it_began_in(
+        claude, project, env, model, tmp_path):
+    """The agent's first action is ``cd lib`` — a submodule, its own git repository — and Claude
+    Code's Bash tool keeps that folder, so the end hook's payload ``cwd`` is ``lib``. The end is
+    served by the project ``$CLAUDE_PROJECT_DIR`` names (docs/hooks.md, "Which project a hook
+    serves"): the readied handoff is handed on there, and nothing is made in the submodule."""
+    origin = git_project(tmp_path / "origin")
+    git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", origin.as_uri(), "lib")
+    git(project, "commit", "-q", "-m", "submodule")
+    into = ToolUse("Bash", {"command": "cd lib && git log --oneline -1", "description": "Look at the submodule"})
+    model.script = [into, *capture_validate_ready()]
+    session(claude, project, env, model, "Look at lib, then hand the zebra-42 work off.")
+    (captured,) = events(project, env, "handoff.captured")
+    assert len(events(project, env, "session.ended")) == 1  # the end was recorded here, not refused
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured)
+    assert not (project / "lib" / ".baton").exists()
