@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections import namedtuple
+from collections import deque, namedtuple
 from pathlib import Path
 
 import orjson
@@ -684,3 +684,74 @@ def file_versions(start: Path, path: str, *, limit: int = 500) -> list[bytes]:
     finally:
         repo.close()
     return list(found.values())
+
+
+ANCESTRY_WALK_LIMIT = 2000
+"""At most this many commits are read walking back from HEAD to find a commit
+(freshness, commit evidence): past it the answer is "could not tell", so a huge
+history never makes a start slow."""
+
+
+def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = None,
+                    limit: int = ANCESTRY_WALK_LIMIT) -> tuple[dict[str, str], int | None] | None:
+    """Whether each of ``commits`` (full or abbreviated ids) is in HEAD's history.
+
+    Returns ``(reach, ahead)``: ``reach`` maps each id to ``reachable``,
+    ``unreachable`` (the whole history was walked), ``missing`` (a full id no
+    object of this repository has) or ``unknown`` (the walk stopped after
+    ``limit`` commits, or at a shallow clone's edge); ``ahead`` counts the
+    commits HEAD has that ``ahead_of`` (a reachable id) has not, None when not
+    counted within ``limit``. None outside git or on an unborn branch.
+    """
+    repo = open_repo(start)
+    if repo is None:
+        return None
+    try:
+        head = repo.head()
+        store = repo.object_store
+        reach: dict[str, str] = {}
+        wanted: dict[str, str] = {}
+        for commit in commits:
+            text = commit.strip().lower()
+            if len(text) in (40, 64) and text.encode() not in store:
+                reach[commit] = "missing"
+            else:
+                wanted[commit] = text
+        complete = _walk_for(store, head, wanted, reach, limit)
+        for commit in wanted:
+            reach[commit] = "unreachable" if complete else "unknown"
+        ahead = None
+        if ahead_of is not None and reach.get(ahead_of) == "reachable" and len(ahead_of.strip()) in (40, 64):
+            entries = list(repo.get_walker(include=[head], exclude=[ahead_of.strip().lower().encode()],
+                                           max_entries=limit))
+            ahead = len(entries) if len(entries) < limit else None
+        return reach, ahead
+    except (KeyError, OSError, ValueError, AttributeError):
+        return None
+    finally:
+        repo.close()
+
+
+def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, str], limit: int) -> bool:
+    """Walk back from ``head`` (at most ``limit`` commits) marking each ``wanted`` id
+    found ``reachable`` (and dropping it from ``wanted``); True when the whole history was walked."""
+    seen: set[bytes] = set()
+    queue = deque([head])
+    while queue and wanted:
+        if len(seen) >= limit:
+            return False
+        sha = queue.popleft()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        text = sha.decode()
+        for commit, prefix in list(wanted.items()):
+            if text.startswith(prefix):
+                reach[commit] = "reachable"
+                del wanted[commit]
+        try:
+            parents = store[sha].parents
+        except KeyError:  # a shallow clone's edge: what lies beyond cannot be told
+            return False
+        queue.extend(p for p in parents if p not in seen)
+    return True
