@@ -610,12 +610,12 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
     captured = report.captured_head[:12]
     now = (report.head_now or "")[:12]
     check = f"re-check before acting (`baton resume {short}` has the details)."
+    flagged = _flagged_evidence_words(report)
     if report.state == FRESH and flagged:
         return (f"> ⚠️ **Freshness: fresh** — repository head `{captured}` is unchanged since this handoff was "
                 f"captured{flagged}; {check}")
     if report.state == FRESH:
         return f"Freshness: fresh — repository head `{captured}` is unchanged since this handoff was captured."
-    flagged = _flagged_evidence_words(report)
     if report.state == STALE and report.head_moved:
         from baton.domain.freshness import head_change  # loaded already: ``report`` is one of its reports
 
