@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections import deque, namedtuple
+from collections import namedtuple
 from pathlib import Path
 
 import orjson
@@ -732,26 +732,63 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
         repo.close()
 
 
+_CLOCK_SLOP = 86400
+"""A commit older than every wanted commit by more than this (seconds) has
+none of them in its history, allowing for clocks a day off (git's own walks
+trust commit dates with a similar slop)."""
+
+
 def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, str], limit: int) -> bool:
-    """Walk back from ``head`` (at most ``limit`` commits) marking each ``wanted`` id
-    found ``reachable`` (and dropping it from ``wanted``); True when the whole history was walked."""
+    """Walk back from ``head``, newest commit first (at most ``limit`` commits),
+    marking each ``wanted`` id found ``reachable`` (and dropping it from
+    ``wanted``); True when the rest are known not to be in its history: the
+    whole history was walked, or everything left to walk is older than every
+    wanted commit (so an amend in a long history is told after reading only
+    the commits made since)."""
+    import heapq
+
+    times = {commit: _commit_time(store, prefix) for commit, prefix in wanted.items()}
+
+    def edge() -> int | None:  # older than this, no wanted commit can be in a commit's history
+        left = [times[commit] for commit in wanted]
+        return None if not left or None in left else min(t for t in left if t is not None) - _CLOCK_SLOP
+
+    oldest = edge()
     seen: set[bytes] = set()
-    queue = deque([head])
+    try:
+        queue = [(-store[head].commit_time, head)]
+    except KeyError:
+        return False
     while queue and wanted:
-        if len(seen) >= limit:
-            return False
-        sha = queue.popleft()
+        newest, sha = heapq.heappop(queue)
         if sha in seen:
             continue
+        if oldest is not None and -newest < oldest:
+            return True
+        if len(seen) >= limit:
+            return False
         seen.add(sha)
         text = sha.decode()
         for commit, prefix in list(wanted.items()):
             if text.startswith(prefix):
                 reach[commit] = "reachable"
                 del wanted[commit]
+                oldest = edge()
         try:
             parents = store[sha].parents
+            for parent in parents:
+                if parent not in seen:
+                    heapq.heappush(queue, (-store[parent].commit_time, parent))
         except KeyError:  # a shallow clone's edge: what lies beyond cannot be told
             return False
-        queue.extend(p for p in parents if p not in seen)
     return True
+
+
+def _commit_time(store: Any, commit: str) -> int | None:
+    """A full commit id's commit time, or None (abbreviated, absent, not a commit)."""
+    if len(commit) not in (40, 64):
+        return None
+    try:
+        return store[commit.encode()].commit_time
+    except (KeyError, AttributeError, ValueError):
+        return None

@@ -7,6 +7,7 @@ CLI in a child process, as a user runs it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -33,10 +34,11 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def commit(root: Path, name: str, text: str = "x\n") -> str:
+def commit(root: Path, name: str, text: str = "x\n", *, date: str | None = None) -> str:
     (root / name).write_text(text)
     git(root, "add", name)
-    git(root, "commit", "-q", "-m", f"add {name}")
+    dated = {"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date} if date else {}
+    subprocess.run(["git", "commit", "-q", "-m", f"add {name}"], cwd=root, check=True, env={**os.environ, **dated})
     return git(root, "rev-parse", "HEAD")
 
 
@@ -95,6 +97,16 @@ def test_the_walk_stops_at_its_bound_and_cannot_tell(repo):
     for name in ("b", "c", "d"):
         commit(repo, name)
     assert gitinfo.reach_from_head(repo, [first], limit=2)[0] == {first: "unknown"}
+
+
+def test_a_commit_amended_away_in_a_long_history_is_told_from_the_commits_made_since(repo):
+    """The walk reads newest first and stops at commits older (by more than a
+    day) than the one it looks for: past its bound of commits, still an answer."""
+    for name in ("b", "c", "d", "e"):
+        commit(repo, name, date="2020-01-01T00:00:00")
+    old = commit(repo, "f", date="2024-01-01T00:00:00")
+    git(repo, "commit", "-q", "--amend", "-m", "amended")
+    assert gitinfo.reach_from_head(repo, [old], limit=3)[0] == {old: "unreachable"}
 
 
 def test_an_abbreviated_id_in_heads_history_is_reachable(repo):
