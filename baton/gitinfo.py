@@ -745,8 +745,6 @@ def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, 
     whole history was walked, or everything left to walk is older than every
     wanted commit (so an amend in a long history is told after reading only
     the commits made since)."""
-    import heapq
-
     times = {commit: _commit_time(store, prefix) for commit, prefix in wanted.items()}
 
     def edge() -> int | None:  # older than this, no wanted commit can be in a commit's history
@@ -760,7 +758,7 @@ def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, 
     except KeyError:
         return False
     while queue and wanted:
-        newest, sha = heapq.heappop(queue)
+        newest, sha = queue.pop(min(range(len(queue)), key=queue.__getitem__))  # the frontier is small
         if sha in seen:
             continue
         if oldest is not None and -newest < oldest:
@@ -778,7 +776,7 @@ def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, 
             parents = store[sha].parents
             for parent in parents:
                 if parent not in seen:
-                    heapq.heappush(queue, (-store[parent].commit_time, parent))
+                    queue.append((-store[parent].commit_time, parent))
         except KeyError:  # a shallow clone's edge: what lies beyond cannot be told
             return False
     return True

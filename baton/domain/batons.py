@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
 from urllib.parse import quote
 
-from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE
+from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, head_change
 from baton.domain.short_ids import short_id
 from baton.values import value_class
 
@@ -608,7 +608,6 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
         return None
     short = short_id(handoff_id)
     captured = report.captured_head[:12]
-    now = (report.head_now or "")[:12]
     check = f"re-check before acting (`baton resume {short}` has the details)."
     flagged = _flagged_evidence_words(report)
     if report.state == FRESH and flagged:
@@ -617,8 +616,6 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
     if report.state == FRESH:
         return f"Freshness: fresh — repository head `{captured}` is unchanged since this handoff was captured."
     if report.state == STALE and report.head_moved:
-        from baton.domain.freshness import head_change  # loaded already: ``report`` is one of its reports
-
         return f"> ⚠️ **Freshness: STALE** — {head_change(report, '`')}{flagged}; {check}"
     if report.state == STALE:
         return f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified{flagged}; {check}"

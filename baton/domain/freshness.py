@@ -45,18 +45,16 @@ MISSING = "missing"
 UNCLASSIFIED = "unclassified"
 DRIFT_KINDS = (MODIFIED, MISSING, UNCLASSIFIED)
 
-# How HEAD relates to the captured head (``FreshnessReport.head_relation``).
-SAME = "same"  # the head did not move
-ADVANCED = "advanced"  # the captured commit is in HEAD's history
-REWRITTEN = "rewritten"  # it is not: amended, rebased or reset away (or, branch unknown, another branch)
-OTHER_BRANCH = "other_branch"  # it is not, and HEAD is on another branch than the one captured
-UNTOLD = "unknown"  # the head moved; the bounded walk could not tell whether the captured commit is in its history
-
-# Whether a commit is in HEAD's history (what the adapter's bounded walk found).
-REACHABLE = "reachable"
-UNREACHABLE = "unreachable"
-MISSING_COMMIT = "missing"  # no such commit in this repository
-REACHES = (REACHABLE, UNREACHABLE, MISSING_COMMIT, UNTOLD)
+from baton.domain.freshness_states import ADVANCED as ADVANCED  # how the head moved, and its words
+from baton.domain.freshness_states import MISSING_COMMIT as MISSING_COMMIT
+from baton.domain.freshness_states import OTHER_BRANCH as OTHER_BRANCH
+from baton.domain.freshness_states import REACHABLE as REACHABLE
+from baton.domain.freshness_states import REACHES as REACHES
+from baton.domain.freshness_states import REWRITTEN as REWRITTEN
+from baton.domain.freshness_states import SAME as SAME
+from baton.domain.freshness_states import UNREACHABLE as UNREACHABLE
+from baton.domain.freshness_states import UNTOLD as UNTOLD
+from baton.domain.freshness_states import head_change as head_change
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -312,27 +310,6 @@ def flagged_evidence(report: FreshnessReport) -> dict[str, str]:
     words = {MISSING_COMMIT: "commit not in this repository", UNREACHABLE: "commit not in the history of HEAD",
              UNTOLD: "could not tell whether its commit is in the history of HEAD"}
     return {e.id: words[e.reach] for e in report.commit_evidence if e.reach != REACHABLE}
-
-
-def head_change(report: FreshnessReport, tick: str = "", arrow: str = "→") -> str:
-    """How the head moved since capture, in words for a banner; ``tick`` quotes the commit ids."""
-    c, n = f"{tick}{(report.captured_head or '')[:12]}{tick}", f"{tick}{(report.head_now or '')[:12]}{tick}"
-    relation = report.head_relation
-    if relation == ADVANCED:
-        ahead = f", {counted(report.commits_ahead, 'commit')} ahead" if report.commits_ahead else ""
-        return f"the repository head advanced since capture ({c} {arrow} {n}{ahead}; the captured commit is in its history)"
-    if relation == OTHER_BRANCH:
-        place = f"on {report.branch_now}" if report.branch_now else "on a detached HEAD"
-        return f"captured on {report.captured_branch} at {c}; this session is {place} at {n}, which does not contain it"
-    if relation == REWRITTEN:
-        on = f" on {report.branch_now}" if report.branch_now else ""
-        other = "" if report.captured_branch else ", or this is another branch"
-        return (f"history was rewritten since capture (amend, rebase or reset{other}): the captured commit {c} "
-                f"is not in the history of HEAD {n}{on}")
-    if relation == UNTOLD:
-        return (f"the repository head moved since capture ({c} {arrow} {n}); whether the captured commit is in its "
-                "history could not be told (too much history to walk)")
-    return f"the repository head moved since capture ({c} {arrow} {n})"
 
 
 def detect_artifact_drift(
