@@ -686,7 +686,7 @@ def file_versions(start: Path, path: str, *, limit: int = 500) -> list[bytes]:
     return list(found.values())
 
 
-ANCESTRY_WALK_LIMIT = 2000
+ANCESTRY_WALK_LIMIT = 1000
 """At most this many commits are read walking back from HEAD to find a commit
 (freshness, commit evidence): past it the answer is "could not tell", so a huge
 history never makes a start slow."""
@@ -753,8 +753,15 @@ def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, 
 
     oldest = edge()
     seen: set[bytes] = set()
+    read: dict[bytes, Any] = {}  # each commit read once: a queued commit's time, then its parents
+
+    def commit_at(sha: bytes) -> Any:
+        if sha not in read:
+            read[sha] = store[sha]
+        return read[sha]
+
     try:
-        queue = [(-store[head].commit_time, head)]
+        queue = [(-commit_at(head).commit_time, head)]
     except KeyError:
         return False
     while queue and wanted:
@@ -773,10 +780,9 @@ def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, 
                 del wanted[commit]
                 oldest = edge()
         try:
-            parents = store[sha].parents
-            for parent in parents:
+            for parent in read.pop(sha).parents:
                 if parent not in seen:
-                    queue.append((-store[parent].commit_time, parent))
+                    queue.append((-commit_at(parent).commit_time, parent))
         except KeyError:  # a shallow clone's edge: what lies beyond cannot be told
             return False
     return True
