@@ -241,13 +241,15 @@ def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None) -
     return out
 
 
-def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None):
+def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None, *, history: bool = True):
     """The §10b freshness of a record right now in the current worktree
     (``FreshnessReport``): its HEAD and its files, not the main worktree's.
-    ``policy``: as ``artifact_facts``."""
+    ``policy``: as ``artifact_facts``. ``history=False`` skips how the head
+    moved and the commit evidence (``history_facts``): for a listing that
+    shows only each row's state, which they never change."""
     head_now = gitinfo.head_commit(worktree)
     return freshness_from_facts(handoff, artifact_facts(worktree, handoff, policy), head_now,
-                                history_facts(worktree, handoff, head_now))
+                                history_facts(worktree, handoff, head_now) if history else None)
 
 
 def history_facts(worktree: Path, handoff: Any, head_now: str | None) -> HistoryFacts | None:
