@@ -229,3 +229,13 @@ def test_commit_evidence_reset_away_is_flagged_in_resume(repo):
     assert fresh["commit_evidence"] == [{"id": "E1", "ref": fixed, "reach": "unreachable"}]
     assert "- E1 [commit, no result] the fix is commit" in baton(repo, "resume", created["id"]).stdout
     assert "(WARNING: commit not in the history of HEAD)" in baton(repo, "resume", created["id"]).stdout
+
+
+def test_a_delivered_batons_freshness_line_flags_commit_evidence_even_when_the_head_did_not_move():
+    from baton.domain.batons import freshness_line
+
+    history = HistoryFacts({"c" * 40: "unreachable"}, None, "main", "main")
+    report = derive_freshness(NOW, NOW, [], True, history, [("E1", "c" * 40)])
+    line = freshness_line(report, "01a24cde-922e-7143-8342-f954506ee620")
+    assert line is not None and line.startswith("> ⚠️ **Freshness: fresh**")
+    assert f"; commit evidence E1 (`{'c' * 12}`) is not in the history of HEAD;" in line
