@@ -703,3 +703,115 @@ def file_versions(start: Path, path: str, *, limit: int = 500) -> list[bytes]:
     finally:
         repo.close()
     return list(found.values())
+
+
+ANCESTRY_WALK_LIMIT = 1000
+"""At most this many commits are read walking back from HEAD to find a commit
+(freshness, commit evidence): past it the answer is "could not tell", so a huge
+history never makes a start slow."""
+
+
+def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = None,
+                    limit: int = ANCESTRY_WALK_LIMIT) -> tuple[dict[str, str], int | None] | None:
+    """Whether each of ``commits`` (full or abbreviated ids) is in HEAD's history.
+
+    Returns ``(reach, ahead)``: ``reach`` maps each id to ``reachable``,
+    ``unreachable`` (the whole history was walked), ``missing`` (a full id no
+    object of this repository has) or ``unknown`` (the walk stopped after
+    ``limit`` commits, or at a shallow clone's edge); ``ahead`` counts the
+    commits HEAD has that ``ahead_of`` (a reachable id) has not, None when not
+    counted within ``limit``. None outside git or on an unborn branch.
+    """
+    repo = open_repo(start)
+    if repo is None:
+        return None
+    try:
+        head = repo.head()
+        store = repo.object_store
+        reach: dict[str, str] = {}
+        wanted: dict[str, str] = {}
+        for commit in commits:
+            text = commit.strip().lower()
+            if len(text) in (40, 64) and text.encode() not in store:
+                reach[commit] = "missing"
+            else:
+                wanted[commit] = text
+        complete = _walk_for(store, head, wanted, reach, limit)
+        for commit in wanted:
+            reach[commit] = "unreachable" if complete else "unknown"
+        ahead = None
+        if ahead_of is not None and reach.get(ahead_of) == "reachable" and len(ahead_of.strip()) in (40, 64):
+            entries = list(repo.get_walker(include=[head], exclude=[ahead_of.strip().lower().encode()],
+                                           max_entries=limit))
+            ahead = len(entries) if len(entries) < limit else None
+        return reach, ahead
+    except (KeyError, OSError, ValueError, AttributeError):
+        return None
+    finally:
+        repo.close()
+
+
+_CLOCK_SLOP = 86400
+"""A commit older than every wanted commit by more than this (seconds) has
+none of them in its history, allowing for clocks a day off (git's own walks
+trust commit dates with a similar slop)."""
+
+
+def _walk_for(store: Any, head: bytes, wanted: dict[str, str], reach: dict[str, str], limit: int) -> bool:
+    """Walk back from ``head``, newest commit first (at most ``limit`` commits),
+    marking each ``wanted`` id found ``reachable`` (and dropping it from
+    ``wanted``); True when the rest are known not to be in its history: the
+    whole history was walked, or everything left to walk is older than every
+    wanted commit (so an amend in a long history is told after reading only
+    the commits made since)."""
+    times = {commit: _commit_time(store, prefix) for commit, prefix in wanted.items()}
+
+    def edge() -> int | None:  # older than this, no wanted commit can be in a commit's history
+        left = [times[commit] for commit in wanted]
+        return None if not left or None in left else min(t for t in left if t is not None) - _CLOCK_SLOP
+
+    oldest = edge()
+    seen: set[bytes] = set()
+    read: dict[bytes, Any] = {}  # each commit read once: a queued commit's time, then its parents
+
+    def commit_at(sha: bytes) -> Any:
+        if sha not in read:
+            read[sha] = store[sha]
+        return read[sha]
+
+    try:
+        queue = [(-commit_at(head).commit_time, head)]
+    except KeyError:
+        return False
+    while queue and wanted:
+        newest, sha = queue.pop(min(range(len(queue)), key=queue.__getitem__))  # the frontier is small
+        if sha in seen:
+            continue
+        if oldest is not None and -newest < oldest:
+            return True
+        if len(seen) >= limit:
+            return False
+        seen.add(sha)
+        text = sha.decode()
+        for commit, prefix in list(wanted.items()):
+            if text.startswith(prefix):
+                reach[commit] = "reachable"
+                del wanted[commit]
+                oldest = edge()
+        try:
+            for parent in read.pop(sha).parents:
+                if parent not in seen:
+                    queue.append((-commit_at(parent).commit_time, parent))
+        except KeyError:  # a shallow clone's edge: what lies beyond cannot be told
+            return False
+    return True
+
+
+def _commit_time(store: Any, commit: str) -> int | None:
+    """A full commit id's commit time, or None (abbreviated, absent, not a commit)."""
+    if len(commit) not in (40, 64):
+        return None
+    try:
+        return store[commit.encode()].commit_time
+    except (KeyError, AttributeError, ValueError):
+        return None

@@ -267,7 +267,7 @@ def _capture_and_scope(root) -> str:
     return handoff_id
 
 
-def test_a_delivered_handoff_whose_repository_head_moved_carries_a_stale_notice(git_project):
+def test_a_delivered_handoff_whose_repository_head_advanced_carries_a_stale_notice(git_project):
     from tests.handoff_support import git_commit
 
     handoff_id = _capture_and_scope(git_project)
@@ -276,7 +276,8 @@ def test_a_delivered_handoff_whose_repository_head_moved_carries_a_stale_notice(
     assert result.record.id == handoff_id
     section = result.brief.text.split("### Next steps")[0]
     assert "Freshness: STALE" in section
-    assert "repository head moved since capture" in section
+    assert "repository head advanced since capture" in section
+    assert "1 commit ahead; the captured commit is in its history" in section
 
 
 def test_the_freshness_notice_is_part_of_the_reserved_handoff_markdown(git_project):

@@ -71,7 +71,8 @@ def test_record_freshness_has_the_spec_shape():
 
 def test_to_json_shape_is_stable():
     assert list(derive_freshness(HEAD, HEAD, [], True).to_json()) == [
-        "state", "evaluated", "captured_head", "head_now", "head_moved", "drift", "reasons"]
+        "state", "evaluated", "captured_head", "head_now", "head_moved", "drift", "reasons",
+        "head_relation", "commits_ahead", "captured_branch", "branch_now", "commit_evidence"]
 
 
 def test_short_prefixes_do_not_count_as_equal_heads():

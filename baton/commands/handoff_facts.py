@@ -26,7 +26,14 @@ from baton.domain.content_hash import (
     too_large_reason,
     withhold_current,
 )
-from baton.domain.freshness import ArtifactFact, freshness_from_facts
+from baton.domain.freshness import (
+    REACHABLE,
+    ArtifactFact,
+    HistoryFacts,
+    commit_evidence_refs,
+    freshness_from_facts,
+    heads_equal,
+)
 from baton.domain.redaction import MARKER, RedactionPolicy, redact_strings, rule_label
 from baton.errors import PolicyBlock, UnsafePath
 from baton.ledger.clock import rfc3339_micros
@@ -234,10 +241,52 @@ def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None) -
     return out
 
 
-def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None):
+def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None, *, history: bool = True):
     """The §10b freshness of a record right now in the current worktree
     (``FreshnessReport``): its HEAD and its files, not the main worktree's.
-    ``policy``: as ``artifact_facts``."""
-    return freshness_from_facts(handoff, artifact_facts(worktree, handoff, policy),
-                                gitinfo.head_commit(worktree))
+    ``policy``: as ``artifact_facts``. ``history=False`` skips how the head
+    moved and the commit evidence (``history_facts``): for a listing that
+    shows only each row's state, which they never change."""
+    head_now = gitinfo.head_commit(worktree)
+    return freshness_from_facts(handoff, artifact_facts(worktree, handoff, policy), head_now,
+                                history_facts(worktree, handoff, head_now) if history else None)
+
+
+def history_facts(worktree: Path, handoff: Any, head_now: str | None) -> HistoryFacts | None:
+    """What git tells of HEAD's history for a record's freshness: whether its
+    captured head and its commit evidence are in HEAD's history (a bounded
+    walk, ``gitinfo.reach_from_head``), and the branches then and now. Nothing
+    is walked when the head did not move and no commit evidence names another
+    commit (the steady case opens no repository). None without a head now."""
+    repo = handoff.project.repository
+    captured = (repo.head or "").strip() if repo is not None else ""
+    if not head_now:
+        return None
+    reach: dict[str, str] = {}
+    targets: list[str] = []
+    if captured and not heads_equal(captured, head_now):
+        targets.append(captured)
+    for _, ref in commit_evidence_refs(handoff):
+        if heads_equal(ref, head_now):
+            reach[ref] = REACHABLE
+        elif ref not in targets:
+            targets.append(ref)
+    ahead = None
+    if targets:
+        found = gitinfo.reach_from_head(worktree, targets, ahead_of=captured or None)
+        if found is not None:
+            reach.update(found[0])
+            ahead = found[1]
+    return HistoryFacts(reach=reach, commits_ahead=ahead, captured_branch=_captured_branch(handoff),
+                        branch_now=gitinfo.current_branch(worktree))
+
+
+def _captured_branch(handoff: Any) -> str | None:
+    """The branch checked out where a record was captured, else the branch its session baton was left for."""
+    repo = handoff.project.repository
+    branch = (repo.extra or {}).get("branch") if repo is not None else None
+    if not (isinstance(branch, str) and branch):
+        scope = (handoff.extra or {}).get("baton")
+        branch = scope.get("branch") if isinstance(scope, dict) else None
+    return branch if isinstance(branch, str) and branch else None
 

@@ -146,7 +146,7 @@ def _freshness(project: "Project", runner: Any, ids: set[str]) -> dict[str, str]
         if doc is None:
             continue
         try:
-            out[ident] = live_freshness(project.paths.worktree, stored_handoff(doc), policy).state
+            out[ident] = live_freshness(project.paths.worktree, stored_handoff(doc), policy, history=False).state
         except BatonError:
             out[ident] = "unknown"
     return out

@@ -268,7 +268,7 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
             handoff = stored_handoff(doc)
         except HandoffInputError:
             return item
-        freshness = live_freshness(project.paths.worktree, handoff, policy)
+        freshness = live_freshness(project.paths.worktree, handoff, policy, history=False)
         item["freshness"] = freshness.state
         item["score"] = score_quality(handoff, freshness_state=freshness.state).overall
     return item

@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
 from urllib.parse import quote
 
-from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE
+from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, head_change
 from baton.domain.short_ids import short_id
 from baton.values import value_class
 
@@ -658,20 +658,32 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
         return None
     short = short_id(handoff_id)
     captured = report.captured_head[:12]
-    now = (report.head_now or "")[:12]
     check = f"re-check before acting (`baton resume {short}` has the details)."
+    flagged = _flagged_evidence_words(report)
+    if report.state == FRESH and flagged:
+        return (f"> ⚠️ **Freshness: fresh** — repository head `{captured}` is unchanged since this handoff was "
+                f"captured{flagged}; {check}")
     if report.state == FRESH:
         return f"Freshness: fresh — repository head `{captured}` is unchanged since this handoff was captured."
     if report.state == STALE and report.head_moved:
-        return (f"> ⚠️ **Freshness: STALE** — the repository head moved since capture "
-                f"(`{captured}` → `{now}`); {check}")
+        return f"> ⚠️ **Freshness: STALE** — {head_change(report, '`')}{flagged}; {check}"
     if report.state == STALE:
-        return f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified; {check}"
+        return f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified{flagged}; {check}"
     if report.state == PARTIALLY_STALE:
         return (f"> ⚠️ **Freshness: PARTIALLY STALE** — the repository head is unchanged, but "
-                f"{len(report.drift)} referenced artifact{'' if len(report.drift) == 1 else 's'} changed since capture; {check}")
+                f"{len(report.drift)} referenced artifact{'' if len(report.drift) == 1 else 's'} changed since capture"
+                f"{flagged}; {check}")
     reason = report.reasons[0] if report.reasons else "it could not be evaluated"
     return f"> ⚠️ **Freshness: unknown** — {_one_line(reason)}; {check}"
+
+
+def _flagged_evidence_words(report: Any) -> str:
+    """``; commit evidence E1 (`abc123`) is not in the history of HEAD`` for each
+    commit evidence whose commit is missing or not in HEAD's history; empty when none."""
+    words = {"missing": "is not in this repository", "unreachable": "is not in the history of HEAD",
+             "unknown": "may not be in the history of HEAD (too much history to walk)"}
+    return "".join(f"; commit evidence {_one_line(e.id)} (`{e.ref[:12]}`) {words[e.reach]}"
+                   for e in getattr(report, "commit_evidence", ()) if e.reach in words)
 
 
 def render_objective_markdown(objective: str) -> str:

@@ -34,7 +34,19 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from baton.domain.batons import OPEN_QUESTIONS_FIELD
-from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
+from baton.domain.freshness import (
+    ADVANCED,
+    FRESH,
+    OTHER_BRANCH,
+    PARTIALLY_STALE,
+    REWRITTEN,
+    STALE,
+    UNTOLD,
+    FreshnessReport,
+    flagged_evidence,
+    head_change,
+    heads_equal,
+)
 from baton.domain.limits import MIN_MAX_TOKENS
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
 from baton.domain.short_ids import short_id
@@ -371,7 +383,9 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
                 f"{listed}. Re-check them before relying on anything below that depends on them.")
     elif freshness.state == STALE:
         word = "STALE"
-        if freshness.head_moved:
+        if freshness.head_moved and freshness.head_relation is not None:
+            why = head_change(freshness, arrow="->")
+        elif freshness.head_moved:
             why = (f"the repository head moved since capture ({_short_head(freshness.captured_head)} -> "
                    f"{_short_head(freshness.head_now)})")
         else:
@@ -383,6 +397,9 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
         word = "FRESHNESS UNKNOWN"
         reason = freshness.reasons[0] if freshness.reasons else "freshness was never evaluated"
         text = f"verify before acting ({reason})."
+    flagged = flagged_evidence(freshness)
+    if flagged:
+        text += " Commit evidence to re-check: " + "; ".join(f"{_clip(eid, 40)}: {why}" for eid, why in flagged.items()) + "."
     return f"> **{word}:** {text}" if fmt == MD else f"{word}: {text}"
 
 
@@ -572,6 +589,7 @@ def _add_evidence(r: _Record) -> None:
     cited = {i for item in [*_get(r.handoff, "decisions", ()), *_get(r.handoff, "failed_attempts", ())]
              for i in cited_ids(item)}
     ev_lines: list[tuple[str, int, bool, _Line]] = []
+    flagged = flagged_evidence(r.freshness)
     for i, ev in enumerate(_get(r.handoff, "evidence", ())):
         eid = _one_line(_get(ev, "id"))
         kind = _one_line(_get(ev, "type"))
@@ -585,6 +603,8 @@ def _add_evidence(r: _Record) -> None:
         at = _one_line(_get(ev, "captured_at"))
         if at:
             detail += f" ({at})"
+        if eid in flagged:
+            base += f" (WARNING: {flagged[eid]})"
         line = lay.add(sec, base + detail, queue=False, short=base)
         ev_lines.append((at, i, eid in cited, line))
     oldest_first = sorted(ev_lines, key=lambda t: (t[0], t[1]))
@@ -667,10 +687,19 @@ def _add_footer(r: _Record) -> None:
         lay.add(lay.section("redactions", None),
                 f"Redacted at capture: {counted(redactions, 'field')}; their values are withheld and never shown here.")
     lay.section("omitted", None).dynamic = lay.omitted_line
-    anchor = (f"the repository head is still {_short_head(r.head)}" if r.head
-              else "the working tree matches (no git head was recorded)")
+    relation, fresh = r.freshness.head_relation, r.freshness
+    if relation in (REWRITTEN, OTHER_BRANCH):
+        anchor = (f"find out whether the work of {_short_head(fresh.captured_head)} survives in HEAD "
+                  f"{_short_head(fresh.head_now)} (it is not in that history), then check")
+    elif relation in (ADVANCED, UNTOLD):
+        anchor = (f"review what changed from {_short_head(fresh.captured_head)} to HEAD "
+                  f"{_short_head(fresh.head_now)}, then check")
+    elif r.head:
+        anchor = f"check that the repository head is still {_short_head(r.head)} and"
+    else:
+        anchor = "check that the working tree matches (no git head was recorded) and"
     lay.add(lay.section("verify", None),
-            f"Before acting, verify freshness: check that {anchor} and that the artifacts you rely on are unchanged "
+            f"Before acting, verify freshness: {anchor} that the artifacts you rely on are unchanged "
             f"(`baton resume {lay.handoff_ref}` re-derives this), and re-run cited evidence before trusting it.")
 
 

@@ -11,6 +11,13 @@ this module classifies them into exactly one of four states:
 - ``unknown``: freshness was never evaluated, or there is no head to compare
   (no git at capture or now) and nothing was seen to drift.
 
+When the head moved, the git adapter may pass what it could tell of the
+history (``HistoryFacts``: is the captured commit in HEAD's history, within a
+bounded walk; the branches then and now); a stale report then names how the
+head moved (``head_relation``): it advanced, history was rewritten, or this is
+another branch. Commit evidence the adapter looked up is flagged when its
+commit is missing or not in HEAD's history.
+
 The rules are written out in docs/resume-brief.md.
 """
 
@@ -38,6 +45,19 @@ MISSING = "missing"
 UNCLASSIFIED = "unclassified"
 DRIFT_KINDS = (MODIFIED, MISSING, UNCLASSIFIED)
 
+from baton.domain.freshness_states import ADVANCED as ADVANCED  # how the head moved, and its words
+from baton.domain.freshness_states import MISSING_COMMIT as MISSING_COMMIT
+from baton.domain.freshness_states import OTHER_BRANCH as OTHER_BRANCH
+from baton.domain.freshness_states import REACHABLE as REACHABLE
+from baton.domain.freshness_states import REACHES as REACHES
+from baton.domain.freshness_states import REWRITTEN as REWRITTEN
+from baton.domain.freshness_states import SAME as SAME
+from baton.domain.freshness_states import UNREACHABLE as UNREACHABLE
+from baton.domain.freshness_states import UNTOLD as UNTOLD
+from baton.domain.freshness_states import head_change as head_change
+
+_HEX = frozenset("0123456789abcdef")
+
 # Abbreviated heads ("abc1234") equal the full sha they prefix; shorter than
 # this is too ambiguous to call a match.
 _MIN_ABBREV = 7
@@ -64,6 +84,32 @@ class ArtifactDrift:
 
 
 @frozen
+class HistoryFacts:
+    """What the git adapter could tell of HEAD's history (a bounded walk from HEAD).
+
+    ``reach`` maps a commit id (the captured head, each commit evidence ref) to
+    one of ``REACHES``; a commit it does not name was not looked up.
+    """
+
+    reach: dict[str, str] = attrs.field(factory=dict)
+    commits_ahead: int | None = None  # commits in HEAD's history and not the captured one's, when counted
+    captured_branch: str | None = None
+    branch_now: str | None = None  # None on a detached HEAD
+
+
+@frozen
+class CommitEvidence:
+    """A commit evidence record's commit, and whether it is in HEAD's history."""
+
+    id: str
+    ref: str
+    reach: str = attrs.field(validator=attrs.validators.in_(REACHES))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "ref": self.ref, "reach": self.reach}
+
+
+@frozen
 class FreshnessReport:
     state: str = attrs.field(validator=attrs.validators.in_(FRESHNESS_STATES))
     evaluated: bool
@@ -72,6 +118,11 @@ class FreshnessReport:
     head_moved: bool | None  # None when the heads could not be compared
     drift: tuple[ArtifactDrift, ...] = ()
     reasons: tuple[str, ...] = ()
+    head_relation: str | None = None  # SAME, ADVANCED, REWRITTEN, OTHER_BRANCH, UNTOLD; None: not looked at
+    commits_ahead: int | None = None
+    captured_branch: str | None = None
+    branch_now: str | None = None
+    commit_evidence: tuple[CommitEvidence, ...] = ()
 
     @property
     def is_stale(self) -> bool:
@@ -87,6 +138,11 @@ class FreshnessReport:
             "head_moved": self.head_moved,
             "drift": [d.to_json() for d in self.drift],
             "reasons": list(self.reasons),
+            "head_relation": self.head_relation,
+            "commits_ahead": self.commits_ahead,
+            "captured_branch": self.captured_branch,
+            "branch_now": self.branch_now,
+            "commit_evidence": [e.to_json() for e in self.commit_evidence],
         }
 
     def to_record_freshness(self) -> dict[str, Any]:
@@ -117,13 +173,18 @@ def derive_freshness(
     head_now: str | None,
     artifact_drift: Iterable[ArtifactDrift] | None,
     evaluated: bool,
+    history: HistoryFacts | None = None,
+    commit_refs: Iterable[tuple[str, str]] = (),
 ) -> FreshnessReport:
     """Classify the gathered facts into one §10b state.
 
     ``artifact_drift`` lists only artifacts that drifted (see
     ``detect_artifact_drift``); ``None`` or empty means none did. ``evaluated``
     is False when nobody ever looked (e.g. a record read back without a check),
-    which is always ``unknown`` whatever else is passed.
+    which is always ``unknown`` whatever else is passed. ``history``: what the
+    git adapter could tell of HEAD's history (None: nothing looked up);
+    ``commit_refs``: the ``(evidence id, commit)`` pairs of the record's commit
+    evidence (``commit_evidence_refs``), judged against ``history.reach``.
     """
     drift = tuple(sorted(artifact_drift or (), key=lambda d: (d.path, d.kind)))
     captured = (captured_head or "").strip() or None
@@ -153,7 +214,7 @@ def derive_freshness(
     else:
         head_moved = not heads_equal(captured, now)
         if head_moved:
-            reasons.append(f"repository head moved from {captured} to {now}")
+            reasons.append(_moved_reason(captured, now, history))
             state = STALE
         else:
             state = FRESH
@@ -167,7 +228,88 @@ def derive_freshness(
         if state == FRESH:
             reasons.append(f"repository head {now} unchanged and no hashed artifact drifted")
 
-    return FreshnessReport(state, True, captured, now, head_moved, drift, tuple(reasons))
+    relation = _relation(captured, head_moved, history)
+    evidence = _judged_evidence(commit_refs, history)
+    reasons.extend(_evidence_reason(e) for e in evidence if e.reach != REACHABLE)
+    return FreshnessReport(state, True, captured, now, head_moved, drift, tuple(reasons),
+                           head_relation=relation,
+                           commits_ahead=history.commits_ahead if history and relation == ADVANCED else None,
+                           captured_branch=history.captured_branch if history else None,
+                           branch_now=history.branch_now if history else None,
+                           commit_evidence=evidence)
+
+
+def _relation(captured: str | None, head_moved: bool | None, history: HistoryFacts | None) -> str | None:
+    if head_moved is None or history is None or captured is None:
+        return None
+    if not head_moved:
+        return SAME
+    reach = history.reach.get(captured, UNTOLD)
+    if reach == REACHABLE:
+        return ADVANCED
+    if reach == UNTOLD:
+        return UNTOLD
+    if history.captured_branch and history.captured_branch != history.branch_now:
+        return OTHER_BRANCH
+    return REWRITTEN
+
+
+def _moved_reason(captured: str, now: str, history: HistoryFacts | None) -> str:
+    relation = _relation(captured, True, history)
+    if relation == ADVANCED:
+        ahead = history.commits_ahead if history else None
+        return (f"repository head advanced from {captured} to {now}"
+                + (f" ({counted(ahead, 'commit')} ahead)" if ahead else "") + ": the captured commit is in its history")
+    if relation == OTHER_BRANCH and history is not None:
+        place = f"on {history.branch_now}" if history.branch_now else "on a detached HEAD"
+        return (f"captured on {history.captured_branch} at {captured}; this session is {place} at {now}, "
+                "which does not contain it")
+    if relation == REWRITTEN:
+        return (f"history was rewritten since capture (amend, rebase or reset): the captured commit {captured} "
+                f"is not in the history of HEAD {now}")
+    if relation == UNTOLD:
+        return (f"repository head moved from {captured} to {now}; whether the captured commit is in its history "
+                "could not be told (too much history to walk)")
+    return f"repository head moved from {captured} to {now}"
+
+
+def _judged_evidence(commit_refs: Iterable[tuple[str, str]], history: HistoryFacts | None) -> tuple[CommitEvidence, ...]:
+    if history is None:
+        return ()
+    return tuple(CommitEvidence(eid, ref, history.reach[ref]) for eid, ref in commit_refs if ref in history.reach)
+
+
+def _evidence_reason(e: CommitEvidence) -> str:
+    if e.reach == MISSING_COMMIT:
+        return f"commit evidence {e.id}: commit {e.ref} is not in this repository"
+    if e.reach == UNREACHABLE:
+        return f"commit evidence {e.id}: commit {e.ref} is not in the history of HEAD"
+    return f"commit evidence {e.id}: whether commit {e.ref} is in the history of HEAD could not be told"
+
+
+def looks_like_commit(ref: str) -> bool:
+    """A full or abbreviated (≥ 7 hex digits) commit id."""
+    text = ref.strip().lower()
+    return _MIN_ABBREV <= len(text) <= 64 and set(text) <= _HEX
+
+
+def commit_evidence_refs(h: Any) -> list[tuple[str, str]]:
+    """``(evidence id, commit)`` of each commit evidence whose ref is a commit id
+    (what the git adapter looks up for ``derive_freshness``)."""
+    out: list[tuple[str, str]] = []
+    for ev in getattr(h, "evidence", ()) or ():
+        ref = (ev.ref or "").strip()
+        if ev.type == "commit" and looks_like_commit(ref):
+            out.append((ev.id, ref.lower()))
+    return out
+
+
+def flagged_evidence(report: FreshnessReport) -> dict[str, str]:
+    """Evidence id → why its commit cannot be trusted as is (missing, not in
+    HEAD's history, or could not tell); reachable commits are not listed."""
+    words = {MISSING_COMMIT: "commit not in this repository", UNREACHABLE: "commit not in the history of HEAD",
+             UNTOLD: "could not tell whether its commit is in the history of HEAD"}
+    return {e.id: words[e.reach] for e in report.commit_evidence if e.reach != REACHABLE}
 
 
 def detect_artifact_drift(
@@ -232,13 +374,15 @@ class ArtifactFact:
     allowed_once_trusted: str = ""  # outside the root, but the untrusted allowed_roots would allow it: what to say
 
 
-def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None) -> FreshnessReport:
+def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None,
+                         history: HistoryFacts | None = None) -> FreshnessReport:
     """The §10b ``FreshnessReport`` of a record given what a command observed.
 
     An artifact that could not be read, or that now resolves outside the
     root, cannot be classified: it counts as unclassified drift. A drifted
     artifact whose fact withholds its hash (the file now holds a secret, or is
-    too large to screen) is reported without its current hash.
+    too large to screen) is reported without its current hash. ``history``:
+    as ``derive_freshness``.
     """
     usable = {p: f for p, f in artifacts.items() if f.readable and f.inside_root}
     current = {p: (f.sha256 if f.exists else None) for p, f in usable.items()}
@@ -255,4 +399,5 @@ def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now
     drift = [attrs.evolve(d, detail=artifacts[d.path].note)
              if d.kind == UNCLASSIFIED and d.path in artifacts and artifacts[d.path].note else d for d in drift]
     repo = h.project.repository
-    return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True)
+    return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True,
+                            history=history, commit_refs=commit_evidence_refs(h))

@@ -1,12 +1,52 @@
 """The four freshness states of a handoff (§10b), named apart from the rules
 that derive them (``baton.domain.freshness``): a session-start brief names
 them in a delivered baton's freshness line, and a start with no baton waiting
-loads neither the rules nor their three model classes. Pure data."""
+loads neither the rules nor their model classes. Pure data, and the words
+for how the head moved (``head_change``), which that line says too."""
 
 from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 FRESH = "fresh"
 PARTIALLY_STALE = "partially_stale"
 STALE = "stale"
 UNKNOWN = "unknown"
 FRESHNESS_STATES = (FRESH, PARTIALLY_STALE, STALE, UNKNOWN)
+
+# How HEAD relates to the captured head (``FreshnessReport.head_relation``).
+SAME = "same"  # the head did not move
+ADVANCED = "advanced"  # the captured commit is in HEAD's history
+REWRITTEN = "rewritten"  # it is not: amended, rebased or reset away (or, branch unknown, another branch)
+OTHER_BRANCH = "other_branch"  # it is not, and HEAD is on another branch than the one captured
+UNTOLD = "unknown"  # the head moved; the bounded walk could not tell whether the captured commit is in its history
+
+# Whether a commit is in HEAD's history (what the adapter's bounded walk found).
+REACHABLE = "reachable"
+UNREACHABLE = "unreachable"
+MISSING_COMMIT = "missing"  # no such commit in this repository
+REACHES = (REACHABLE, UNREACHABLE, MISSING_COMMIT, UNTOLD)
+
+
+def head_change(report: Any, tick: str = "", arrow: str = "→") -> str:
+    """How the head moved since capture (a ``FreshnessReport``), in words for a banner; ``tick`` quotes the commit ids."""
+    c, n = f"{tick}{(report.captured_head or '')[:12]}{tick}", f"{tick}{(report.head_now or '')[:12]}{tick}"
+    relation = report.head_relation
+    if relation == ADVANCED:
+        n_ahead = report.commits_ahead
+        ahead = f", {n_ahead} commit{'' if n_ahead == 1 else 's'} ahead" if n_ahead else ""
+        return f"the repository head advanced since capture ({c} {arrow} {n}{ahead}; the captured commit is in its history)"
+    if relation == OTHER_BRANCH:
+        place = f"on {report.branch_now}" if report.branch_now else "on a detached HEAD"
+        return f"captured on {report.captured_branch} at {c}; this session is {place} at {n}, which does not contain it"
+    if relation == REWRITTEN:
+        on = f" on {report.branch_now}" if report.branch_now else ""
+        other = "" if report.captured_branch else ", or this is another branch"
+        return (f"history was rewritten since capture (amend, rebase or reset{other}): the captured commit {c} "
+                f"is not in the history of HEAD {n}{on}")
+    if relation == UNTOLD:
+        return (f"the repository head moved since capture ({c} {arrow} {n}); whether the captured commit is in its "
+                "history could not be told (too much history to walk)")
+    return f"the repository head moved since capture ({c} {arrow} {n})"

@@ -1,0 +1,241 @@
+"""How the head moved since a handoff was captured (docs/resume-brief.md,
+"How the head moved"): it advanced, history was rewritten (amend, rebase,
+reset), or the session is on another branch; and commit evidence whose commit
+is missing or not in HEAD's history is flagged. Real git repositories; the
+CLI in a child process, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from baton import gitinfo
+from baton.domain.freshness import (
+    ADVANCED,
+    OTHER_BRANCH,
+    REWRITTEN,
+    UNTOLD,
+    HistoryFacts,
+    derive_freshness,
+    flagged_evidence,
+    head_change,
+)
+from tests.conftest import run_baton
+
+CAPTURED = "a" * 40
+NOW = "b" * 40
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit(root: Path, name: str, text: str = "x\n", *, date: str | None = None) -> str:
+    (root / name).write_text(text)
+    git(root, "add", name)
+    dated = {"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date} if date else {}
+    subprocess.run(["git", "commit", "-q", "-m", f"add {name}"], cwd=root, check=True, env={**os.environ, **dated})
+    return git(root, "rev-parse", "HEAD")
+
+
+def baton(root: Path, *args: str) -> subprocess.CompletedProcess:
+    r = run_baton(*args, cwd=root)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "alice@example.com")
+    git(root, "config", "user.name", "Alice")
+    commit(root, "a")
+    baton(root, "init")
+    return root
+
+
+def leave_baton(root: Path) -> str:
+    """A session baton left at the current head; its handoff id."""
+    out = json.loads(baton(root, "--json", "session", "end", "s1", "--handoff-steps", "carry on").stdout)
+    return out["handoff"]["id"]
+
+
+def freshness(root: Path, handoff_id: str) -> dict:
+    return json.loads(baton(root, "--json", "resume", handoff_id).stdout)["freshness"]
+
+
+# -- the adapter: a bounded walk from HEAD -------------------------------------------
+
+
+def test_a_commit_in_heads_history_is_reachable_and_commits_ahead_are_counted(repo):
+    first = git(repo, "rev-parse", "HEAD")
+    commit(repo, "b")
+    commit(repo, "c")
+    reach, ahead = gitinfo.reach_from_head(repo, [first], ahead_of=first)
+    assert reach == {first: "reachable"}
+    assert ahead == 2
+
+
+def test_a_commit_amended_away_is_unreachable(repo):
+    old = commit(repo, "b")
+    git(repo, "commit", "-q", "--amend", "-m", "amended")
+    assert gitinfo.reach_from_head(repo, [old]) == ({old: "unreachable"}, None)
+
+
+def test_a_full_id_no_object_has_is_missing(repo):
+    assert gitinfo.reach_from_head(repo, ["0123456789" * 4])[0] == {"0123456789" * 4: "missing"}
+
+
+def test_the_walk_stops_at_its_bound_and_cannot_tell(repo):
+    first = git(repo, "rev-parse", "HEAD")
+    for name in ("b", "c", "d"):
+        commit(repo, name)
+    assert gitinfo.reach_from_head(repo, [first], limit=2)[0] == {first: "unknown"}
+
+
+def test_a_commit_amended_away_in_a_long_history_is_told_from_the_commits_made_since(repo):
+    """The walk reads newest first and stops at commits older (by more than a
+    day) than the one it looks for: past its bound of commits, still an answer."""
+    for name in ("b", "c", "d", "e"):
+        commit(repo, name, date="2020-01-01T00:00:00")
+    old = commit(repo, "f", date="2024-01-01T00:00:00")
+    git(repo, "commit", "-q", "--amend", "-m", "amended")
+    assert gitinfo.reach_from_head(repo, [old], limit=3)[0] == {old: "unreachable"}
+
+
+def test_an_abbreviated_id_in_heads_history_is_reachable(repo):
+    old = commit(repo, "b")
+    commit(repo, "c")
+    assert gitinfo.reach_from_head(repo, [old[:9]])[0] == {old[:9]: "reachable"}
+
+
+# -- the decision: pure ----------------------------------------------------------------
+
+
+def test_a_captured_commit_in_heads_history_means_the_head_advanced():
+    report = derive_freshness(CAPTURED, NOW, [], True, HistoryFacts({CAPTURED: "reachable"}, 3, "main", "main"))
+    assert (report.state, report.head_relation, report.commits_ahead) == ("stale", ADVANCED, 3)
+    assert "3 commits ahead" in head_change(report)
+
+
+def test_a_captured_commit_not_in_heads_history_on_the_same_branch_means_history_was_rewritten():
+    report = derive_freshness(CAPTURED, NOW, [], True, HistoryFacts({CAPTURED: "unreachable"}, None, "main", "main"))
+    assert report.head_relation == REWRITTEN
+    assert head_change(report).startswith("history was rewritten since capture (amend, rebase or reset)")
+
+
+def test_a_captured_commit_not_in_another_branchs_history_names_both_branches():
+    report = derive_freshness(CAPTURED, NOW, [], True, HistoryFacts({CAPTURED: "unreachable"}, None, "feat", "main"))
+    assert report.head_relation == OTHER_BRANCH
+    assert head_change(report, "`") == (f"captured on feat at `{CAPTURED[:12]}`; this session is on main at "
+                                        f"`{NOW[:12]}`, which does not contain it")
+
+
+def test_a_walk_that_could_not_tell_says_so():
+    report = derive_freshness(CAPTURED, NOW, [], True, HistoryFacts({CAPTURED: "unknown"}, None, "main", "main"))
+    assert report.head_relation == UNTOLD
+    assert "could not be told" in head_change(report)
+
+
+def test_without_history_facts_the_head_only_moved():
+    report = derive_freshness(CAPTURED, NOW, [], True)
+    assert report.head_relation is None
+    assert report.reasons == (f"repository head moved from {CAPTURED} to {NOW}",)
+
+
+def test_commit_evidence_not_in_heads_history_is_flagged_and_reachable_evidence_is_not():
+    history = HistoryFacts({"c" * 40: "unreachable", "d" * 40: "reachable", "e" * 40: "missing"}, None, "main", "main")
+    report = derive_freshness(NOW, NOW, [], True, history, [("E1", "c" * 40), ("E2", "d" * 40), ("E3", "e" * 40)])
+    assert report.state == "fresh"
+    assert flagged_evidence(report) == {"E1": "commit not in the history of HEAD",
+                                        "E3": "commit not in this repository"}
+
+
+# -- as a user meets it ----------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_new_commits_on_top_say_the_head_advanced(repo):
+    handoff = leave_baton(repo)
+    commit(repo, "b")
+    commit(repo, "c")
+    fresh = freshness(repo, handoff)
+    assert (fresh["head_relation"], fresh["commits_ahead"]) == ("advanced", 2)
+
+
+@pytest.mark.slow
+def test_an_amend_says_history_was_rewritten_and_asks_no_check_that_the_head_is_still_there(repo):
+    commit(repo, "b")
+    handoff = leave_baton(repo)
+    git(repo, "commit", "-q", "--amend", "-m", "amended")
+    assert freshness(repo, handoff)["head_relation"] == "rewritten"
+    brief = baton(repo, "resume", handoff).stdout
+    assert "history was rewritten since capture (amend, rebase or reset)" in brief
+    assert "head is still" not in brief
+
+
+@pytest.mark.slow
+def test_a_rebase_says_history_was_rewritten(repo):
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, "f")
+    handoff = leave_baton(repo)
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "m")
+    git(repo, "checkout", "-q", "feat")
+    git(repo, "rebase", "-q", "main")
+    fresh = freshness(repo, handoff)
+    assert (fresh["head_relation"], fresh["captured_branch"], fresh["branch_now"]) == ("rewritten", "feat", "feat")
+
+
+@pytest.mark.slow
+def test_a_reset_says_history_was_rewritten(repo):
+    commit(repo, "b")
+    handoff = leave_baton(repo)
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    commit(repo, "other")
+    assert freshness(repo, handoff)["head_relation"] == "rewritten"
+
+
+@pytest.mark.slow
+def test_a_shared_baton_left_in_a_worktree_on_another_branch_says_this_branch_does_not_contain_it(repo):
+    linked = repo.parent / "feat-wt"
+    git(repo, "worktree", "add", "-q", "-b", "feat2", str(linked))
+    commit(linked, "x")
+    baton(linked, "session", "end", "s-shf", "--shared", "--handoff-steps", "shared from feat2")
+    line = [ln for ln in baton(repo, "session", "begin").stdout.splitlines() if "Freshness" in ln]
+    captured, now = git(linked, "rev-parse", "HEAD")[:12], git(repo, "rev-parse", "HEAD")[:12]
+    assert line and (f"captured on feat2 at `{captured}`; this session is on main at `{now}`, "
+                     "which does not contain it") in line[0]
+
+
+@pytest.mark.slow
+def test_commit_evidence_reset_away_is_flagged_in_resume(repo):
+    fixed = commit(repo, "fix.py")
+    evidence = json.dumps({"id": "E1", "type": "commit", "ref": fixed, "claim": f"the fix is commit {fixed}"})
+    item = json.dumps({"description": "release", "suggested_action": "tag it", "acceptance_check": "tag exists"})
+    created = json.loads(baton(repo, "--json", "checkpoint", "create", "--no-input", "--title", "bug fix",
+                               "--objective", "fix bug", "--current-state", "fixed", "--completed", "fixed the bug",
+                               "--open-item", item, "--evidence", evidence).stdout)
+    baton(repo, "handoff", "validate", created["id"])
+    baton(repo, "handoff", "ready", created["id"])
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    fresh = freshness(repo, created["id"])
+    assert fresh["commit_evidence"] == [{"id": "E1", "ref": fixed, "reach": "unreachable"}]
+    assert "- E1 [commit, no result] the fix is commit" in baton(repo, "resume", created["id"]).stdout
+    assert "(WARNING: commit not in the history of HEAD)" in baton(repo, "resume", created["id"]).stdout
+
+
+def test_a_delivered_batons_freshness_line_flags_commit_evidence_even_when_the_head_did_not_move():
+    from baton.domain.batons import freshness_line
+
+    history = HistoryFacts({"c" * 40: "unreachable"}, None, "main", "main")
+    report = derive_freshness(NOW, NOW, [], True, history, [("E1", "c" * 40)])
+    line = freshness_line(report, "01a24cde-922e-7143-8342-f954506ee620")
+    assert line is not None and line.startswith("> ⚠️ **Freshness: fresh**")
+    assert f"; commit evidence E1 (`{'c' * 12}`) is not in the history of HEAD;" in line
