@@ -60,7 +60,7 @@ def test_session_begin_json_names_a_baton_on_a_renamed_branch_in_notices(repo, c
     begun = run_json(capsys, repo, "session", "begin", "s-wt2")
 
     [notice] = begun["notices"]
-    assert baton_id in notice and "no branch feature/wt exists here any more" in notice
+    assert baton_id in notice and "no branch feature/wt exists here" in notice
 
 
 def test_session_begin_names_a_baton_left_under_the_owner_before_with_its_own_option(project, capsys):
