@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -109,3 +111,17 @@ def codex_start(project: Path, session: str):
 def codex_stop(project: Path, session: str):
     """Codex's Stop hook (the end of a turn) run for ``session`` in ``project``, as Codex runs it."""
     return hook(project, "codex", "Stop", fixture("codex", "Stop", project, session_id=session))
+
+
+@contextmanager
+def hook_server_runtime() -> Iterator[Path]:
+    """A short, private socket folder for a test's own hook servers (a socket's path is limited to
+    ~100 bytes), every server in it stopped and the folder removed at the end."""
+    from baton.hook_server import stop_servers
+
+    folder = Path(tempfile.mkdtemp(prefix="bh-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        stop_servers(folder)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -120,6 +120,12 @@ def checkpoint(capsys, project: Path, title: str) -> None:
     run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
+def planned(capsys, project: Path, objective: str) -> str:
+    """The id of one capture titled "plan" with ``objective`` on ``project``, through the command line."""
+    return run_json(capsys, project, "checkpoint", "create", "--title", "plan", "--objective", objective,
+                    "--no-input")["id"]
+
+
 BATON_OWNER = "bob@example.com"
 """Whom the two batons left apart (``batons_left_apart``) are for."""
 

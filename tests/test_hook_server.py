@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -27,7 +26,7 @@ from baton.hook_server import stop_servers
 from tests.app_support import init_project
 from tests.cli_support import run_here
 from tests.handoff_support import git_init
-from tests.harness_support import lock_held_elsewhere
+from tests.harness_support import hook_server_runtime, lock_held_elsewhere
 
 BATON = Path(sys.executable).parent / "baton"
 NOT_RELAYED = 97
@@ -46,11 +45,9 @@ hooks' tests, which run each hook in its own process (``BATON_HOOK_SERVER=0``)."
 
 @pytest.fixture
 def runtime():
-    """A short, private socket folder (a socket's path is limited to ~100 bytes)."""
-    folder = Path(tempfile.mkdtemp(prefix="bh-", dir="/tmp"))
-    yield folder
-    stop_servers(folder)
-    shutil.rmtree(folder, ignore_errors=True)
+    """A private socket folder of this test's own for the hook server (stopped at the end)."""
+    with hook_server_runtime() as folder:
+        yield folder
 
 
 @pytest.fixture

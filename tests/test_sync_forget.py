@@ -10,7 +10,7 @@ import pytest
 from baton.commands.context import Project
 from baton.ledger.erase import erase_payloads
 from tests.cli_support import run, run_json
-from tests.sync_support import make_team, remote_feeds
+from tests.sync_support import make_team, planned, remote_feeds
 from tests.sync_support import writer_of as _writer
 
 SECRET = "zzPLANTED-forget-sync-9c1e"
@@ -19,11 +19,6 @@ SECRET = "zzPLANTED-forget-sync-9c1e"
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _checkpoint(capsys, project: Path, objective: str) -> str:
-    return run_json(capsys, project, "checkpoint", "create", "--title", "plan", "--objective", objective,
-                    "--no-input")["id"]
 
 
 def _holding(root: Path, text: str = SECRET) -> list[str]:
@@ -75,8 +70,8 @@ def _push_feed_with_line_erased(remote: Path, writer: str, line: bytes) -> None:
 
 def _shared_secret(capsys, a: Path, b: Path) -> str:
     """A handoff written on A holding SECRET, synced to B (and a second one that stays)."""
-    handoff = _checkpoint(capsys, a, SECRET)
-    _checkpoint(capsys, a, "a plan everyone keeps")
+    handoff = planned(capsys, a, SECRET)
+    planned(capsys, a, "a plan everyone keeps")
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")
     assert _holding(b / ".baton")
@@ -144,7 +139,7 @@ def test_events_written_after_the_forget_travel_with_the_erasure(capsys, team):
     _remote, a, b = team
     handoff = _shared_secret(capsys, a, b)
     run_json(capsys, a, "forget", handoff, "--yes")
-    later = _checkpoint(capsys, a, "written after the forget")
+    later = planned(capsys, a, "written after the forget")
     run_json(capsys, a, "sync")
     out = run_json(capsys, b, "sync")
     assert out["erased"] == {_writer(a): 1} and out["imported"][_writer(a)] >= 2
@@ -172,7 +167,7 @@ def test_a_forget_meets_events_the_writer_appended_before_hearing_of_it(capsys, 
     _remote, a, b = team
     handoff = _shared_secret(capsys, a, b)
     run_json(capsys, b, "forget", handoff, "--yes")
-    later = _checkpoint(capsys, a, "appended meanwhile")
+    later = planned(capsys, a, "appended meanwhile")
     run_json(capsys, a, "sync")
     out_b = run_json(capsys, b, "sync")
     assert out_b["refused"] == []

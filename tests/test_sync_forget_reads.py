@@ -13,7 +13,7 @@ from dulwich.repo import Repo
 
 from baton.sync.ledger_ref import feed_bytes
 from tests.cli_support import run_json
-from tests.sync_support import make_team, remote_feeds
+from tests.sync_support import make_team, planned, remote_feeds
 from tests.sync_support import writer_of as _writer
 
 SECRET = "zzPLANTED-forget-reads-4d2a"
@@ -22,11 +22,6 @@ SECRET = "zzPLANTED-forget-reads-4d2a"
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _checkpoint(capsys, project: Path, objective: str) -> str:
-    return run_json(capsys, project, "checkpoint", "create", "--title", "plan", "--objective", objective,
-                    "--no-input")["id"]
 
 
 def _feed_files(project: Path) -> int:
@@ -41,10 +36,10 @@ def _segments(remote: Path) -> int:
 
 def _forgotten_on(capsys, forgetting: Path, a: Path, b: Path) -> None:
     """A handoff a wrote with SECRET (and more after it), synced to b, then forgotten on ``forgetting``."""
-    handoff = _checkpoint(capsys, a, SECRET)
+    handoff = planned(capsys, a, SECRET)
     for n in range(12):  # the forgotten feed far larger than a read of a line or two
-        _checkpoint(capsys, a, f"a plan everyone keeps {n}: " + "step " * 1500)
-    _checkpoint(capsys, b, "b's own plan")
+        planned(capsys, a, f"a plan everyone keeps {n}: " + "step " * 1500)
+    planned(capsys, b, "b's own plan")
     for project in (a, b, a):
         run_json(capsys, project, "sync")
     run_json(capsys, forgetting, "forget", handoff, "--yes")

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +29,7 @@ from baton.events.session import SessionResumed
 from baton.projections.sessions import session_doc
 from tests.app_support import ready_handoff
 from tests.handoff_support import git_init
-from tests.harness_support import fixture, hook, injected
+from tests.harness_support import fixture, hook, hook_server_runtime, injected
 
 BOOT = "81a69e0e-7994-4f2b-a226-b91ca3af3724"
 RECORDED = {"pid": 4242, "start": 3120114, "boot": BOOT, "pidns": 4026531836}
@@ -193,12 +191,8 @@ BATON = Path(sys.executable).parent / "baton"
 @pytest.fixture
 def runtime():
     """A private socket folder of this test's own for the hook server (stopped at the end)."""
-    from baton.hook_server import stop_servers
-
-    folder = Path(tempfile.mkdtemp(prefix="bh-", dir="/tmp"))
-    yield folder
-    stop_servers(folder)
-    shutil.rmtree(folder, ignore_errors=True)
+    with hook_server_runtime() as folder:
+        yield folder
 
 
 @pytest.fixture
