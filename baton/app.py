@@ -442,15 +442,16 @@ class Baton:
         """Begin a session, claiming the baton waiting for it: the rule on its feed
         (``feed_vouch``, as the session-start brief asks it), the claim (``baton_claim``) and
         the baton's freshness (``baton_freshness``) are loaded only when there is one. A start
-        that receives none is told of the batons this clone left that wait elsewhere, by the
-        session-start brief's rule (``bootstrap.left_for_another_owner``; ``wording`` as ``bootstrap``'s)."""
+        that receives none is told of a teammate's baton that arrived after this key's claim and of the
+        batons this clone left that wait elsewhere, by the session-start brief's rules
+        (``bootstrap.waiting_elsewhere``; ``wording`` as ``bootstrap``'s)."""
         from baton.commands import bootstrap, sessions
 
         self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
         spelled = dict(wording or {})
 
         def left_elsewhere(project: Any, runner: Any, ctx: Any) -> list[str]:
-            return bootstrap.left_for_another_owner(project, runner, ctx, peek=False, wording=spelled)
+            return bootstrap.waiting_elsewhere(project, runner, ctx, peek=False, wording=spelled)
 
         options: dict[str, Any] = {"session_id": session_id, "harness": harness, "objective": objective,
                                    "owner": owner, "branch": branch, "claim": claim,

@@ -52,6 +52,18 @@ def test_the_next_brief_for_that_owner_and_branch_names_the_baton_that_arrived_a
     assert f"baton resume {alices}" in notice
 
 
+def test_session_begin_names_the_baton_that_arrived_after_the_claim_once(capsys, team):
+    a, b, alices, bobs = arrived_after_claim(capsys, team)
+    begun = run_json(capsys, b, "session", "begin", "bob-2", "--owner", BOB, "--branch", "main")
+    assert begun["receivedBaton"] is None
+    [notice] = [n for n in begun["notices"] if alices in n]
+    assert f"after the newer baton `{bobs}` had been claimed" in notice and f"baton resume {alices}" in notice
+    text = run(capsys, b, "session", "begin", "bob-3", "--owner", BOB, "--branch", "main")[1]
+    assert alices not in text  # named once: the start before told it
+    brief = run_json(capsys, b, "bootstrap", "--session-id", "bob-4", "--owner", BOB, "--branch", "main")
+    assert not [n for n in brief["notices"] if alices in n]
+
+
 def test_the_baton_that_arrived_after_the_claim_is_named_once(capsys, team):
     _a, b, alices, _bobs = arrived_after_claim(capsys, team)
     run_json(capsys, b, "bootstrap", "--session-id", "bob-2", "--owner", BOB, "--branch", "main")

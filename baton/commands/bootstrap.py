@@ -218,6 +218,17 @@ def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionConte
     return [notice for _, notice in fresh]
 
 
+def waiting_elsewhere(project: "Project", runner, ctx: SessionContext, *, peek: bool,
+                      wording: Mapping[str, str]) -> list[str]:
+    """What a session start of ``ctx`` that receives no baton is told, in the brief's order: the
+    batons this owner and branch's claimed baton superseded unseen after its claim
+    (``_missed_after_claim``), then the batons this clone left that wait elsewhere
+    (``left_for_another_owner``) — each once, unless peeking. ``session begin`` tells the same."""
+    _waiting, own = peek_at_start(runner, ctx)
+    return [*_missed_after_claim(project, runner, own, ctx, peek=peek),
+            *left_for_another_owner(project, runner, ctx, peek=peek, wording=wording)]
+
+
 def left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
                             wording: Mapping[str, str]) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another

@@ -66,9 +66,10 @@ VouchOf = Callable[["Any", "Any", BatonRecord], "FeedVouch | None"]
 """``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for (the rule every
 path that delivers a baton asks: the session-start brief, ``session handoff``, ``session begin``)."""
 LeftElsewhere = Callable[["Project", "Any", SessionContext], list[str]]
-"""``bootstrap.left_for_another_owner``, its wording bound: the notices of batons this clone left
-that wait elsewhere (another owner, a branch gone, a detached HEAD at this branch's tip), as a
-session start that receives none is told — each once."""
+"""``bootstrap.waiting_elsewhere``, its wording bound: the notices of a teammate's baton that
+arrived after this owner and branch's claim, and of batons this clone left that wait elsewhere
+(another owner, a branch gone, a detached HEAD at this branch's tip), as a session start that
+receives none is told — each once."""
 CreateInScope = Callable[..., "CreatedBaton"]
 """``baton_create.create_in_scope``: a baton left (its handoff captured and scoped), inside a write scope."""
 
