@@ -146,6 +146,16 @@ def test_log_of_a_stream_whose_events_are_all_recent_reads_back_to_its_first(tmp
         ledger.close()
 
 
+def test_log_of_a_recent_stream_and_a_type_shows_that_type_s_newest_behind_newer_events_of_others(tmp_path):
+    _write(tmp_path, [*BULK, (0, "task.done", "note/9", 1), (0, "note.added", "note/9", 2)])
+    project, ledger = _project(tmp_path)
+    try:
+        shown = ledger_log(project, event_type="task.done", stream="note/9", limit=1).events
+        assert [(e.type, e.stream) for e in shown] == [("task.done", "note/9")]
+    finally:
+        ledger.close()
+
+
 def test_log_of_a_recent_stream_an_older_baton_began_reads_back_to_the_start_and_shows_the_same(tmp_path):
     """Its ``streams`` document has no ``first_key`` (folded before it was kept): nothing bounds the read."""
     _write(tmp_path, [(2, "handoff.captured", "handoff/new", 1), *BULK, (2, "handoff.validated", "handoff/new", 1)],

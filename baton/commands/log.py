@@ -272,7 +272,7 @@ def log_events(
     if event_type is not None and stream is None and after is None and upto is None:
         source = _type_span(project, event_type, limit, reading)
     elif stream is not None and not _glob(stream) and after is None and upto is None:
-        source = _stream_span(project, stream, limit, reading)
+        source = _stream_span(project, stream, event_type, limit, reading)
     if source is None:
         source = _read(project, after, upto, event_type, stream, limit + 1, reading)
     held = deque(_chosen(source, after, upto, event_type, stream), maxlen=limit + 1)
@@ -358,12 +358,13 @@ def _type_span(project: "Project", event_type: str, limit: int, reading: Reading
     return project.ledger.iter_tail(TailWant(wanted, after_hlc=first - 1, seen=reading.seen))
 
 
-def _stream_span(project: "Project", stream: str, limit: int, reading: Reading) -> Iterator[Event] | None:
+def _stream_span(project: "Project", stream: str, event_type: str | None, limit: int,
+                 reading: Reading) -> Iterator[Event] | None:
     """A ``--stream``'s events, read only across the span the index's ``streams`` says they lie
     in: forward from the ledger's start up to the stream's last event (``last_key``) when that
     lies in the older half of the ledger (an old handoff's history is not looked for in the
     100,000 events after it), else back from the ledger's end to the stream's first event
-    (``first_key``), the newest ``limit`` + 1 of them (a recent handoff's history is not looked
+    (``first_key``), the newest ``limit`` + 1 of them of ``event_type`` when given (a recent handoff's history is not looked
     for in the 100,000 events before it). None when the index cannot say (none, pinned in the
     past, or a recent stream an older Baton began: no ``first_key``): the tail read to the
     start, as before. As of the index the command read, like ``_type_span``."""
@@ -387,8 +388,8 @@ def _stream_span(project: "Project", stream: str, limit: int, reading: Reading) 
     except (KeyError, TypeError, ValueError, IndexError):
         return None  # begun by a Baton that kept no first_key: read back to the start
 
-    def wanted(_kind: str, name: str, _hlc: int) -> bool:
-        return name == stream
+    def wanted(kind: str, name: str, _hlc: int) -> bool:  # both filters: the newest ``limit`` + 1 shown
+        return name == stream and _matches(event_type, kind)
 
     return project.ledger.iter_tail(TailWant(wanted, limit=limit + 1, after_hlc=first - 1, seen=reading.seen))
 
