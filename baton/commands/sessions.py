@@ -392,7 +392,7 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
     # Read before this batch is written (a baton it leaves is then the key's current one). Only for
     # the session's own owner (a sibling's claim): a baton left for another owner is theirs to take up.
     recorded = session.get("owner")
-    mine = recorded if isinstance(recorded, str) else project_owner(opened)
+    mine = recorded if isinstance(recorded, str) else actor if actor is not None else project_owner(opened)
     elsewhere = claimed_by_another(scope.runner, target, session_id=session_id, now=rfc3339_micros(opened.clock())) \
         if same_owner(target.owner, mine) else None
     if payload is not None:
