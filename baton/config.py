@@ -193,11 +193,17 @@ def read_local_json(path: Path, limit: int = LOCAL_JSON_LIMIT) -> Any:
             raise InputError(f"{path} is a symbolic link (Baton writes it as a file of its own): "
                              "not followed") from exc
         raise StorageError(f"cannot read {path}: {exc}") from exc
+    try:
+        regular = S_ISREG(os.fstat(fd).st_mode)
+    except OSError as exc:
+        os.close(fd)
+        raise StorageError(f"cannot read {path}: {exc}") from exc
+    if not regular:  # a folder or a FIFO: ``open`` of a folder's descriptor raises IsADirectoryError
+        os.close(fd)
+        raise InputError(f"{path} is not a regular file: not read")
     with open(fd, "rb", closefd=True) as fh:
         try:
             st = os.fstat(fd)
-            if not S_ISREG(st.st_mode):
-                raise InputError(f"{path} is not a regular file: not read")
             if st.st_size > limit:
                 raise InputError(f"{path} is {st.st_size} bytes, over the {limit} it can hold: not read")
             data = fh.read(limit + 1)

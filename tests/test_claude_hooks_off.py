@@ -47,6 +47,14 @@ def test_doctor_warns_when_the_project_settings_disable_all_hooks(repo):
     assert check is not None and check["status"] == "warn" and "none of Baton's hooks run" in check["detail"]
 
 
+@pytest.mark.parametrize("value", ["0", "1", '""', "[]"])
+def test_doctor_warns_of_any_disable_all_hooks_value_but_false_or_null(repo, value):
+    (repo / ".claude" / "settings.json").write_text(f'{{"disableAllHooks": {value}}}')
+    install(repo)
+    check = doctor_check(repo)
+    assert check is not None and check["status"] == "warn"
+
+
 def test_doctor_warns_when_the_local_settings_disable_all_hooks(repo):
     install(repo)
     local = repo / ".claude" / "settings.local.json"

@@ -212,3 +212,23 @@ def test_a_signers_record_that_is_a_fifo_is_not_read(capsys, team):
     os.mkfifo(record)
     status = run_json(capsys, team[0], "status")
     assert "is not a regular file" in status["syncSignersDamaged"]
+
+
+@pytest.mark.parametrize("name", ["sync-signers.json", "sync-state.json"])
+def test_a_folder_in_place_of_a_sync_record_is_reported_not_a_crash(capsys, team, name):
+    record = team[0] / ".baton" / name
+    kept = record.read_bytes() if record.is_file() else None
+    record.unlink(missing_ok=True)
+    record.mkdir()
+    try:
+        status = run_json(capsys, team[0], "status")
+        damaged = status["syncSignersDamaged" if name == "sync-signers.json" else "syncStateDamaged"]
+        assert "is not a regular file" in damaged
+        code, out, _err = run(capsys, team[0], "verify")
+        assert "internal error" not in out and code in (0, 3)
+        code, out, _err = run(capsys, team[0], "doctor")
+        assert "is not a regular file" in out
+    finally:
+        record.rmdir()
+        if kept is not None:
+            record.write_bytes(kept)

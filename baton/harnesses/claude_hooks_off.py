@@ -46,7 +46,7 @@ def hooks_off(base: Path) -> str | None:
         found, value = _value(path)
         if found:
             setting = (shown, value)
-    if setting is None or setting[1] in (None, False, "false"):
+    if setting is None or setting[1] is None or setting[1] is False or setting[1] == "false":  # 0 is not False here
         return None
     shown, value = setting
     return (f"Claude Code runs no hooks here: {shown} sets \"{KEY}\": {orjson.dumps(value).decode()}, so none of "
