@@ -143,6 +143,12 @@ def test_a_walk_that_could_not_tell_says_so():
     assert "could not be told" in head_change(report)
 
 
+def test_a_captured_commit_missing_from_this_repository_cannot_be_told_not_rewritten():
+    report = derive_freshness(CAPTURED, NOW, [], True, HistoryFacts({CAPTURED: "missing"}, None, "main", "main"))
+    assert report.head_relation == UNTOLD
+    assert "not in this repository" in head_change(report) and "rewritten" not in head_change(report)
+
+
 def test_without_history_facts_the_head_only_moved():
     report = derive_freshness(CAPTURED, NOW, [], True)
     assert report.head_relation is None

@@ -247,7 +247,7 @@ def _relation(captured: str | None, head_moved: bool | None, history: HistoryFac
     reach = history.reach.get(captured, UNTOLD)
     if reach == REACHABLE:
         return ADVANCED
-    if reach == UNTOLD:
+    if reach in (UNTOLD, MISSING_COMMIT):  # not in this repository (a shallow clone, a commit never fetched)
         return UNTOLD
     if history.captured_branch and history.captured_branch != history.branch_now:
         return OTHER_BRANCH
@@ -269,7 +269,9 @@ def _moved_reason(captured: str, now: str, history: HistoryFacts | None) -> str:
                 f"is not in the history of HEAD {now}")
     if relation == UNTOLD:
         return (f"repository head moved from {captured} to {now}; whether the captured commit is in its history "
-                "could not be told (too much history to walk)")
+                "could not be told "
+                "(too much history to walk, a shallow clone's history ends first, or the captured commit is "
+                "not in this repository)")
     return f"repository head moved from {captured} to {now}"
 
 

@@ -48,5 +48,7 @@ def head_change(report: Any, tick: str = "", arrow: str = "→") -> str:
                 f"is not in the history of HEAD {n}{on}")
     if relation == UNTOLD:
         return (f"the repository head moved since capture ({c} {arrow} {n}); whether the captured commit is in its "
-                "history could not be told (too much history to walk)")
+                "history could not be told "
+                "(too much history to walk, a shallow clone's history ends first, or the captured commit is "
+                "not in this repository)")
     return f"the repository head moved since capture ({c} {arrow} {n})"
