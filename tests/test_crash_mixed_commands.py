@@ -134,11 +134,16 @@ def _snapshot(project: Path) -> tuple[dict, dict[str, bytes]]:
     return docs, files
 
 
+LEFTOVER_FOLDERS = (*MATERIALIZED, "ledger", "quarantine")
+"""Where a killed write leaves a temporary: the materialized files' ``.tmp.*``, a killed forget's
+``ledger/.erase.*`` or ``quarantine/.forget.*``, a killed repair's ``ledger/.repair.*``."""
+
+
 def _leftovers(project: Path) -> set[str]:
-    """The temporaries a killed write left in the materialized folders (``baton.commands.leftovers``):
-    not projection output — ``verify`` names them and ``rebuild`` removes them."""
+    """The temporaries a killed write left (``baton.commands.leftovers``): not projection output or
+    ledger — ``verify`` names them and ``rebuild`` removes them."""
     baton = project / ".baton"
-    return {str(p.relative_to(baton)) for folder in MATERIALIZED if (baton / folder).is_dir()
+    return {str(p.relative_to(baton)) for folder in LEFTOVER_FOLDERS if (baton / folder).is_dir()
             for p in (baton / folder).iterdir() if LEFTOVER_NAME.match(p.name)}
 
 
