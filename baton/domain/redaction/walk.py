@@ -197,14 +197,23 @@ class _Walk:
 
     def _scrub(self, text: str) -> tuple[str, list[Rule]]:
         text, fired = self._fixed_point(text, [])
-        if "%" not in text:
-            return text, fired
-        # Percent-escaped separators (``token%3Dghp_…``, ``%22sk-…%22``) hide
-        # the boundary and the ``=`` the rules need. The rules run once more
-        # over the text with those escapes decoded; what they find there is
-        # replaced in the text itself (each span mapped back, whole escapes
-        # included), then the fixed point again.
-        decoded = percent_decoded(text)
+        # Two views hide what the rules need from them in the text as written, and
+        # the rules run once more over each: a line continuation (``API_KEY=\\``,
+        # the value on the next line: ``joined``) parts a name from its value, and
+        # percent-escaped separators (``token%3Dghp_…``, ``%22sk-…%22``) hide the
+        # boundary and the ``=``. What they find in a view is replaced in the
+        # text itself (each span mapped back: a continuation or a whole escape
+        # inside it included), then the fixed point again.
+        if "\n" in text:
+            text, fired = self._through(text, joined(text), fired)
+        if "%" in text:
+            text, fired = self._through(text, percent_decoded(text), fired)
+        return text, fired
+
+    def _through(self, text: str, decoded: tuple[str, list[int], list[int]] | None,
+                 fired: list[Rule]) -> tuple[str, list[Rule]]:
+        """``text`` with what the rules find in ``decoded`` (a view of it, and where each
+        of the view's characters came from) replaced, and the fixed point again."""
         if decoded is None:
             return text, fired
         view, starts, ends = decoded
@@ -436,6 +445,53 @@ def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
     starts.extend(range(last, len(text)))
     ends.extend(range(last + 1, len(text) + 1))
     return "".join(pieces), starts, ends
+
+
+# -- line continuations: a value on the line after its name (docs/security.md, "Line continuations") --
+
+_SHELLS = ("\\", "`", "^")
+"""The characters that continue a line: POSIX shells', PowerShell's and cmd's."""
+_INDENTED = r"[ \t]+\S"
+
+
+def _continued(line: str) -> tuple[int, bool] | None:
+    """Where ``line`` (without its newline) ends as a line continued on the next, and
+    whether only when that line is indented (YAML): at its shell continuation, or past
+    a YAML key's colon ending it; None when it does not. Only string methods: every
+    line's end of a long text is read."""
+    if line.endswith(_SHELLS):
+        return len(line) - 1, False
+    blank = line.rstrip(" \t")
+    indicator = blank.rstrip("+-123456789")
+    if indicator.endswith(("|", ">")) and len(blank) - len(indicator) <= 2:
+        blank = indicator[:-1].rstrip(" \t")
+    return (len(blank), True) if blank.endswith(":") else None
+
+
+def joined(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` with each line continuation removed (a shell's, with its newline; after a
+    YAML key's colon, what follows it on its line and the newline, when the next line is
+    indented), and for each character of that view its index in ``text`` and the index
+    past it; None when ``text`` has none (the rules have read it as it is)."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    last = begin = 0
+    newline = text.find("\n")
+    while newline >= 0:
+        end = newline - 1 if newline and text[newline - 1] == "\r" else newline
+        continued = _continued(text[begin:end])
+        if continued is not None and (not continued[1] or compiled(_INDENTED).match(text, newline + 1)):
+            cut = begin + continued[0]
+            pieces.append(text[last:cut])
+            starts.extend(range(last, cut))
+            last = newline + 1
+        begin = newline + 1
+        newline = text.find("\n", begin)
+    if not pieces:
+        return None
+    pieces.append(text[last:])
+    starts.extend(range(last, len(text)))
+    return "".join(pieces), starts, [i + 1 for i in starts]
 
 
 def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:

@@ -1,0 +1,121 @@
+"""A secret's value written on the line after its name — a shell line
+continuation (``export API_KEY=\\`` and the value below), PowerShell's backquote,
+cmd's caret, a YAML key whose value is indented below it — is redacted as the
+one-line form is (docs/security.md, "Line continuations").
+
+SYNTHETIC SECRETS ONLY: every credential here is assembled at runtime from
+pieces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from baton.domain.redaction import RedactionPolicy, redact_payload
+from tests.conftest import run_baton
+
+POLICY = RedactionPolicy()
+VALUE = "q8Zr2" + "LmX9vT4wK7pN3sJ6hB1"
+HEROKU = "01234567-89ab-" + "cdef-0123-456789abcdef"
+
+
+def _redacted(text: str) -> tuple[str, set[str]]:
+    outcome = redact_payload(text, POLICY)
+    return outcome.payload, {r.rule for r in outcome.redactions}
+
+
+@pytest.mark.parametrize("text", [
+    f"export API_KEY=\\\n{VALUE}",
+    f"export API_KEY=\\\r\n{VALUE}",
+    f"export API_KEY= \\\n\\\n{VALUE}",
+    f'export API_KEY=\\\n"{VALUE}"',
+    f'export API_KEY="\\\n{VALUE}"',
+    f"password = \\\n    {VALUE}",
+], ids=["lf", "crlf", "two-continuations", "quoted-below", "quote-opened-above", "env-or-ini-indented"])
+def test_a_secret_assignment_continued_on_the_next_line_by_a_backslash_is_redacted(text):
+    cleaned, rules = _redacted(text)
+    assert VALUE not in cleaned and rules == {"generic-secret-assignment"}
+
+
+def test_the_continuation_and_the_line_break_are_kept_only_the_value_replaced():
+    cleaned, _ = _redacted(f"export API_KEY=\\\n{VALUE}\necho done")
+    assert cleaned == "export API_KEY=\\\n[REDACTED:generic-secret-assignment]\necho done"
+
+
+@pytest.mark.parametrize("text", [f"$env:API_KEY = `\r\n{VALUE}", f"set PASSWORD=^\r\n{VALUE}"],
+                         ids=["powershell-backquote", "cmd-caret"])
+def test_a_secret_assignment_continued_by_powershell_or_cmd_is_redacted(text):
+    cleaned, _ = _redacted(text)
+    assert VALUE not in cleaned
+
+
+@pytest.mark.parametrize("text", [f"password:\n  {VALUE}", f"password: |\n  {VALUE}", f"password: >-\n  {VALUE}"],
+                         ids=["plain", "literal-block", "folded-block"])
+def test_a_yaml_secret_whose_value_is_indented_below_its_key_is_redacted(text):
+    cleaned, _ = _redacted(text)
+    assert VALUE not in cleaned
+
+
+def test_a_yaml_key_with_a_mapping_below_it_is_not_taken_for_a_secret():
+    text = "password:\n  file: /run/secrets/db\n  mode: 0400"
+    assert _redacted(text) == (text, set())
+
+
+def test_a_provider_key_continued_on_the_next_line_is_redacted_by_its_own_rule():
+    cleaned, rules = _redacted(f"HEROKU_API_KEY=\\\n{HEROKU}")
+    assert HEROKU not in cleaned and rules == {"heroku-api-key"}
+
+
+@pytest.mark.parametrize("text", [f"curl -u \\\n  admin:{VALUE} https://x", f"mysql -u root -p\\\n{VALUE}"],
+                         ids=["curl-user", "mysql-password"])
+def test_a_password_argument_continued_on_the_next_line_is_redacted(text):
+    cleaned, _ = _redacted(text)
+    assert VALUE not in cleaned
+
+
+def test_a_backslash_ending_a_line_without_a_secret_changes_nothing():
+    text = "make build \\\n  CFLAGS=-O2 \\\n  TARGET=release"
+    assert _redacted(text) == (text, set())
+
+
+NAMES = st.sampled_from(["API_KEY", "password", "DB_PASSWORD", "secret", "auth_token", "clientSecret", "PASSWD"])
+OPERATORS = st.sampled_from(["=", " = ", ": ", "=>", ":="])
+VALUES = st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789+/_", min_size=8, max_size=40)
+CONTINUATIONS = st.sampled_from(["\\\n", "\\\r\n", "\\\n  ", "\\\n\t", "\\\n\\\n", "`\r\n", "^\r\n"])
+
+
+@given(prefix=st.sampled_from(["", "export ", "set ", "  "]), name=NAMES, operator=OPERATORS, value=VALUES,
+       continuation=CONTINUATIONS)
+def test_a_line_continuation_never_exposes_a_value_the_one_line_form_redacts(prefix, name, operator, value,
+                                                                             continuation):
+    one_line, _ = _redacted(f"{prefix}{name}{operator}{value}")
+    if value in one_line:
+        return  # the one-line form keeps it (a placeholder, too little entropy): nothing to hide
+    continued, _ = _redacted(f"{prefix}{name}{operator}{continuation}{value}")
+    assert value not in continued
+
+
+def test_a_continued_secret_reaches_neither_the_ledger_nor_the_next_session_starts_brief(project):
+    steps = f"run the deploy with\nexport API_KEY=\\\n{VALUE}\nthen check it"
+    ended = run_baton("session", "end", "s-before", "--handoff-steps", steps, "--project", str(project))
+    assert ended.returncode == 0, ended.stderr
+    for path in (project / ".baton").rglob("*"):
+        if path.is_file():
+            assert VALUE.encode() not in path.read_bytes(), path
+    payload = {"session_id": "s-after", "cwd": str(project), "hook_event_name": "SessionStart",
+               "source": "startup", "transcript_path": "/dev/null"}
+    started = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"],
+                             input=json.dumps(payload), capture_output=True, text=True, cwd=project, timeout=120,
+                             env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert started.returncode == 0, started.stderr
+    brief = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "then check it" in brief and "[REDACTED:generic-secret-assignment]" in brief
+    assert VALUE not in started.stdout and VALUE not in started.stderr
