@@ -342,7 +342,13 @@ PASSED_THROUGH = frozenset({
     "ionice", "setsid", "time", "uv", "uvx", "pipx", "baton"})
 """The process names (``comm``) an ancestor of a hook is passed over for, walking up to the harness
 process: the shell a harness runs a hook command through (Claude Code's and Gemini CLI's ``sh -c``)
-and the launchers a hook command line may start ``baton`` with. Each lives only as long as the hook."""
+and the launchers a hook command line may start ``baton`` with. Each lives only as long as the hook.
+Any other launcher (``flock``, ``poetry run``, ``mise exec``, a wrapper script…) is passed over by
+what it runs: its command line carries the hook's (``runs_the_hook``)."""
+
+CMDLINE_READ = 65536
+"""How much of an ancestor's command line is read (``/proc/PID/cmdline``), to tell a launcher of the
+hook from the harness; never recorded."""
 
 MAX_ANCESTORS = 8
 """How far up a hook's ancestors the harness process is looked for."""
@@ -357,13 +363,13 @@ def relaying(pid: int) -> None:
     _relayed_for = pid
 
 
-def _read(path: str) -> bytes | None:
+def _read(path: str, size: int = 4096) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
-        return os.read(fd, 4096)
+        return os.read(fd, size)
     except OSError:
         return None
     finally:
@@ -402,25 +408,49 @@ def host_now() -> tuple[str, int] | None:
 def harness_process() -> dict[str, object] | None:
     """The harness process this hook runs for, on this machine: ``{"pid", "start", "boot",
     "pidns"}`` — the nearest ancestor of the hook's ``baton`` process (the relaying process when a
-    hook server's child runs it) that is not a shell or launcher (``PASSED_THROUGH``): the
-    Claude Code or Gemini CLI node process, the Codex binary. None without ``/proc``, or when
-    the walk meets the root of the process tree first (a hook run detached from its harness):
-    nothing is then recorded, and nothing is ever concluded from it."""
+    hook server's child runs it) that is not a shell or launcher: not one of ``PASSED_THROUGH``,
+    and not a process that runs the hook (``runs_the_hook``: ``flock /tmp/x.lock baton hook …``,
+    ``poetry run baton hook …``) — the Claude Code or Gemini CLI node process, the Codex binary.
+    None without ``/proc``, or when the walk meets the root of the process tree first (a hook run
+    detached from its harness): nothing is then recorded, and nothing is ever concluded from it."""
     here = host_now()
     if here is None:
         return None
+    hook = hook_words(sys.argv[1:])
     pid = _relayed_for or os.getpid()
     for depth in range(MAX_ANCESTORS + 1):
         stat = process_stat(pid)
         if stat is None:
             return None
         comm, ppid, start = stat
-        if depth and comm not in PASSED_THROUGH:
+        if depth and comm not in PASSED_THROUGH and not runs_the_hook(pid, hook):
             return {"pid": pid, "start": start, "boot": here[0], "pidns": here[1]}
         if ppid <= 1:
             return None
         pid = ppid
     return None
+
+
+def hook_words(words: list[str]) -> list[bytes]:
+    """The words a process that runs this hook ends its command line with: the hook's own
+    (``hook HARNESS EVENT``, as ``install-hooks`` writes them after the program); none for any
+    other command (nothing is then passed over by its command line)."""
+    return [os.fsencode(word) for word in words[:3]] if words[:1] == ["hook"] and len(words) >= 3 else []
+
+
+def runs_the_hook(pid: int, hook: list[bytes]) -> bool:
+    """Whether the process ``pid`` is there only to run this hook: its command line ends with the
+    hook's words (``hook_words``), as a launcher's (``flock /tmp/x.lock baton hook claude-code
+    SessionStart``, ``poetry run baton hook …``) and a wrapper script's do, or its last word ends
+    with them (a command string: ``flock -c "baton hook …"``); a harness's (``node …/claude``)
+    never does. A process whose command line cannot be read is not passed over."""
+    if not hook:
+        return False
+    raw = _read(f"/proc/{pid}/cmdline", CMDLINE_READ)
+    if not raw:
+        return False
+    args = raw.rstrip(b"\0").split(b"\0")[1:]
+    return args[-len(hook):] == hook or bool(args) and args[-1].rstrip().endswith(b" " + b" ".join(hook))
 
 
 def process_now(pid: int) -> tuple[str, int, int | None] | None:

@@ -1,0 +1,163 @@
+"""A session whose hooks run ``baton`` through a launcher Baton has no name for
+(``install-hooks --command "flock /tmp/x.lock baton"``, ``poetry run baton``, a
+wrapper script) records its harness process, not the launcher's: a launcher is
+passed over by what it runs — its command line ends with the hook's words — so a
+second terminal's start never takes over a session whose harness still runs, and
+the next start after the harness was killed still takes it over at once
+(docs/batons.md, "A session that never ended").
+
+Real processes: a long-lived process stands for the harness, runs the installed
+SessionStart command line through ``sh -c`` as Claude Code does, and is then left
+running or killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from baton.domain.unended import HARNESS_GONE
+from baton.projections.sessions import session_doc
+from tests.app_support import ready_handoff
+from tests.conftest import run_baton
+from tests.handoff_support import git_init
+from tests.harness_support import fixture, hook, injected
+
+LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+BATON = Path(sys.executable).parent / "baton"
+
+STAND_IN = """\
+import json, os, subprocess, sys, time
+# A harness: it runs the SessionStart command line install-hooks wrote through a shell, as Claude Code
+# does, then works until it is killed.
+settings = json.load(open(os.path.join(".claude", "settings.json")))
+command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+done = subprocess.run(["/bin/sh", "-c", command], input=sys.stdin.buffer.read(), capture_output=True,
+                      env=dict(os.environ, CLAUDE_PROJECT_DIR=os.getcwd()))
+sys.stdout.write(f"{done.returncode}\\n")
+sys.stdout.flush()
+time.sleep(600)
+"""
+
+PROBE = """\
+import json, sys
+from baton.launch import harness_process
+print(json.dumps(harness_process()))
+"""
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+def _install(repo: Path, command: str) -> None:
+    done = run_baton("install-hooks", "--harness", "claude-code", "--command", command, "--project", str(repo),
+                     cwd=repo)
+    assert done.returncode == 0, done.stderr
+
+
+def _harness(repo: Path, session: str) -> subprocess.Popen:
+    """A process standing for a harness, started as a terminal starts one, that has run its session's start."""
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id=session))
+    harness = subprocess.Popen([sys.executable, "-c", STAND_IN], cwd=repo, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, start_new_session=True,
+                               env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert harness.stdin is not None and harness.stdout is not None
+    harness.stdin.write(payload.encode())
+    harness.stdin.close()
+    assert harness.stdout.readline().strip() == b"0", "the stand-in's SessionStart hook failed"
+    return harness
+
+
+def _session(repo: Path, session: str) -> dict:
+    with Baton.open(repo) as app:
+        return session_doc(app.project.reading(), app.project.writer, session)
+
+
+def _start(repo: Path, session: str):
+    return hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo,
+                                                             session_id=session))
+
+
+def _recorded_through(command: str) -> dict:
+    """The harness process a hook run through ``command`` (a shell command line ending with the
+    hook's words) records, with this process standing for the harness."""
+    done = subprocess.run(["/bin/sh", "-c", f"{command}; true"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+@LINUX
+@pytest.mark.parametrize("launcher", ["flock {lock}", "flock {lock} -c", "timeout 30", "nice", "env X=1",
+                                      "flock {lock} timeout 30", "{wrapper}"],
+                         ids=["flock", "flock-c", "timeout", "nice", "env", "flock-and-timeout", "wrapper-script"])
+def test_the_harness_process_is_recorded_through_a_launcher_that_runs_the_hook(tmp_path, launcher):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    wrapper = tmp_path / "run-baton"
+    wrapper.write_text(f'#!/bin/sh\n"{sys.executable}" "{probe}" "$@"\necho done >&2\n')
+    wrapper.chmod(0o755)
+    prefix = launcher.format(lock=tmp_path / "x.lock", wrapper=wrapper)
+    words = "hook claude-code SessionStart"
+    if prefix.endswith("-c"):
+        command = f"{prefix} '{sys.executable} {probe} {words}'"
+    elif prefix == str(wrapper):
+        command = f"{wrapper} {words}"
+    else:
+        command = f"{prefix} {sys.executable} {probe} {words}"
+    assert _recorded_through(command)["pid"] == os.getpid()
+
+
+@LINUX
+def test_a_process_whose_command_line_does_not_end_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    """A harness whose own command line mentions the words (a prompt, a script) is still the harness."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    outer = f"import subprocess, sys; subprocess.run([sys.executable, {str(probe)!r}, 'hook', 'claude-code', " \
+            "'SessionStart']) # hook claude-code SessionStart is said here, not at the end"
+    done = subprocess.run([sys.executable, "-c", outer, "--then", "work"], capture_output=True, text=True, check=True)
+    recorded = json.loads(done.stdout)
+    assert recorded["pid"] != os.getpid()
+
+
+@LINUX
+@pytest.mark.slow
+@pytest.mark.parametrize("launcher", ["flock {lock} {baton}", "timeout 300 {baton}"], ids=["flock", "timeout"])
+def test_a_second_terminals_start_leaves_a_running_session_hooked_through_a_launcher_its_handoff(
+        repo, tmp_path, launcher):
+    _install(repo, launcher.format(lock=tmp_path / "x.lock", baton=BATON))
+    harness = _harness(repo, "working")
+    try:
+        assert _session(repo, "working")["harnessProcess"]["pid"] == harness.pid
+        handoff_id = ready_handoff(repo, "working")
+        started = _start(repo, "next")
+        assert started.result.delivered.record is None
+        assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
+                                                                                               started.answer)
+        assert _session(repo, "working")["status"] == "open"
+    finally:
+        os.kill(harness.pid, signal.SIGKILL)
+        harness.wait(60)
+
+
+@LINUX
+@pytest.mark.slow
+def test_a_harness_hooked_through_a_launcher_and_killed_is_taken_over_at_the_next_start_at_once(repo, tmp_path):
+    _install(repo, f"flock {tmp_path / 'x.lock'} {BATON}")
+    harness = _harness(repo, "killed")
+    handoff_id = ready_handoff(repo, "killed")
+    os.kill(harness.pid, signal.SIGKILL)
+    harness.wait(60)
+    started = _start(repo, "next")
+    assert started.result.delivered.record.id == handoff_id
+    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in injected(
+        "claude-code", started.answer)
+    assert _session(repo, "killed")["leftBaton"] == handoff_id
