@@ -164,6 +164,14 @@ class NotInitialized(NotFound):
     code = "not_initialized"
 
 
+class FolderGone(NotFound):
+    """The folder a command runs in (or a hook's session works in) is gone — moved or
+    deleted while a shell or harness was in it — and nothing else names the project
+    (exit 4): said in words, never an internal error (``project.current_folder``)."""
+
+    code = "folder_gone"
+
+
 class NoSyncRemote(NotFound):
     """``baton sync`` has no git repository or no such remote to sync with (exit 4)."""
 

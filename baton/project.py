@@ -22,7 +22,7 @@ import errno
 import os
 from pathlib import Path
 
-from baton.errors import NotInitialized
+from baton.errors import FolderGone, NotInitialized
 from baton.gitinfo import locate
 from baton.values import value_class
 
@@ -114,13 +114,32 @@ def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None 
             directory, not an internal error from the first look at it.
     """
     if explicit:
-        return _shared_root(_named_folder(Path(explicit).expanduser().resolve()))
+        return _shared_root(_named_folder(_absolute(explicit)))
     env = os.environ.get("BATON_PROJECT")
     if env:
-        return _shared_root(_named_folder(Path(env).expanduser().resolve()))
-    here = (cwd or Path.cwd()).resolve()
+        return _shared_root(_named_folder(_absolute(env)))
+    here = (cwd or current_folder()).resolve()
     top = git_toplevel(here)
     return top if top is not None else here
+
+
+def _absolute(named: str | os.PathLike) -> Path:
+    """A named folder, resolved; a relative name from the current folder (``current_folder``)."""
+    path = Path(named).expanduser()
+    return (path if path.is_absolute() else current_folder() / path).resolve()
+
+
+def current_folder() -> Path:
+    """This process's working folder.
+
+    Raises:
+        FolderGone (exit 4): it is gone — the folder was moved to another file system or
+            deleted while this process (or the shell that started it) was in it."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise FolderGone("the current folder is gone (moved or deleted while this shell was in it): "
+                         "`cd` into the project's folder, or name it with `--project`") from None
 
 
 def not_a_directory(root: Path) -> NotInitialized:
@@ -157,7 +176,7 @@ def named_elsewhere(explicit: str | os.PathLike | None = None, *,
     if setting is None:
         return None
     named = resolve_root(explicit)
-    here = (cwd or Path.cwd()).resolve()
+    here = (cwd or current_folder()).resolve()
     top = git_toplevel(here)
     own = _shared_root(top) if top is not None else here
     if own == named or (top is None and here.is_relative_to(named)):
@@ -201,7 +220,7 @@ def resolve_worktree(root: Path, explicit: str | os.PathLike | None = None, *, c
     level (a plain folder, a subfolder of a repository) keeps ``root``.
     """
     start = explicit or os.environ.get("BATON_PROJECT") or None
-    here = Path(start).expanduser().resolve() if start else (cwd or Path.cwd()).resolve()
+    here = Path(start).expanduser().resolve() if start else (cwd or current_folder()).resolve()
     top = worktree_toplevel(here)
     if top is None or top == root or git_toplevel(here) != root:
         return root

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import orjson
 
-from baton.errors import BatonError, ConfigError, InputError, LedgerCorrupt, NotInitialized, UnsafePath
+from baton.errors import BatonError, ConfigError, FolderGone, InputError, LedgerCorrupt, NotInitialized, UnsafePath
 from baton.harnesses import adapter as adapter_named
 from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
 from baton.process_end import exit_now
@@ -238,6 +238,15 @@ LEFT_UNDONE = {
     PRE_COMPACT: "no draft was prepared before compaction",
 }
 """What a hook that failed left undone (each of its writes is one append: all or nothing)."""
+LEFT_FOR_THE_NEW_PLACE = {
+    SESSION_END: "its end was not recorded: a session start in the project's new place ends this session and "
+                 "hands on the handoff it readied once it can tell this session is over (its harness process "
+                 "gone: docs/batons.md, \"A session that never ended\")",
+    PRE_COMPACT: "no draft was prepared before compaction; the session's work stays where its last "
+                 "capture left it, in the project's new place",
+}
+"""What a hook whose project folder is gone (``FolderGone``: moved to another file system
+mid-session) left undone, and what the project's new place will still do."""
 KEPT_FOR_LATER = {
     SESSION_END: "the session's end is kept: it will be recorded, and its baton left, once the index is up to date",
     PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the index is up to date",
@@ -347,6 +356,8 @@ def _baton_failed(run: HookRun, exc: BatonError) -> HookOutcome:
     on the project, the notice itself as its context (``HookRun.failed_start``)."""
     harness, event = run.harness, run.event
     undone = LEFT_UNDONE.get(run.kind or "")
+    if exc.code == FolderGone.code:
+        undone = LEFT_FOR_THE_NEW_PLACE.get(run.kind or "", undone)
     said = exc.message.rstrip(". ")
     deferred = False  # a hook whose catch-up (and kept work) runs in the background: nothing failed
     kept = exc.details.get("deferred") is not None  # the application kept the hook's work for later

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from baton.app import Baton, Limits
 from baton.domain.short_ids import short_id
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, FolderGone, InputError
 from baton.harnesses import notices
 from baton.harnesses.notices_write import leave_kept, settle, stamp
 from baton.harnesses.protocol import (
@@ -54,12 +54,23 @@ def project_root(project: str | os.PathLike | None, cwd: str | None,
         return resolve_root(project), Path(project)
     start = Path(cwd) if cwd and Path(cwd).is_dir() else None
     if not os.environ.get("BATON_PROJECT"):
-        for folder in (project_dir, _own_folder()):
+        own = _own_folder()
+        for folder in (project_dir, own):
             found = _holding(folder, start)
             if found is not None:
                 return found
+        if start is None and own is None:
+            raise FolderGone(folder_gone(cwd or project_dir))
     root = resolve_root(None, cwd=start)
     return root, resolve_worktree(root, None, cwd=start)
+
+
+def folder_gone(named: str | None) -> str:
+    """Why a hook finds no project: the session's folder (the payload's ``cwd``, else
+    ``$CLAUDE_PROJECT_DIR``) is gone, and the hook's own folder with it — the project was
+    moved to another file system (or deleted) while its harness ran in it."""
+    where = f"the project folder {named}" if named else "the project folder"
+    return f"{where} this session works in is gone (moved or deleted), and so is the folder this hook runs in"
 
 
 def _own_folder() -> str | None:
