@@ -133,10 +133,10 @@ def cwd_in_worktree(worktree: Path, cwd: Path | None = None) -> str:
     """The current directory relative to the worktree's top, ``/``-separated:
     ``""`` at the top, and outside the worktree (``--project`` naming a
     project from elsewhere), where a typed path keeps its top-relative meaning."""
-    here = Path(os.path.realpath(cwd or Path.cwd()))
     try:
+        here = Path(os.path.realpath(cwd or Path.cwd()))
         relative = here.relative_to(os.path.realpath(worktree))
-    except ValueError:
+    except (OSError, ValueError):  # OSError: the current folder is gone (moved or deleted under the shell)
         return ""
     return "" if relative == Path(".") else relative.as_posix()
 

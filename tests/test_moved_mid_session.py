@@ -1,0 +1,157 @@
+"""A project folder moved to another file system mid-session (``mv /tmp/p /dev/shm/p``:
+a copy, then a delete), or deleted: the harness's hooks and a person's commands run in a
+folder that is gone, and the payload's ``cwd`` and ``$CLAUDE_PROJECT_DIR`` name it still.
+They say so in words — what was left undone, and what the project's new place will do —
+never an internal error; the next start in the new place takes the session's ready
+handoff over once its harness has exited (docs/sync.md, "A `mv` across file systems").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from baton.domain.unended import HARNESS_GONE
+from baton.projections.sessions import session_doc
+from tests.app_support import ready_handoff
+from tests.handoff_support import git_init
+from tests.harness_support import fixture, hook, injected
+
+LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+BATON = Path(sys.executable).parent / "baton"
+GONE = "this session works in is gone (moved or deleted), and so is the folder this hook runs in"
+
+STAND_IN = """\
+import os, subprocess, sys
+# A harness: it runs its hooks through a shell in its project folder, as Claude Code does; between its
+# session's start and end (each payload a line on stdin) the folder is moved away under it.
+def run(event, payload):
+    done = subprocess.run(["/bin/sh", "-c", sys.argv[1] + " hook claude-code " + event], input=payload,
+                          capture_output=True, env=dict(os.environ, CLAUDE_PROJECT_DIR=sys.argv[2]))
+    sys.stdout.write(repr((done.returncode, done.stdout.decode(), done.stderr.decode())) + "\\n")
+    sys.stdout.flush()
+run("SessionStart", sys.stdin.buffer.readline())
+run("SessionEnd", sys.stdin.buffer.readline())
+sys.stdin.buffer.readline()  # works on until told to exit
+"""
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+@pytest.fixture
+def elsewhere(tmp_path):
+    """A folder on another file system than ``tmp_path`` (tmpfs), removed afterwards."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("needs /dev/shm on a file system of its own")
+    place = Path(os.path.realpath(shm)) / f"baton-test-{os.getpid()}-{tmp_path.name}"
+    place.mkdir()
+    yield place
+    shutil.rmtree(place, ignore_errors=True)
+
+
+def _gone_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "was-here"
+    folder.mkdir()
+    return folder
+
+
+def _in_a_deleted_folder(argv: list[str], folder: Path, **kwargs) -> subprocess.CompletedProcess:
+    """``argv`` run in ``folder``, deleted before it starts (as under a shell left in a moved folder)."""
+    script = "import os, subprocess, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); " \
+             "sys.exit(subprocess.run(sys.argv[2:]).returncode)"
+    return subprocess.run([sys.executable, "-c", script, str(folder), *argv], capture_output=True, text=True,
+                          timeout=120, **kwargs)
+
+
+@pytest.mark.parametrize(("event", "undone"), [
+    ("SessionEnd", "its end was not recorded: a session start in the project's new place ends this session and "
+                   "hands on the handoff it readied once it can tell this session is over"),
+    ("PreCompact", "no draft was prepared before compaction; the session's work stays where its last capture "
+                   "left it, in the project's new place"),
+])
+def test_a_hook_whose_project_folder_is_gone_says_so_and_what_it_left_undone(tmp_path, event, undone):
+    folder = _gone_folder(tmp_path)
+    payload = {"session_id": "s1", "cwd": str(folder), "hook_event_name": event, "reason": "other",
+               "trigger": "auto", "transcript_path": "/dev/null"}
+    done = _in_a_deleted_folder([str(BATON), "hook", "claude-code", event], folder, input=json.dumps(payload),
+                                env={**os.environ, "CLAUDE_PROJECT_DIR": str(folder), "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0
+    line = done.stderr.strip()
+    assert line.startswith(f"baton hook claude-code {event}: the project folder {folder} {GONE}; {undone}")
+    assert "\n" not in line
+    assert "internal error" not in done.stderr
+
+
+def test_a_session_start_whose_project_folder_is_gone_tells_the_agent_in_words(tmp_path):
+    folder = _gone_folder(tmp_path)
+    payload = fixture("claude-code", "SessionStart.startup", folder, session_id="s1")
+    done = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionStart"], folder,
+                                input=json.dumps(payload), env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0
+    context = injected("claude-code", done.stdout)
+    assert f"the project folder {folder} {GONE}; no brief was delivered" in context
+    assert "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("argv", [["session", "handoff"], ["status"], ["--json", "status"]],
+                         ids=["session-handoff", "status", "json"])
+def test_a_command_run_in_a_deleted_folder_says_the_folder_is_gone_with_exit_4(tmp_path, argv):
+    done = _in_a_deleted_folder([str(BATON), *argv], _gone_folder(tmp_path))
+    assert done.returncode == 4, done.stderr
+    said = json.loads(done.stdout)["error"] if "--json" in argv else {"message": done.stderr}
+    assert "the current folder is gone (moved or deleted while this shell was in it)" in said["message"]
+    assert "--json" not in argv or said["code"] == "folder_gone"
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_command_run_in_a_deleted_folder_opens_the_project_it_names(repo, tmp_path):
+    done = _in_a_deleted_folder([str(BATON), "--json", "status", "--project", str(repo)], _gone_folder(tmp_path))
+    assert done.returncode == 0, done.stderr
+
+
+@LINUX
+@pytest.mark.slow
+def test_a_session_moved_to_another_file_system_mid_session_says_its_end_was_not_recorded_and_the_next_start_in_the_new_place_takes_its_handoff(  # noqa: E501
+        repo, elsewhere):
+    start = fixture("claude-code", "SessionStart.startup", repo, session_id="moving")
+    end = fixture("claude-code", "SessionEnd", repo, session_id="moving")
+    harness = subprocess.Popen([sys.executable, "-c", STAND_IN, str(BATON), str(repo)], cwd=repo,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert harness.stdin is not None and harness.stdout is not None
+    try:
+        harness.stdin.write(json.dumps(start) + "\n")
+        harness.stdin.flush()
+        assert eval(harness.stdout.readline())[0] == 0  # noqa: S307 - the stand-in's own repr
+        handoff_id = ready_handoff(repo, "moving")
+        moved = elsewhere / repo.name
+        subprocess.run(["mv", str(repo), str(moved)], check=True)
+        harness.stdin.write(json.dumps(end) + "\n")
+        harness.stdin.flush()
+        status, _out, err = eval(harness.stdout.readline())  # noqa: S307
+        assert status == 0
+        assert f"SessionEnd: the project folder {repo} {GONE}; its end was not recorded" in err
+        assert "internal error" not in err
+    finally:
+        os.kill(harness.pid, signal.SIGKILL)
+        harness.wait(60)
+    started = hook(moved, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", moved,
+                                                                 session_id="next"))
+    assert started.result.delivered.record.id == handoff_id
+    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in injected(
+        "claude-code", started.answer)
+    with Baton.open(moved) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "moving")["leftBaton"] == handoff_id
