@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ from baton.projections.sessions import session_doc
 from tests.app_support import ready_handoff
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
-from tests.harness_support import fixture, hook, injected
+from tests.harness_support import fixture, hook, hook_server_runtime, injected
 
 LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 BATON = Path(sys.executable).parent / "baton"
@@ -65,12 +66,47 @@ def _install(repo: Path, command: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def _harness(repo: Path, session: str) -> subprocess.Popen:
+@pytest.fixture
+def runtime():
+    """A private socket folder of this test's own for the hook server (stopped at the end)."""
+    with hook_server_runtime() as folder:
+        yield folder
+
+
+def _env(runtime: Path | None) -> dict[str, str]:
+    """Hooks in their own process, or (``runtime``) relayed to a hook server listening there."""
+    if runtime is None:
+        return {**os.environ, "BATON_HOOK_SERVER": "0"}
+    return {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "BATON_HOOK_SERVER": "1", "BATON_HOOK_SERVER_IDLE": "120"}
+
+
+def _serving(runtime: Path, repo: Path) -> None:
+    """A hook server listening in ``runtime`` (a first hook starts it for the next)."""
+    warm = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=repo, env=_env(runtime),
+                          input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="warm-up")),
+                          capture_output=True, text=True, timeout=60)
+    assert warm.returncode == 0, warm.stderr
+    for _ in range(1200):
+        if list((runtime / "baton").glob("hook-*.sock")) and _served(runtime) is not None:
+            return
+        time.sleep(0.05)
+    raise AssertionError("no hook server started")
+
+
+def _served(runtime: Path) -> int | None:
+    """How many commands the server has taken, as its lock file says; None before it says."""
+    try:
+        (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
+        return int(lock.read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _harness(repo: Path, session: str, runtime: Path | None = None) -> subprocess.Popen:
     """A process standing for a harness, started as a terminal starts one, that has run its session's start."""
     payload = json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id=session))
     harness = subprocess.Popen([sys.executable, "-c", STAND_IN], cwd=repo, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, start_new_session=True,
-                               env={**os.environ, "BATON_HOOK_SERVER": "0"})
+                               stdout=subprocess.PIPE, start_new_session=True, env=_env(runtime))
     assert harness.stdin is not None and harness.stdout is not None
     harness.stdin.write(payload.encode())
     harness.stdin.close()
@@ -130,11 +166,18 @@ def test_a_process_whose_command_line_does_not_end_with_the_hooks_words_is_taken
 
 @LINUX
 @pytest.mark.slow
+@pytest.mark.parametrize("relayed", [False, True], ids=["in its own process", "relayed to the hook server"])
 @pytest.mark.parametrize("launcher", ["flock {lock} {baton}", "timeout 300 {baton}"], ids=["flock", "timeout"])
 def test_a_second_terminals_start_leaves_a_running_session_hooked_through_a_launcher_its_handoff(
-        repo, tmp_path, launcher):
+        repo, tmp_path, runtime, launcher, relayed):
     _install(repo, launcher.format(lock=tmp_path / "x.lock", baton=BATON))
-    harness = _harness(repo, "working")
+    if relayed:
+        _serving(runtime, repo)
+        served = _served(runtime)
+        assert served is not None
+    harness = _harness(repo, "working", runtime if relayed else None)
+    if relayed:
+        assert _served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
     try:
         assert _session(repo, "working")["harnessProcess"]["pid"] == harness.pid
         handoff_id = ready_handoff(repo, "working")
