@@ -95,6 +95,16 @@ def test_a_hook_whose_project_folder_is_gone_says_so_and_what_it_left_undone(tmp
     assert "internal error" not in done.stderr
 
 
+def test_a_handoff_request_whose_project_folder_is_gone_says_so_and_injects_nothing(tmp_path):
+    folder = _gone_folder(tmp_path)
+    payload = fixture("claude-code", "UserPromptSubmit", folder, session_id="s1", prompt="please write a handoff now")
+    done = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "UserPromptSubmit"], folder,
+                                input=json.dumps(payload), env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0 and done.stdout.strip() in ("", "{}")
+    assert done.stderr.strip() == f"baton hook claude-code UserPromptSubmit: the project folder {folder} {GONE}; " \
+                                  "nothing injected"
+
+
 def test_a_session_start_whose_project_folder_is_gone_tells_the_agent_in_words(tmp_path):
     folder = _gone_folder(tmp_path)
     payload = fixture("claude-code", "SessionStart.startup", folder, session_id="s1")
