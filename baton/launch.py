@@ -432,10 +432,14 @@ def harness_process() -> dict[str, object] | None:
 
 
 def hook_words(words: list[str]) -> list[bytes]:
-    """The words a process that runs this hook ends its command line with: the hook's own
-    (``hook HARNESS EVENT``, as ``install-hooks`` writes them after the program); none for any
-    other command (nothing is then passed over by its command line)."""
-    return [os.fsencode(word) for word in words[:3]] if words[:1] == ["hook"] and len(words) >= 3 else []
+    """The words a process that runs this hook ends its command line with: the hook's own, from
+    ``hook`` on (``hook HARNESS EVENT``, as ``install-hooks`` writes them after the program, and
+    any option after them; a global option before ``hook`` is the program's); none for any other
+    command (nothing is then passed over by its command line)."""
+    if "hook" not in words:
+        return []
+    tail = words[words.index("hook"):]
+    return [os.fsencode(word) for word in tail] if len(tail) >= 3 else []
 
 
 def runs_the_hook(pid: int, hook: list[bytes]) -> bool:

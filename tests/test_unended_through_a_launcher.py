@@ -204,3 +204,13 @@ def test_a_harness_hooked_through_a_launcher_and_killed_is_taken_over_at_the_nex
     assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in injected(
         "claude-code", started.answer)
     assert _session(repo, "killed")["leftBaton"] == handoff_id
+
+
+@LINUX
+@pytest.mark.parametrize("words", ["--project {project} hook claude-code SessionStart",
+                                   "--json hook claude-code SessionStart"], ids=["project", "json"])
+def test_a_global_option_before_the_hook_does_not_hide_the_launcher(tmp_path, words):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    command = f"flock {tmp_path / 'x.lock'} {sys.executable} {probe} {words.format(project=tmp_path)}"
+    assert _recorded_through(command)["pid"] == os.getpid()
