@@ -9,10 +9,10 @@ its payload alone, without the application and its models.
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 
 from baton.app import Baton, Limits
+from baton.domain.shell_words import quote
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, InputError
 from baton.harnesses import notices
@@ -101,7 +101,7 @@ def session_hint(session_id: str) -> str:
     """The session line's way to pass the session id on the command line, beside the MCP
     tools' (``SessionStartResult.context_for``): a capture with it is the session's, so its
     end hands it on even while another session works on the branch."""
-    return f", or `--session {shlex.quote(session_id)}` to `baton checkpoint create`"
+    return f", or `--session {quote(session_id)}` to `baton checkpoint create`"
 
 
 RUN_IN_THEIR_PROCESS = frozenset({"claude-code", "codex", "gemini-cli"})
