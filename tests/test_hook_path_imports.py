@@ -297,6 +297,7 @@ RECORD_START_MODULES = {
 start of it is told (``baton.domain.repeated_start``, the session's rule's words)."""
 STEADY_READ_MODULES = STEADY_MODULES | RECORD_START_MODULES | {
     "baton.cli_handlers.opened", "baton.cli_handlers.sessions", "baton.cli_read",
+    "baton.domain.shell_words",  # the lock-wait message quotes the lock's path (not ``shlex``)
 }
 """``bootstrap --json --session-id`` from the command line: its handlers' modules besides, and
 what records the session's start, as the SessionStart hook does, so that the session starts once
@@ -307,7 +308,7 @@ STEADY_START_MODULES = STEADY_MODULES | {
     "baton.commands.session_drafts", "baton.commands.session_records", "baton.domain.aggregates",
     "baton.domain.repeated_start",
     "baton.domain.unended",  # whether the newest ready handoff still waits (review15 F12): no class
-    "baton.domain.aggregates.session", "baton.domain.handoff_requests", "baton.events.base",
+    "baton.domain.aggregates.session", "baton.domain.shell_words", "baton.events.base",
     "baton.events.session", "baton.harnesses", "baton.harnesses.claude_code", "baton.harnesses.hook",
     "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.protocol",
     "baton.projections.folds", "baton.projections.folds.sessions",
@@ -520,3 +521,25 @@ def test_a_steady_session_hook_imports_neither_argparse_nor_typing(steady, event
     loaded = _session_hook_loaded(steady, event)
     assert "baton.harnesses.hook_project" in loaded
     assert not {*_STDLIB_NOT_NEEDED, "baton.cli"} & loaded, sorted(loaded)
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_loads_neither_shlex_nor_the_prompt_recogniser(steady, event):
+    """The session line quotes its session id with ``baton.domain.shell_words`` (``shlex`` is
+    ~1.1 M instructions), and only a prompt's metadata loads the recogniser of handoff requests
+    (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M)."""
+    loaded = _session_hook_loaded(steady, event)
+    assert "baton.harnesses.hook_project" in loaded
+    assert not {"shlex", "unicodedata", "baton.domain.handoff_requests"} & loaded, sorted(loaded)
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s9"),
+    ("bootstrap", "--json", "--peek"),
+    ("session", "handoff", "--json"),
+], ids=" ".join)
+def test_a_steady_session_command_loads_no_shlex(steady, command):
+    """The lock-wait message quotes the lock's path with ``baton.domain.shell_words``, not ``shlex``."""
+    loaded = _loaded(steady, *command)
+    assert "baton.app" in loaded
+    assert "shlex" not in loaded, sorted(loaded)

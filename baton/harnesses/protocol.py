@@ -28,7 +28,6 @@ import os
 
 import orjson
 
-from baton.domain.handoff_requests import is_explicit_request
 from baton.domain.shell_words import quote, split
 from baton.values import value_class
 
@@ -324,6 +323,13 @@ MACHINE_PROMPTS = frozenset({"system", "loop_wakeup", "schedule_wakeup", "poll_e
 message, an auto-continuation, a ``/loop`` or scheduled wakeup, a polled event."""
 
 
+RECOGNISER = "baton.domain.handoff_requests"
+"""The prompt's recogniser (``is_explicit_request``), imported by the metadata of a prompt
+only, as ``baton.harnesses.adapter`` imports the one adapter a hook names: with
+``unicodedata`` it is ~1.3 M instructions that a session's start, end or compaction,
+which read no prompt, would load for nothing (docs/performance.md)."""
+
+
 def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] | None = None) -> bool:
     """Whether the prompt is the person's explicit request for a handoff. A
     prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
@@ -334,7 +340,9 @@ def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] |
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         return False
-    return is_explicit_request(unwrap(prompt) if unwrap is not None else prompt)
+    # __import__, not importlib.import_module: the import system's C path, as ``adapter``'s.
+    recogniser = __import__(RECOGNISER, fromlist=["is_explicit_request"])
+    return bool(recogniser.is_explicit_request(unwrap(prompt) if unwrap is not None else prompt))
 
 
 def hook_specific_output(metadata: SessionMetadata, context: str) -> dict[str, Any]:
