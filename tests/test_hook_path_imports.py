@@ -301,9 +301,9 @@ STEADY_READ_MODULES = STEADY_MODULES | RECORD_START_MODULES | {
 }
 """``bootstrap --json --session-id`` from the command line: its handlers' modules besides, and
 what records the session's start, as the SessionStart hook does, so that the session starts once
-(docs/batons.md, "A session starts once"; 80 in all)."""
+(docs/batons.md, "A session starts once"; 81 in all)."""
 STEADY_START_MODULES = STEADY_MODULES | {
-    "baton.commands.deferred", "baton.harnesses.notices_write",  # what a hook keeps for a deferred catch-up
+    "baton.commands.deferred",  # what a hook keeps for a deferred catch-up (its notices' writer: only when one ran)
     "baton.commands.draft_fields", "baton.commands.harness_start", "baton.commands.record",
     "baton.commands.session_drafts", "baton.commands.session_records", "baton.domain.aggregates",
     "baton.domain.repeated_start",
@@ -314,7 +314,7 @@ STEADY_START_MODULES = STEADY_MODULES | {
     "baton.projections.folds", "baton.projections.folds.sessions",
     "baton.launch",  # the harness process the start records: the `baton` program's entry, loaded by every hook
 }                    # a harness runs (here, run as `python -m baton`, it is the one module more)
-"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (91 in all)."""
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (90 in all)."""
 STEADY_CLASSES: set[str] = set()
 """The attrs classes both define: none (the output screen's, the ledger's, the events', the
 baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""
@@ -526,11 +526,13 @@ def test_a_steady_session_hook_imports_neither_argparse_nor_typing(steady, event
 @pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
 def test_a_steady_session_hook_loads_neither_shlex_nor_the_prompt_recogniser(steady, event):
     """The session line quotes its session id with ``baton.domain.shell_words`` (``shlex`` is
-    ~1.1 M instructions), and only a prompt's metadata loads the recogniser of handoff requests
-    (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M)."""
+    ~1.1 M instructions), only a prompt's metadata loads the recogniser of handoff requests
+    (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M), and only a hook
+    that leaves or settles a notice loads their writer (``HookRun.settle``, ``leave_kept``)."""
     loaded = _session_hook_loaded(steady, event)
     assert "baton.harnesses.hook_project" in loaded
-    assert not {"shlex", "unicodedata", "baton.domain.handoff_requests"} & loaded, sorted(loaded)
+    assert not {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"} & loaded, \
+        sorted(loaded)
 
 
 @pytest.mark.parametrize("command", [

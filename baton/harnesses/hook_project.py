@@ -16,7 +16,6 @@ from baton.domain.shell_words import quote
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, InputError
 from baton.harnesses import notices
-from baton.harnesses.notices_write import leave_kept, settle, stamp
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -158,9 +157,9 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             for notice in result.told:  # what the end did not do, for the next start
                 run.leave_notice(notice.text, failed=False, handoff=notice.handoff, was=notice.was)
             if result.settles:  # what it did that an earlier end's notice said was not done
-                settle(run.baton_dir, result.settles, at=stamp())
+                run.settle(result.settles)
         if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
-            leave_kept(run.baton_dir, result.kept, at=stamp())
+            run.leave_kept(result.kept)
         context = getattr(result, "context", None)
         if metadata.kind == SESSION_START and context:
             context = result.context_for(complete_with=amend_hint(result.draft) if result.draft else "",
