@@ -545,3 +545,50 @@ def test_a_steady_session_command_loads_no_shlex(steady, command):
     loaded = _loaded(steady, *command)
     assert "baton.app" in loaded
     assert "shlex" not in loaded, sorted(loaded)
+
+
+_PATTERNS_AT_EXIT = """
+import os, re, runpy, sys
+compile_now, exit_now, made = re._compile, os._exit, []
+def spy(pattern, flags):
+    caller = sys._getframe(1)
+    while caller is not None and caller.f_code.co_filename.endswith(("re/__init__.py", "functools.py", "regexes.py")):
+        caller = caller.f_back
+    where = caller.f_code.co_filename if caller is not None else ""
+    if "/baton/" in where and "/redaction/" not in where and (type(pattern), pattern, int(flags)) not in re._cache:
+        made.append(f"{where.rsplit('/baton/', 1)[1]}:{pattern}")
+    return compile_now(pattern, flags)
+re._compile = spy
+def report(code):
+    sys.stderr.write("PATTERNS " + repr(made) + "\\n")
+    sys.stderr.flush()
+    exit_now(code)
+os._exit = report
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_compiles_no_pattern_of_its_own(steady, event):
+    """``re``'s compiler is Python (~0.2-0.5 M instructions a pattern): a steady start or end
+    compiles none of Baton's — writer ids and timestamps are read with string tests, and every
+    rule table's patterns are compiled on first use (``baton.domain.regexes.lazy``). The output
+    screen's secret rules are the exception: a rule whose keyword the text holds is compiled
+    to look (``baton.domain.redaction.rules``)."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-patterns-1"))
+    r = subprocess.run([sys.executable, "-c", _PATTERNS_AT_EXIT, "hook", "claude-code", event], input=payload,
+                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    made = next(line for line in r.stderr.splitlines() if line.startswith("PATTERNS "))
+    assert made == "PATTERNS []", made
+
+
+def test_reading_a_policy_compiles_no_pattern_for_its_signers_keys():
+    """The trust rules' key pattern is compiled when a widening names signers, not at import."""
+    r = subprocess.run([sys.executable, "-c", "import baton.domain.policy_trust as p; print(p._KEY_BLOB.compiled)"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-2000:]
