@@ -8,7 +8,6 @@ kept and written back, so an older Baton never drops a newer one's settings.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from stat import S_ISREG
 
@@ -246,5 +245,3 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             pass
         raise StorageError(f"cannot write {path}: {exc}") from exc
 
-
-WRITER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")

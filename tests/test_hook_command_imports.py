@@ -69,12 +69,12 @@ PROMPT_HOOK_MODULES = {
     # Baton's own: the command line, the hook runner and its notices, the adapter, the recogniser.
     "baton", "baton.cli_run", "baton.errors", "baton.domain", "baton.domain.limits", "baton.domain.handoff_requests",
     "baton.domain.regexes", "baton.values",  # the protocol's value classes' one definition
+    "baton.domain.shell_words",  # the adapters' shell words (their MCP entry splits its command), not ``shlex``
     "baton.harnesses", "baton.harnesses.protocol", "baton.harnesses.hook", "baton.harnesses.notices",
     # The standard library beyond the floor's: the watchdog's thread, the recogniser's Unicode
     # folding, argparse's messages, ``python -m`` and the paused collector (not ``typing``:
-    # annotations' names are imported for type checkers only), and ``shlex`` (0.3 ms: the
-    # adapters' MCP entry splits its command; imported at the protocol's top, issue 28).
-    "threading", "unicodedata", "locale", "_locale", "runpy", "gc", "shlex",
+    # annotations' names are imported for type checkers only).
+    "threading", "unicodedata", "locale", "_locale", "runpy", "gc",
     # How the process ends (``baton.cli_run.run`` marks a hook-path process, which keeps the
     # index's connection open to its ``os._exit``): two functions, no import.
     "baton.process_end",

@@ -297,23 +297,24 @@ RECORD_START_MODULES = {
 start of it is told (``baton.domain.repeated_start``, the session's rule's words)."""
 STEADY_READ_MODULES = STEADY_MODULES | RECORD_START_MODULES | {
     "baton.cli_handlers.opened", "baton.cli_handlers.sessions", "baton.cli_read",
+    "baton.domain.shell_words",  # the lock-wait message quotes the lock's path (not ``shlex``)
 }
 """``bootstrap --json --session-id`` from the command line: its handlers' modules besides, and
 what records the session's start, as the SessionStart hook does, so that the session starts once
-(docs/batons.md, "A session starts once"; 80 in all)."""
+(docs/batons.md, "A session starts once"; 81 in all)."""
 STEADY_START_MODULES = STEADY_MODULES | {
-    "baton.commands.deferred", "baton.harnesses.notices_write",  # what a hook keeps for a deferred catch-up
+    "baton.commands.deferred",  # what a hook keeps for a deferred catch-up (its notices' writer: only when one ran)
     "baton.commands.draft_fields", "baton.commands.harness_start", "baton.commands.record",
     "baton.commands.session_drafts", "baton.commands.session_records", "baton.domain.aggregates",
     "baton.domain.repeated_start",
     "baton.domain.unended",  # whether the newest ready handoff still waits (review15 F12): no class
-    "baton.domain.aggregates.session", "baton.domain.handoff_requests", "baton.events.base",
+    "baton.domain.aggregates.session", "baton.domain.shell_words", "baton.events.base",
     "baton.events.session", "baton.harnesses", "baton.harnesses.claude_code", "baton.harnesses.hook",
     "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.protocol",
     "baton.projections.folds", "baton.projections.folds.sessions",
     "baton.launch",  # the harness process the start records: the `baton` program's entry, loaded by every hook
 }                    # a harness runs (here, run as `python -m baton`, it is the one module more)
-"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (91 in all)."""
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (90 in all)."""
 STEADY_CLASSES: set[str] = set()
 """The attrs classes both define: none (the output screen's, the ledger's, the events', the
 baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""
@@ -520,3 +521,74 @@ def test_a_steady_session_hook_imports_neither_argparse_nor_typing(steady, event
     loaded = _session_hook_loaded(steady, event)
     assert "baton.harnesses.hook_project" in loaded
     assert not {*_STDLIB_NOT_NEEDED, "baton.cli"} & loaded, sorted(loaded)
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_loads_neither_shlex_nor_the_prompt_recogniser(steady, event):
+    """The session line quotes its session id with ``baton.domain.shell_words`` (``shlex`` is
+    ~1.1 M instructions), only a prompt's metadata loads the recogniser of handoff requests
+    (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M), and only a hook
+    that leaves or settles a notice loads their writer (``HookRun.settle``, ``leave_kept``)."""
+    loaded = _session_hook_loaded(steady, event)
+    assert "baton.harnesses.hook_project" in loaded
+    assert not {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"} & loaded, \
+        sorted(loaded)
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s9"),
+    ("bootstrap", "--json", "--peek"),
+    ("session", "handoff", "--json"),
+], ids=" ".join)
+def test_a_steady_session_command_loads_no_shlex(steady, command):
+    """The lock-wait message quotes the lock's path with ``baton.domain.shell_words``, not ``shlex``."""
+    loaded = _loaded(steady, *command)
+    assert "baton.app" in loaded
+    assert "shlex" not in loaded, sorted(loaded)
+
+
+_PATTERNS_AT_EXIT = """
+import os, re, runpy, sys
+compile_now, exit_now, made = re._compile, os._exit, []
+def spy(pattern, flags):
+    caller = sys._getframe(1)
+    while caller is not None and caller.f_code.co_filename.endswith(("re/__init__.py", "functools.py", "regexes.py")):
+        caller = caller.f_back
+    where = caller.f_code.co_filename if caller is not None else ""
+    if "/baton/" in where and "/redaction/" not in where and (type(pattern), pattern, int(flags)) not in re._cache:
+        made.append(f"{where.rsplit('/baton/', 1)[1]}:{pattern}")
+    return compile_now(pattern, flags)
+re._compile = spy
+def report(code):
+    sys.stderr.write("PATTERNS " + repr(made) + "\\n")
+    sys.stderr.flush()
+    exit_now(code)
+os._exit = report
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_compiles_no_pattern_of_its_own(steady, event):
+    """``re``'s compiler is Python (~0.2-0.5 M instructions a pattern): a steady start or end
+    compiles none of Baton's — writer ids and timestamps are read with string tests, and every
+    rule table's patterns are compiled on first use (``baton.domain.regexes.lazy``). The output
+    screen's secret rules are the exception: a rule whose keyword the text holds is compiled
+    to look (``baton.domain.redaction.rules``)."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-patterns-1"))
+    r = subprocess.run([sys.executable, "-c", _PATTERNS_AT_EXIT, "hook", "claude-code", event], input=payload,
+                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    made = next(line for line in r.stderr.splitlines() if line.startswith("PATTERNS "))
+    assert made == "PATTERNS []", made
+
+
+def test_reading_a_policy_compiles_no_pattern_for_its_signers_keys():
+    """The trust rules' key pattern is compiled when a widening names signers, not at import."""
+    r = subprocess.run([sys.executable, "-c", "import baton.domain.policy_trust as p; print(p._KEY_BLOB.compiled)"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-2000:]

@@ -26,7 +26,9 @@ LOADERS_BY_NAME = {
     "events/names.py": "an event's family module, on first sight of its type",
     "projections/registry.py": "a projection's fold, on the first event it folds",
     "harnesses/__init__.py": "one harness adapter, the one a hook names",
-    "harnesses/hook.py": "the hook's project half, only when an event needs the application",
+    "harnesses/hook.py": "the hook's project half, only when an event needs the application; the notices' "
+                         "writer, only when a hook leaves or settles a notice",
+    "harnesses/protocol.py": "the recogniser of handoff requests, only for a prompt's metadata",
     "commands/lineage.py": "the lineage graph, only in a project with a branch",
     "commands/context.py": "the writer-id claim, only when an id is minted or .baton/ is not where it was minted",
     "policy.py": "the trust rules of a committed policy, only when a policy source holds a widening key",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 
 from baton.app import Baton, Limits
+from baton.domain.shell_words import quote
 from baton.domain.visible import printable
 from baton.errors import InputError
 
@@ -95,7 +95,7 @@ def say_waiting(*, catch_up: bool = False, pid: int | None = None, lock: Path | 
         who = f"a catch-up in the background, pid {pid}" if pid is not None else "a catch-up in the background"
         why = f"{who}, replays a large one in seconds"
     else:
-        why = (f"`lsof {shlex.quote(str(lock))}` names it: the process whose descriptor ends in W"
+        why = (f"`lsof {quote(str(lock))}` names it: the process whose descriptor ends in W"
                if lock is not None else "another command or a hook")
     sys.stderr.write(f"baton: waiting for another baton process to let go of the ledger ({why})...\n")
     sys.stderr.flush()

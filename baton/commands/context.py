@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from baton import oplog
 from baton.background import failed_for_room, running, start_catch_up
 from baton.canonical import pretty_bytes
-from baton.config import WRITER_ID, ProjectConfig, allowed_signers_setting, read_config, read_json, write_json_atomic
+from baton.config import ProjectConfig, allowed_signers_setting, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.paths import SYMLINK_ESCAPE
@@ -48,6 +48,7 @@ from baton.errors import (
 from baton.ledger import files
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
+from baton.ledger.feed import is_writer_id
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
 from baton.policy import check_path_inside_root, load_policy, trust_file
@@ -925,7 +926,7 @@ def read_local(paths: ProjectPaths) -> dict:
     if not isinstance(local, dict):
         raise ConfigError(f"{paths.local} must hold a JSON object" + LOCAL_HINT)
     writer = local.get("writer")
-    if writer is not None and not (isinstance(writer, str) and WRITER_ID.match(writer)):
+    if writer is not None and not (isinstance(writer, str) and is_writer_id(writer)):
         raise ConfigError(f"{paths.local}: writer {writer!r} is not a valid writer id ([a-z0-9-], ≤ 64)" + LOCAL_HINT)
     return local
 

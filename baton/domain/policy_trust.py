@@ -39,12 +39,11 @@ Pure: the caller reads the files, stats the folder and writes the record.
 
 from __future__ import annotations
 
-import re
-
 from baton.canonical import canonical_bytes, digest_of
 from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
 from baton.domain.policy_keys import lists_command
 from baton.domain.policy_keys import signer_lines as signer_lines
+from baton.domain.regexes import lazy
 from baton.domain.writer_place import Place, check_place
 from baton.values import EMPTY_MAPPING, replace, value_class
 
@@ -378,7 +377,8 @@ def trust_record(widening: Widening, here: Place, now: str, *, revoked: Sequence
     return TrustRecord(widening.digest, here, widening.to_json(), now, widening.sync, tuple(revoked), commit, branch)
 
 
-_KEY_BLOB = re.compile(r"AAAA[A-Za-z0-9+/]{16,}={0,2}")
+_KEY_BLOB = lazy(r"AAAA[A-Za-z0-9+/]{16,}={0,2}")
+"""Compiled when a trusted widening names signers (``line_keys``), not by every start that reads a policy."""
 
 
 def line_keys(lines: Sequence[str]) -> tuple[str, ...]:

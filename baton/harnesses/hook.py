@@ -197,6 +197,19 @@ class HookRun:
             problem=problem, at=write.stamp(), failed=failed,
             kept=kept, handoff=handoff, was=was)
 
+    def settle(self, handoffs: Any) -> None:
+        """Record in the project's notices that a session's end handed ``handoffs`` on
+        (``notices_write.settle``): the notices left about them are out of date."""
+        write = _load("baton.harnesses.notices_write")
+        write.settle(self.baton_dir, handoffs, at=write.stamp())
+
+    def leave_kept(self, runs: Any) -> None:
+        """Leave what the hooks kept for later and ran first have to tell the next start
+        (``notices_write.leave_kept``). The notices' writer is loaded by the hooks that
+        write one (this run's ``leave_notice`` too), not by every start and end."""
+        write = _load("baton.harnesses.notices_write")
+        write.leave_kept(self.baton_dir, runs, at=write.stamp())
+
     def failed_start(self, problem: str, *, take: bool = True) -> str:
         """The answer of a session start that failed: ``problem`` as a notice, first,
         then the notices other hooks left waiting (``baton.harnesses.notices``), as the

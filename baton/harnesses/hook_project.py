@@ -9,14 +9,13 @@ its payload alone, without the application and its models.
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 
 from baton.app import Baton, Limits
+from baton.domain.shell_words import quote
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, FolderGone, InputError
 from baton.harnesses import notices
-from baton.harnesses.notices_write import leave_kept, settle, stamp
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -112,7 +111,7 @@ def session_hint(session_id: str) -> str:
     """The session line's way to pass the session id on the command line, beside the MCP
     tools' (``SessionStartResult.context_for``): a capture with it is the session's, so its
     end hands it on even while another session works on the branch."""
-    return f", or `--session {shlex.quote(session_id)}` to `baton checkpoint create`"
+    return f", or `--session {quote(session_id)}` to `baton checkpoint create`"
 
 
 RUN_IN_THEIR_PROCESS = frozenset({"claude-code", "codex", "gemini-cli"})
@@ -169,9 +168,9 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             for notice in result.told:  # what the end did not do, for the next start
                 run.leave_notice(notice.text, failed=False, handoff=notice.handoff, was=notice.was)
             if result.settles:  # what it did that an earlier end's notice said was not done
-                settle(run.baton_dir, result.settles, at=stamp())
+                run.settle(result.settles)
         if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
-            leave_kept(run.baton_dir, result.kept, at=stamp())
+            run.leave_kept(result.kept)
         context = getattr(result, "context", None)
         if metadata.kind == SESSION_START and context:
             context = result.context_for(complete_with=amend_hint(result.draft) if result.draft else "",

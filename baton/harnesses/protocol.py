@@ -25,11 +25,10 @@ with an ordinary prompt imports no attrs at all (``docs/performance.md``).
 from __future__ import annotations
 
 import os
-import shlex
 
 import orjson
 
-from baton.domain.handoff_requests import is_explicit_request
+from baton.domain.shell_words import quote, split
 from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
@@ -171,7 +170,7 @@ def start_failed(harness_name: str) -> "Callable[[str], str]":
         if "/" not in program:
             return (f' || {{ echo "Baton could not run its SessionStart hook (exit status $?; 127: the command was '
                     f'not found on the PATH {harness_name} runs hooks with){told}')
-        return (f' || {{ s=$?; p={shlex.quote(program)}; if [ ! -f "$p" ]; then w="no file exists at $p"; '
+        return (f' || {{ s=$?; p={quote(program)}; if [ ! -f "$p" ]; then w="no file exists at $p"; '
                 'elif [ ! -x "$p" ]; then w="the file $p is not executable"; '
                 'else w="the file $p is there but did not run: the Python its first line names may be gone"; fi; '
                 f'echo "Baton could not run its SessionStart hook (exit status $s: $w){told}')
@@ -293,7 +292,7 @@ class CommandHookAdapter:
     def event_suffix(self, event: str, command: str) -> str:
         """What follows ``command``'s line for ``event`` after ``command_suffix`` ("" for most)."""
         made = self.event_suffixes.get(event)
-        return made(shlex.split(command)[0]) if made is not None else ""
+        return made(split(command)[0]) if made is not None else ""
 
     def command_lines(self, command: str, hooks: tuple[HookCommand, ...] | None = None) -> tuple[str, ...]:
         return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}{self.event_suffix(hook.event, command)}"
@@ -324,6 +323,13 @@ MACHINE_PROMPTS = frozenset({"system", "loop_wakeup", "schedule_wakeup", "poll_e
 message, an auto-continuation, a ``/loop`` or scheduled wakeup, a polled event."""
 
 
+RECOGNISER = "baton.domain.handoff_requests"
+"""The prompt's recogniser (``is_explicit_request``), imported by the metadata of a prompt
+only, as ``baton.harnesses.adapter`` imports the one adapter a hook names: with
+``unicodedata`` it is ~1.3 M instructions that a session's start, end or compaction,
+which read no prompt, would load for nothing (docs/performance.md)."""
+
+
 def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] | None = None) -> bool:
     """Whether the prompt is the person's explicit request for a handoff. A
     prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
@@ -334,7 +340,9 @@ def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] |
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         return False
-    return is_explicit_request(unwrap(prompt) if unwrap is not None else prompt)
+    # __import__, not importlib.import_module: the import system's C path, as ``adapter``'s.
+    recogniser = __import__(RECOGNISER, fromlist=["is_explicit_request"])
+    return bool(recogniser.is_explicit_request(unwrap(prompt) if unwrap is not None else prompt))
 
 
 def hook_specific_output(metadata: SessionMetadata, context: str) -> dict[str, Any]:
@@ -394,7 +402,7 @@ class SkillText:
 
 def mcp_server(command: str) -> dict[str, Any]:
     """``baton mcp`` over stdio, as harnesses configure a server: a program and its arguments."""
-    program, *args = shlex.split(command)
+    program, *args = split(command)
     return {"command": program, "args": [*args, "mcp"]}
 
 

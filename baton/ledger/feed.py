@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import gc
 import heapq
-import re
 from contextlib import contextmanager
 from hashlib import sha256 as _sha256
 from pathlib import Path
@@ -109,15 +108,25 @@ def feed_name(path: Path) -> str:
     return path.name[: -len(".jsonl")]
 
 
-FEED_STEM = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-"""What a feed file's name is before ``.jsonl``: a writer id (``baton.config.WRITER_ID``)."""
+WRITER_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+WRITER_ID_MAX = 64
+
+
+def is_writer_id(name: str) -> bool:
+    """Whether ``name`` is a writer id: 1 to 64 of ``[a-z0-9-]``, not starting with ``-``
+    (``[a-z0-9][a-z0-9-]{0,63}``), and nothing else — no trailing newline, which the pattern
+    this replaced let through (``re.match`` with ``$``). What a feed file's name is before
+    ``.jsonl``, and what ``local.json`` and a remote's ref may name. String tests, not a pattern
+    compiled in every process (docs/performance.md)."""
+    return (0 < len(name) <= WRITER_ID_MAX and name[0] != "-"
+            and not name.strip(WRITER_ID_CHARACTERS))
 
 
 def is_feed_file_name(name: str) -> bool:
     """Whether ``name`` (a file name in the ledger folder) names a feed: a writer id and ``.jsonl``.
     Anything else there — a cloud drive's ``<w> (conflicted copy …).jsonl``, a ``feed.bak.jsonl`` —
     is no feed: never read as one, never deleted (``verify`` and ``doctor`` name it)."""
-    return name.endswith(".jsonl") and FEED_STEM.match(name[:-6]) is not None
+    return name.endswith(".jsonl") and is_writer_id(name[:-6])
 
 
 FIRST_LINE_LIMIT = 65536

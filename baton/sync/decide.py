@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from baton.config import WRITER_ID
 from baton.errors import LedgerCorrupt
-from baton.ledger.feed import FeedHead
+from baton.ledger.feed import FeedHead, is_writer_id
 from baton.sync.erasures import reconcile_erasures
 from baton.sync.ids import repeated_ids
 from baton.sync.importing import import_feed, write_staged
@@ -173,7 +172,7 @@ def decide_feed(work: Round, feed: str) -> None:
 
 def fast_forward(work: Round, feed: str) -> None:
     base, remote = work.base.get(feed), work.remote.get(feed)
-    if not WRITER_ID.match(feed):  # a name from a remote becomes a file name: never a path
+    if not is_writer_id(feed):  # a name from a remote becomes a file name: never a path
         raise Refuse(RefusedFeed(feed, "remote", "bad_ref", None,
                                  f"{feed!r} is not a writer id ([a-z0-9-], at most 64)"))
     malformed = None

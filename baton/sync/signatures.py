@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from dulwich.objects import Blob
 
-from baton.config import WRITER_ID, write_json_atomic
+from baton.config import write_json_atomic
 from baton.domain.policy_trust import REQUIRED_BY_SETTING
-from baton.ledger.feed import FeedHead
+from baton.ledger.feed import FeedHead, is_writer_id
 from baton.sync.ledger_ref import with_signature
 from baton.sync.refusals import RefusedFeed
 from baton.sync.signing import (
@@ -155,7 +155,7 @@ class FeedSignatures:
         signature (``base``, the local ref's copy) brings nothing to take:
         it is flagged, and ``settle`` puts the good signature back."""
         if not self.in_play or remote is None or remote.problem is not None or feed == self.writer \
-                or not WRITER_ID.match(feed):
+                or not is_writer_id(feed):
             return None  # a folder sync refuses anyway, or this clone's own feed (signed by ``settle``)
         verdict = self.check(feed, remote.head, remote.signature, self._signature_of(remote.signature))
         if verdict.good:
