@@ -211,6 +211,32 @@ class FakeModel:
             return [r for r in self.requests if needle in r.text()]
 
 
+class Held:
+    """A scripted reply held open: the model's answer does not come until ``release()`` (a turn
+    the person interrupts while it runs). ``asked`` is set once the harness has asked for it; the
+    request then waits (for ``release``, or ``limit`` seconds) and its connection is closed with no
+    answer, as a connection the harness gave up on. A test releases it in a ``finally``."""
+
+    def __init__(self, limit: float = 600) -> None:
+        self.asked = threading.Event()
+        self._released = threading.Event()
+        self.limit = limit
+
+    def hold(self, handler: BaseHTTPRequestHandler) -> None:
+        """Hold ``handler``'s request (in the server's thread) until released, then hang up."""
+        self.asked.set()
+        self._released.wait(self.limit)
+        handler.close_connection = True
+
+    def wait_asked(self, timeout: float = 180) -> None:
+        """Until the harness has asked for this reply; past ``timeout`` the test fails."""
+        if not self.asked.wait(timeout):
+            pytest.fail(f"the held reply was never asked for within {timeout:g} s")
+
+    def release(self) -> None:
+        self._released.set()
+
+
 class ProxyTrap:
     """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
 

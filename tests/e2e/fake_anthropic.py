@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from baton.model import frozen
-from tests.e2e.common import FakeModel, Recorded, harness_env
+from tests.e2e.common import FakeModel, Held, Recorded, harness_env
 
 MODEL = "claude-sonnet-4-5"
 
@@ -94,6 +94,9 @@ class FakeAnthropic(FakeModel):
         if recorded.method == "POST" and path == "/v1/messages":
             body = recorded.json if isinstance(recorded.json, dict) else {}
             reply = self.next_reply(default="Done.") if is_turn(recorded) else self.side_reply
+            if isinstance(reply, Held):  # a turn the person interrupts
+                reply.hold(handler)
+                return
             if callable(reply):  # a reply that depends on the request (an id the harness sent back)
                 try:
                     reply = reply(recorded)

@@ -28,7 +28,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.e2e.common import FakeModel, Recorded
+from tests.e2e.common import FakeModel, Held, Recorded
 
 
 def call(name: str, **args: Any) -> dict[str, Any]:
@@ -67,6 +67,9 @@ class FakeGemini(FakeModel):
             self.send_json(handler, 200, {"totalTokens": 128})
         elif method == "streamGenerateContent":
             reply = self.next_reply("Done.")
+            if isinstance(reply, Held):  # a turn the person interrupts
+                reply.hold(handler)
+                return
             if callable(reply):
                 reply = reply(recorded)
             part = {"text": reply} if isinstance(reply, str) else reply

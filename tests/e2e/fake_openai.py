@@ -39,7 +39,7 @@ from typing import Any
 import attrs
 
 from baton.model import frozen
-from tests.e2e.common import FakeModel, Recorded
+from tests.e2e.common import FakeModel, Held, Recorded
 
 DEFAULT_REPLY = "Done."
 
@@ -85,6 +85,9 @@ class FakeResponses(FakeModel):
             return
         reply = json.dumps({"title": "Scripted session"}) if asks_for_a_title(recorded) \
             else self.next_reply(DEFAULT_REPLY)
+        if isinstance(reply, Held):  # a turn the person interrupts
+            reply.hold(handler)
+            return
         if callable(reply):
             reply = reply(recorded)
         model = (recorded.json or {}).get("model", "fake-model")

@@ -40,7 +40,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.common import Held, ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
@@ -768,3 +768,41 @@ def test_a_baton_left_by_interactive_claude_code_reaches_interactive_codex_once_
     assert [subject(e) for e in events(project, gemini.env, "baton.claimed")] == [handoff]
     for terminal in screens:
         no_hook_trouble_shown(terminal)
+
+
+# -- what a person does mid-turn, and after ------------------------------------------------------
+
+def test_ctrl_c_during_a_claude_code_turn_cancels_it_and_the_session_goes_on_to_leave_its_baton(
+        tmp_path, anthropic):
+    """The agent readies its handoff; the model's next answer is held open, and Ctrl-C while the turn
+    runs cancels it (Claude Code: "Interrupted"); the session goes on (the next prompt is answered),
+    and its ``/exit`` records the end once and leaves the readied handoff as its baton."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    held = Held()
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in)[:-1], held, "Going on."]
+    try:
+        with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+            claude.type("Record where the zebra-42 work stands.")
+            claude.type("\r")
+            held.wait_asked()
+            claude.wait_for("esc to interrupt", why="Claude Code's running turn", now=True)
+            claude.type("\x03")
+            claude.wait_for("Interrupted", why="Claude Code's notice of the cancelled turn")
+            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the cancelled turn", now=True)
+            claude.type("go on")
+            claude.type("\r")
+            claude.wait_for("Going on.", why="the model's reply after the cancelled turn")
+            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+            claude.type("/exit")
+            claude.type("\r")
+            assert claude.wait_until_ended() == 0, claude.screen()
+    finally:
+        held.release()
+    anthropic.check()
+    (sid,) = sessions_of(project, env, "session.begun")
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(project, env, "handoff.promoted")][0]
+    no_hook_trouble_shown(claude)
