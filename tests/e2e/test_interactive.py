@@ -406,7 +406,9 @@ def wait_on_screen(terminal: Terminal, holds: Any, why: str, timeout: float = 18
 
 def codex_exit(terminal: Terminal) -> None:
     terminal.type("/exit")
-    terminal.wait_for("exit Codex", why="/exit in Codex's command menu")  # Enter before it is lost
+    # Enter before it is lost; on the screen now ("… and exit Codex" of the question after a Ctrl-C
+    # in a turn went by in the transcript)
+    terminal.wait_for("exit Codex", why="/exit in Codex's command menu", now=True)
     terminal.type("\r")
     assert terminal.wait_until_ended() == 0, terminal.screen()
 
@@ -806,3 +808,71 @@ def test_ctrl_c_during_a_claude_code_turn_cancels_it_and_the_session_goes_on_to_
     assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
     assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(project, env, "handoff.promoted")][0]
     no_hook_trouble_shown(claude)
+
+
+def test_ctrl_c_during_a_codex_turn_cancels_it_and_the_next_turns_end_leaves_its_baton(tmp_path, openai, trap):
+    """The agent readies its handoff; the model's next answer is held open, and Ctrl-C while the turn
+    runs interrupts it (Codex runs no ``Stop`` for it); the session goes on, and the next turn's
+    ``Stop`` records the session's end, once, and leaves the readied handoff as its baton."""
+    codex = codex_ready(tmp_path, openai, trap)
+    held = Held()
+    try:
+        openai.script = [*codex_hands_off()[:-1], held, "Going on."]
+        with codex_tui(codex) as terminal:
+            terminal.type("Wrap up the parser work for the next session.")
+            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+            terminal.type("\x03")
+            terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
+            terminal.wait_for("› 1. Cancel task", why="Codex's first choice, selected", now=True)
+            terminal.type("\r")
+            wait_on_screen(terminal, lambda shown: "Task is still running" not in shown
+                           and "esc to interrupt" not in shown, "the cancelled turn")
+            assert not events(codex.project, codex.env, "session.ended")  # no Stop for the interrupted turn
+            codex_prompt(terminal, "go on", "Going on.")
+            wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(terminal)
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+    (created,) = events(codex.project, codex.env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env,
+                                                                              "handoff.promoted")][0]
+    no_hook_trouble_shown(terminal)
+
+
+def test_ctrl_c_during_a_gemini_cli_turn_cancels_it_and_the_session_goes_on_to_leave_its_baton(
+        tmp_path, google, trap):
+    """The agent readies its handoff; the model's next answer is held open, and Ctrl-C while the turn
+    runs cancels the request (Gemini CLI: "Request cancelled."); the session goes on, and its exit's
+    ``SessionEnd`` records the end once and leaves the readied handoff as its baton."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    held = Held()
+    google.script = [*gemini_hands_off()[:-1], held, "Going on."]
+    try:
+        with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+            terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
+            prompt = "Wrap up the greeting work for the next session."
+            terminal.type(prompt)
+            terminal.wait_for(prompt, why="the prompt typed")
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.wait_for("esc to cancel", why="Gemini CLI's running turn", now=True)
+            terminal.type("\x03")
+            terminal.wait_for("cancelled", why="Gemini CLI's notice of the cancelled request")
+            assert not events(gemini.project, gemini.env, "session.ended")
+            gemini_prompt(terminal, "go on", "Going on.")
+            gemini_exit(terminal)
+    finally:
+        held.release()
+    (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env,
+                                                                              "handoff.promoted")][0]
+    assert not trap.seen
+    no_hook_trouble_shown(terminal)
