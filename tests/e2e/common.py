@@ -213,20 +213,25 @@ class FakeModel:
 
 class Held:
     """A scripted reply held open: the model's answer does not come until ``release()`` (a turn
-    the person interrupts while it runs). ``asked`` is set once the harness has asked for it; the
-    request then waits (for ``release``, or ``limit`` seconds) and its connection is closed with no
-    answer, as a connection the harness gave up on. A test releases it in a ``finally``."""
+    the person interrupts, or leaves running, while it waits). ``asked`` is set once the harness has
+    asked for it; the request then waits (for ``release``, or ``limit`` seconds) and is answered
+    ``answer`` (any scripted reply), or, with none, its connection is closed unanswered, as a
+    connection the harness gave up on. A test releases it in a ``finally``."""
 
-    def __init__(self, limit: float = 600) -> None:
+    def __init__(self, answer: Any = None, limit: float = 600) -> None:
         self.asked = threading.Event()
         self._released = threading.Event()
+        self.answer = answer
         self.limit = limit
 
-    def hold(self, handler: BaseHTTPRequestHandler) -> None:
-        """Hold ``handler``'s request (in the server's thread) until released, then hang up."""
+    def hold(self, handler: BaseHTTPRequestHandler) -> Any:
+        """Hold ``handler``'s request (in the server's thread) until released; the answer to send
+        then (``None``: hang up)."""
         self.asked.set()
         self._released.wait(self.limit)
-        handler.close_connection = True
+        if self.answer is None:
+            handler.close_connection = True
+        return self.answer
 
     def wait_asked(self, timeout: float = 180) -> None:
         """Until the harness has asked for this reply; past ``timeout`` the test fails."""

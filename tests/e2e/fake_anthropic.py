@@ -94,9 +94,10 @@ class FakeAnthropic(FakeModel):
         if recorded.method == "POST" and path == "/v1/messages":
             body = recorded.json if isinstance(recorded.json, dict) else {}
             reply = self.next_reply(default="Done.") if is_turn(recorded) else self.side_reply
-            if isinstance(reply, Held):  # a turn the person interrupts
-                reply.hold(handler)
-                return
+            if isinstance(reply, Held):  # a turn the person interrupts, or leaves running
+                reply = reply.hold(handler)
+                if reply is None:
+                    return
             if callable(reply):  # a reply that depends on the request (an id the harness sent back)
                 try:
                     reply = reply(recorded)

@@ -67,9 +67,10 @@ class FakeGemini(FakeModel):
             self.send_json(handler, 200, {"totalTokens": 128})
         elif method == "streamGenerateContent":
             reply = self.next_reply("Done.")
-            if isinstance(reply, Held):  # a turn the person interrupts
-                reply.hold(handler)
-                return
+            if isinstance(reply, Held):  # a turn the person interrupts, or leaves running
+                reply = reply.hold(handler)
+                if reply is None:
+                    return
             if callable(reply):
                 reply = reply(recorded)
             part = {"text": reply} if isinstance(reply, str) else reply

@@ -85,9 +85,10 @@ class FakeResponses(FakeModel):
             return
         reply = json.dumps({"title": "Scripted session"}) if asks_for_a_title(recorded) \
             else self.next_reply(DEFAULT_REPLY)
-        if isinstance(reply, Held):  # a turn the person interrupts
-            reply.hold(handler)
-            return
+        if isinstance(reply, Held):  # a turn the person interrupts, or leaves running
+            reply = reply.hold(handler)
+            if reply is None:
+                return
         if callable(reply):
             reply = reply(recorded)
         model = (recorded.json or {}).get("model", "fake-model")

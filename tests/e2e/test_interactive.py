@@ -876,3 +876,94 @@ def test_ctrl_c_during_a_gemini_cli_turn_cancels_it_and_the_session_goes_on_to_l
                                                                               "handoff.promoted")][0]
     assert not trap.seen
     no_hook_trouble_shown(terminal)
+
+
+
+# -- a terminal closed under a running harness ---------------------------------------------------
+
+def test_a_terminal_closed_under_claude_code_runs_its_session_end_which_leaves_the_baton(tmp_path, anthropic):
+    """Closing the terminal (``SIGHUP``) under Claude Code, after its agent readied a handoff: Claude
+    Code leaves as on ``/exit`` (status 0), running ``SessionEnd`` first: the handoff is the
+    session's baton and its end is recorded, once, by the time the process is gone."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = capture_validate_ready(session_id=session_named_in)
+    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        claude.type("Record where the zebra-42 work stands.")
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the model's reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.hang_up()
+        assert claude.wait_until_ended() == 0
+    anthropic.check()
+    (sid,) = sessions_of(project, env, "session.begun")
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
+    no_hook_trouble_shown(claude)
+
+
+def test_a_terminal_closed_under_a_running_codex_turn_leaves_the_turn_running_and_its_stop_leaves_the_baton(
+        tmp_path, openai, trap):
+    """Closing the terminal under Codex's TUI while a turn runs (the agent has readied its handoff,
+    the model's answer is held) ends the TUI, not the turn: its background server goes on ("Any
+    running work continues"), and once the model answers, the turn's ``Stop`` there records the
+    session's end and leaves the handoff as its baton, as if the terminal had stayed open."""
+    codex = codex_ready(tmp_path, openai, trap)
+    held = Held("Handed off.")
+    try:
+        openai.script = [*codex_hands_off()[:-1], held]
+        with codex_tui(codex) as terminal:
+            terminal.type("Wrap up the parser work for the next session.")
+            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.hang_up()
+            terminal.wait_until_ended()  # 0.171.0 ends by SIGABRT here: the TUI's own
+        assert not events(codex.project, codex.env, "session.ended")  # the turn waits for its answer
+        held.release()
+        (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+    assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
+
+
+def test_gemini_cli_outlives_its_closed_terminal_so_the_next_start_waits_then_takes_its_session_over_once_gone(
+        tmp_path, google, trap):
+    """Gemini CLI 0.61.0 runs no ``SessionEnd`` when its terminal is closed (``SIGHUP``): its
+    processes go on without a terminal. So the session's readied handoff is no baton, and the next
+    start, finding that session's harness process alive, claims nothing and says what waits ("has not
+    reported its end … Nothing was claimed"). Once that process is gone (killed, as a person ends
+    it), the next start takes the session over at once ("its harness process is gone": the handoff
+    handed on as its end would have, and claimed, once) — docs/batons.md, "A session that never ended"."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "Nothing claimed.", "Taken over."]
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as closed:
+        gemini_prompt(closed, "Wrap up the greeting work for the next session.", "Handed off.")
+        closed.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+        closed.hang_up()
+        (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+        with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as second:
+            gemini_prompt(second, "hello", "Nothing claimed.")
+            assert closed.process.poll() is None, "Gemini CLI ended with its terminal"  # alive at that start
+            gemini_exit(second)
+        [waits] = hook_contexts(google.conversation()[-1])
+        assert f"Session `{first}` (gemini-cli" in waits and "has not reported its end" in waits, waits
+        assert "Nothing was claimed." in waits and not events(gemini.project, gemini.env, "baton.created")
+    # the closed terminal's Gemini CLI is gone now (killed with its process group)
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as third:
+        gemini_prompt(third, "hello", "Taken over.")
+        gemini_exit(third)
+    [brief] = hook_contexts(google.conversation()[-1])
+    assert f"Session `{first}` (gemini-cli" in brief and "(its harness process is gone)" in brief, brief
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    assert created["data"]["session"] == first and f"(baton `{subject(created)}`)" in brief
+    _, _, last = sessions_of(gemini.project, gemini.env, "session.begun")
+    assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
+        == [(subject(created), last)]
+    assert sessions_of(gemini.project, gemini.env, "session.ended").count(first) == 1
+    assert not trap.seen
+    no_hook_trouble_shown(second)
+    no_hook_trouble_shown(third)
