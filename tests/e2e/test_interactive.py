@@ -967,3 +967,54 @@ def test_gemini_cli_outlives_its_closed_terminal_so_the_next_start_waits_then_ta
     assert not trap.seen
     no_hook_trouble_shown(second)
     no_hook_trouble_shown(third)
+
+
+# -- resuming and forking inside the harnesses ---------------------------------------------------
+
+def claude_resumed(project: Path, env: dict[str, str], arguments: list[str], prompt: str, reply: str) -> Terminal:
+    """Claude Code started with ``arguments`` (``--resume ID``…): the earlier conversation shows,
+    one prompt is answered, ``/exit``."""
+    with Terminal([str(harness_program("claude-code")), *arguments], project, env) as claude:
+        claude.wait_for("Record where the zebra-42 work stands.", why="the resumed conversation")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt, resumed")
+        claude.type(prompt)
+        claude.type("\r")
+        claude.wait_for(reply, why="the model's reply in the resumed conversation")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("/exit")
+        claude.type("\r")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    return claude
+
+
+def test_claude_code_resumed_by_id_claims_nothing_and_a_fork_of_it_claims_the_baton_once_under_its_own_id(
+        tmp_path, anthropic):
+    """``claude --resume ID`` after a session that left a baton resumes it under its id (source
+    ``resume``): told, read-only, "This conversation left baton …", nothing claimed, no second start
+    or end. ``claude --resume ID --fork-session`` then starts a new conversation from it under a new
+    id (source ``fork``): a new session, which claims that baton, once, and is told its id is the
+    current one (the transcript it carries names the earlier id); its end leaves no second baton."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Resumed.", "Forked."]
+    screens = [claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")]
+    (created,) = events(project, env, "baton.created")
+    (sid,) = sessions_of(project, env, "session.begun")
+    screens.append(claude_resumed(project, env, ["--resume", sid], "go on", "Resumed."))
+    told = said(anthropic.turns()[-1])
+    assert f"This conversation left baton `{subject(created)}`" in told and f"This is claude-code session `{sid}`" in told
+    assert sessions_of(project, env, "session.begun") == [sid] and not events(project, env, "baton.claimed")
+    assert sessions_of(project, env, "session.ended") == [sid]
+    screens.append(claude_resumed(project, env, ["--resume", sid, "--fork-session"], "go on", "Forked."))
+    anthropic.check()
+    first, fork = sessions_of(project, env, "session.begun")
+    assert first == sid and fork != sid
+    told = said(anthropic.turns()[-1])
+    assert f"(baton `{subject(created)}`)" in told and f"This is claude-code session `{fork}`" in told
+    assert "This id is the current one" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), fork)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended") == [sid, fork]
+    for screen in screens:
+        no_hook_trouble_shown(screen)
