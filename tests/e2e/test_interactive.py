@@ -1018,3 +1018,91 @@ def test_claude_code_resumed_by_id_claims_nothing_and_a_fork_of_it_claims_the_ba
     assert sessions_of(project, env, "session.ended") == [sid, fork]
     for screen in screens:
         no_hook_trouble_shown(screen)
+
+
+def test_after_clear_in_codex_the_fresh_conversation_is_given_the_baton_the_old_one_left_once(
+        tmp_path, openai, trap):
+    """``/clear`` ("clear the terminal and start a new chat") starts a thread under a new id, as
+    ``/new`` does: its first prompt's ``SessionStart`` claims the baton the old conversation's
+    ``Stop`` left, so that request carries it, once, with the new session's id."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Going on."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            terminal.type("/clear")
+            terminal.wait_for("clear the terminal and start a new chat", why="/clear in Codex's command menu",
+                              now=True)
+            terminal.type("\r")
+            wait_on_screen(terminal, lambda shown: "› Wrap up" not in shown and CODEX_READY in shown,
+                           "the new conversation's prompt")
+            asked = len(openai.turns())
+            codex_prompt(terminal, "go on", "Going on.")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    first, second = sessions_of(codex.project, codex.env, "session.begun")
+    assert created["data"]["session"] == first
+    told = "\n".join(developer_texts(openai.turns()[asked]))
+    assert f"(baton `{subject(created)}`)" in told and f"This is codex session `{second}`" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(subject(created), second)]
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended") == [first, second]
+    no_hook_trouble_shown(terminal)
+
+
+
+def test_codex_resume_in_the_tui_claims_nothing_and_fork_there_runs_no_start_so_the_baton_waits(
+        tmp_path, openai, trap):
+    """``/resume`` in Codex's TUI (its picker: "Resume a previous session") resumes a conversation that
+    left a baton under its id, as ``codex resume --last`` does: its next turn is told, read-only,
+    "This conversation left baton …", nothing is claimed, no second start or end is recorded.
+    ``/fork`` there ("fork the current chat"; first asking where it runs: the current worktree)
+    starts a thread under a new id for which 0.171.0 runs no ``SessionStart``, as ``codex exec fork``:
+    the fork is given no baton and claims none (the baton waits for the next session, untouched),
+    and its turn's ``Stop`` records the fork's end, once, handing nothing on."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Resumed.", "Forked."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(terminal)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        with codex_tui(codex) as terminal:
+            terminal.type("/resume")
+            terminal.wait_for("resume a saved chat", why="/resume in Codex's command menu", now=True)
+            terminal.type("\r")
+            terminal.wait_for("Resume a previous session", why="Codex's resume picker", now=True)
+            terminal.wait_for("› ", why="the picker's selected conversation", now=True)
+            terminal.type("\r")
+            terminal.wait_for("› Wrap up the parser work", why="the resumed conversation", now=True)
+            wait_on_screen(terminal, lambda shown: CODEX_READY in shown and "Resume a previous" not in shown,
+                           "the resumed conversation's prompt")
+            resumed = len(openai.turns())
+            codex_prompt(terminal, "go on", "Resumed.")
+            terminal.type("/fork")
+            terminal.wait_for("fork the current chat", why="/fork in Codex's command menu", now=True)
+            terminal.type("\r")
+            terminal.wait_for("Where should the forked conversation run?", why="Codex's worktree question", now=True)
+            terminal.type("\r")  # 1. Use current Git worktree
+            wait_on_screen(terminal, lambda shown: "Where should" not in shown and CODEX_READY in shown,
+                           "the forked conversation's prompt")
+            forked = len(openai.turns())
+            codex_prompt(terminal, "go on in the fork", "Forked.")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    told = "\n".join(developer_texts(openai.turns()[resumed]))
+    assert f"This conversation left baton `{subject(created)}`" in told and f"This is codex session `{sid}`" in told
+    assert sessions_of(codex.project, codex.env, "session.begun") == [sid]
+    assert not events(codex.project, codex.env, "baton.claimed")
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    first, fork = sessions_of(codex.project, codex.env, "session.ended")
+    assert first == sid and fork != sid
+    assert f"(baton `{subject(created)}`)" not in "\n".join(developer_texts(openai.turns()[forked]))
+    no_hook_trouble_shown(terminal)
