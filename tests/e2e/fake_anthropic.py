@@ -12,7 +12,8 @@ The script (``self.script``) holds the replies to the agent's turns, in
 order: a ``str`` is a text reply (the turn ends), a ``ToolUse`` a call of one
 tool (the harness runs it and asks again with its result), a callable is
 given the recorded request and returns one of those (to use an id the
-harness sent back). Only the agent's
+harness sent back), a ``common.Held`` an answer held open until the test
+releases it (a turn the person interrupts). Only the agent's
 own turns take from it: a request that offers the agent's tools. Claude
 Code's side requests (a title, or the summary a compaction asks for) are
 answered with ``side_reply`` and leave the script alone.

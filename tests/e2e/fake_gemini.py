@@ -10,7 +10,8 @@ usage statistics and update checks). Paths are
   takes the next reply of ``script`` — a string (text), ``call(name,
   **args)`` (a ``functionCall``, e.g. ``mcp_baton_baton_status``), or a
   function of the recorded request returning one of those (to answer with
-  what an earlier tool returned) — and answers "Done." when the script is
+  what an earlier tool returned), or a ``common.Held`` (the answer held open
+  until the test releases it) — and answers "Done." when the script is
   spent;
 - ``generateContent`` carries the CLI's own side requests: the model router
   (a JSON answer with ``complexity_reasoning`` / ``complexity_score``), the

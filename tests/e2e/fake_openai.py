@@ -19,7 +19,9 @@ The script (``FakeResponses.script``) is a list of replies, one per
 - ``Call(name, arguments)``: one function call (``name`` as Codex listed the
   tool in the request's ``tools``);
 - a callable taking the ``Recorded`` request: returns one of the above (to
-  answer with something from an earlier tool result).
+  answer with something from an earlier tool result);
+- a ``common.Held``: the answer held open until the test releases it (a turn
+  the person interrupts, or leaves running).
 
 When the script is empty the reply is the text ``"Done."``, so a turn always ends.
 

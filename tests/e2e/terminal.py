@@ -159,6 +159,11 @@ class Screen:
             self.rows[row] = [" "] * COLUMNS
 
 
+def _controlling() -> None:
+    """In the child, after ``setsid``: make its standard input, the pty's slave, its controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class Terminal:
     """One program running in a pseudo-terminal (see the module's docstring). Use as a context manager:
     at its end a program still running is killed, with its whole process group."""
@@ -169,8 +174,11 @@ class Terminal:
         self._lock = threading.Lock()
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        # Its own session, whose controlling terminal the pty is (``TIOCSCTTY`` after ``setsid``: a
+        # session leader gets one only so, the slave having been opened before): closing the master
+        # hangs the session up, as closing a terminal window does.
         self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
-                                        start_new_session=True, close_fds=True)
+                                        start_new_session=True, close_fds=True, preexec_fn=_controlling)
         os.close(slave)
         self._hung = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)

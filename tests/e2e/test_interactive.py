@@ -25,6 +25,14 @@ resume --last``, ``gemini --resume latest``: a repeated start, claiming
 nothing). Then a hook that fails (it shows, and the screen check sees it),
 and one project across the three (Claude Code leaves a baton, Codex receives
 it once, Gemini CLI after it does not).
+
+And what happens in the middle of things: Ctrl-C while a turn runs (the
+scripted model holds its answer open, ``common.Held``, until the test has
+pressed it: the turn is cancelled, the session goes on, its end is recorded
+once), a terminal closed under each harness (``Terminal.hang_up``: its end
+hook runs, or the next start's rule for a session that never ended holds),
+``claude --resume ID`` and ``--fork-session``, and Codex's own ``/clear``,
+``/resume`` and ``/fork``.
 """
 
 from __future__ import annotations
