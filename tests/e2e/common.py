@@ -211,6 +211,37 @@ class FakeModel:
             return [r for r in self.requests if needle in r.text()]
 
 
+class Held:
+    """A scripted reply held open: the model's answer does not come until ``release()`` (a turn
+    the person interrupts, or leaves running, while it waits). ``asked`` is set once the harness has
+    asked for it; the request then waits (for ``release``, or ``limit`` seconds) and is answered
+    ``answer`` (any scripted reply), or, with none, its connection is closed unanswered, as a
+    connection the harness gave up on. A test releases it in a ``finally``."""
+
+    def __init__(self, answer: Any = None, limit: float = 600) -> None:
+        self.asked = threading.Event()
+        self._released = threading.Event()
+        self.answer = answer
+        self.limit = limit
+
+    def hold(self, handler: BaseHTTPRequestHandler) -> Any:
+        """Hold ``handler``'s request (in the server's thread) until released; the answer to send
+        then (``None``: hang up)."""
+        self.asked.set()
+        self._released.wait(self.limit)
+        if self.answer is None:
+            handler.close_connection = True
+        return self.answer
+
+    def wait_asked(self, timeout: float = 180) -> None:
+        """Until the harness has asked for this reply; past ``timeout`` the test fails."""
+        if not self.asked.wait(timeout):
+            pytest.fail(f"the held reply was never asked for within {timeout:g} s")
+
+    def release(self) -> None:
+        self._released.set()
+
+
 class ProxyTrap:
     """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
 

@@ -12,7 +12,8 @@ The script (``self.script``) holds the replies to the agent's turns, in
 order: a ``str`` is a text reply (the turn ends), a ``ToolUse`` a call of one
 tool (the harness runs it and asks again with its result), a callable is
 given the recorded request and returns one of those (to use an id the
-harness sent back). Only the agent's
+harness sent back), a ``common.Held`` an answer held open until the test
+releases it (a turn the person interrupts). Only the agent's
 own turns take from it: a request that offers the agent's tools. Claude
 Code's side requests (a title, or the summary a compaction asks for) are
 answered with ``side_reply`` and leave the script alone.
@@ -26,7 +27,7 @@ import re
 from typing import Any
 
 from baton.model import frozen
-from tests.e2e.common import FakeModel, Recorded, harness_env
+from tests.e2e.common import FakeModel, Held, Recorded, harness_env
 
 MODEL = "claude-sonnet-4-5"
 
@@ -94,6 +95,10 @@ class FakeAnthropic(FakeModel):
         if recorded.method == "POST" and path == "/v1/messages":
             body = recorded.json if isinstance(recorded.json, dict) else {}
             reply = self.next_reply(default="Done.") if is_turn(recorded) else self.side_reply
+            if isinstance(reply, Held):  # a turn the person interrupts, or leaves running
+                reply = reply.hold(handler)
+                if reply is None:
+                    return
             if callable(reply):  # a reply that depends on the request (an id the harness sent back)
                 try:
                     reply = reply(recorded)

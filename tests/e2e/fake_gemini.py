@@ -10,7 +10,8 @@ usage statistics and update checks). Paths are
   takes the next reply of ``script`` — a string (text), ``call(name,
   **args)`` (a ``functionCall``, e.g. ``mcp_baton_baton_status``), or a
   function of the recorded request returning one of those (to answer with
-  what an earlier tool returned) — and answers "Done." when the script is
+  what an earlier tool returned), or a ``common.Held`` (the answer held open
+  until the test releases it) — and answers "Done." when the script is
   spent;
 - ``generateContent`` carries the CLI's own side requests: the model router
   (a JSON answer with ``complexity_reasoning`` / ``complexity_score``), the
@@ -28,7 +29,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.e2e.common import FakeModel, Recorded
+from tests.e2e.common import FakeModel, Held, Recorded
 
 
 def call(name: str, **args: Any) -> dict[str, Any]:
@@ -67,6 +68,10 @@ class FakeGemini(FakeModel):
             self.send_json(handler, 200, {"totalTokens": 128})
         elif method == "streamGenerateContent":
             reply = self.next_reply("Done.")
+            if isinstance(reply, Held):  # a turn the person interrupts, or leaves running
+                reply = reply.hold(handler)
+                if reply is None:
+                    return
             if callable(reply):
                 reply = reply(recorded)
             part = {"text": reply} if isinstance(reply, str) else reply

@@ -19,7 +19,9 @@ The script (``FakeResponses.script``) is a list of replies, one per
 - ``Call(name, arguments)``: one function call (``name`` as Codex listed the
   tool in the request's ``tools``);
 - a callable taking the ``Recorded`` request: returns one of the above (to
-  answer with something from an earlier tool result).
+  answer with something from an earlier tool result);
+- a ``common.Held``: the answer held open until the test releases it (a turn
+  the person interrupts, or leaves running).
 
 When the script is empty the reply is the text ``"Done."``, so a turn always ends.
 
@@ -39,7 +41,7 @@ from typing import Any
 import attrs
 
 from baton.model import frozen
-from tests.e2e.common import FakeModel, Recorded
+from tests.e2e.common import FakeModel, Held, Recorded
 
 DEFAULT_REPLY = "Done."
 
@@ -85,6 +87,10 @@ class FakeResponses(FakeModel):
             return
         reply = json.dumps({"title": "Scripted session"}) if asks_for_a_title(recorded) \
             else self.next_reply(DEFAULT_REPLY)
+        if isinstance(reply, Held):  # a turn the person interrupts, or leaves running
+            reply = reply.hold(handler)
+            if reply is None:
+                return
         if callable(reply):
             reply = reply(recorded)
         model = (recorded.json or {}).get("model", "fake-model")

@@ -11,7 +11,8 @@ thread, and keeps two readings of it:
   each cursor move across and a line break for each move down: what flashed
   by and was drawn over is still in it (a hook's error shown for a moment).
 
-``type(text)`` writes keys as a person types them; ``wait_for(text)`` polls
+``hang_up()`` closes the terminal under the program (``SIGHUP``, as a closed
+window sends). ``type(text)`` writes keys as a person types them; ``wait_for(text)`` polls
 the screen and the transcript for ``text`` until a deadline and fails the test
 with the screen when it never shows. No assertion here is about time: a
 deadline only turns a hang into a failure that shows the screen.
@@ -23,6 +24,7 @@ import fcntl
 import os
 import pty
 import re
+import select
 import signal
 import struct
 import subprocess
@@ -157,6 +159,11 @@ class Screen:
             self.rows[row] = [" "] * COLUMNS
 
 
+def _controlling() -> None:
+    """In the child, after ``setsid``: make its standard input, the pty's slave, its controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class Terminal:
     """One program running in a pseudo-terminal (see the module's docstring). Use as a context manager:
     at its end a program still running is killed, with its whole process group."""
@@ -167,15 +174,22 @@ class Terminal:
         self._lock = threading.Lock()
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        # Its own session, whose controlling terminal the pty is (``TIOCSCTTY`` after ``setsid``: a
+        # session leader gets one only so, the slave having been opened before): closing the master
+        # hangs the session up, as closing a terminal window does.
         self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
-                                        start_new_session=True, close_fds=True)
+                                        start_new_session=True, close_fds=True, preexec_fn=_controlling)
         os.close(slave)
+        self._hung = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        while True:
+        # Never blocked in a read: one in progress would hold the master open past ``hang_up``.
+        while not self._hung.is_set():
             try:
+                if not select.select([self.master], [], [], 0.2)[0]:
+                    continue
                 data = os.read(self.master, 65536)
             except OSError:  # EIO: every process holding the slave side has closed it
                 return
@@ -222,6 +236,15 @@ class Terminal:
                             f"{self.screen()}\n--- its transcript's end:\n{self.transcript()[-3000:]}")
             time.sleep(0.25)
 
+    def hang_up(self) -> None:
+        """Close the terminal under the program, as closing its window does: the master side is
+        closed, and the kernel sends ``SIGHUP`` to the pty's session (the program's)."""
+        self._hung.set()
+        self._reader.join(30)
+        if self.master >= 0:
+            os.close(self.master)
+            self.master = -1
+
     def wait_until_ended(self, timeout: float = 120) -> int:
         """The program's exit status, once it ended (the test fails, with the screen, if it did not)."""
         try:
@@ -242,4 +265,4 @@ class Terminal:
                 pass
             self.process.wait(30)
         self._reader.join(30)
-        os.close(self.master)
+        self.hang_up()

@@ -25,6 +25,14 @@ resume --last``, ``gemini --resume latest``: a repeated start, claiming
 nothing). Then a hook that fails (it shows, and the screen check sees it),
 and one project across the three (Claude Code leaves a baton, Codex receives
 it once, Gemini CLI after it does not).
+
+And what happens in the middle of things: Ctrl-C while a turn runs (the
+scripted model holds its answer open, ``common.Held``, until the test has
+pressed it: the turn is cancelled, the session goes on, its end is recorded
+once), a terminal closed under each harness (``Terminal.hang_up``: its end
+hook runs, or the next start's rule for a session that never ended holds),
+``claude --resume ID`` and ``--fork-session``, and Codex's own ``/clear``,
+``/resume`` and ``/fork``.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.common import Held, ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
@@ -406,7 +414,9 @@ def wait_on_screen(terminal: Terminal, holds: Any, why: str, timeout: float = 18
 
 def codex_exit(terminal: Terminal) -> None:
     terminal.type("/exit")
-    terminal.wait_for("exit Codex", why="/exit in Codex's command menu")  # Enter before it is lost
+    # Enter before it is lost; on the screen now ("… and exit Codex" of the question after a Ctrl-C
+    # in a turn went by in the transcript)
+    terminal.wait_for("exit Codex", why="/exit in Codex's command menu", now=True)
     terminal.type("\r")
     assert terminal.wait_until_ended() == 0, terminal.screen()
 
@@ -768,3 +778,339 @@ def test_a_baton_left_by_interactive_claude_code_reaches_interactive_codex_once_
     assert [subject(e) for e in events(project, gemini.env, "baton.claimed")] == [handoff]
     for terminal in screens:
         no_hook_trouble_shown(terminal)
+
+
+# -- what a person does mid-turn, and after ------------------------------------------------------
+
+def test_ctrl_c_during_a_claude_code_turn_cancels_it_and_the_session_goes_on_to_leave_its_baton(
+        tmp_path, anthropic):
+    """The agent readies its handoff; the model's next answer is held open, and Ctrl-C while the turn
+    runs cancels it (Claude Code: "Interrupted"); the session goes on (the next prompt is answered),
+    and its ``/exit`` records the end once and leaves the readied handoff as its baton."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    held = Held()
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in)[:-1], held, "Going on."]
+    try:
+        with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+            claude.type("Record where the zebra-42 work stands.")
+            claude.type("\r")
+            held.wait_asked()
+            claude.wait_for("esc to interrupt", why="Claude Code's running turn", now=True)
+            claude.type("\x03")
+            claude.wait_for("Interrupted", why="Claude Code's notice of the cancelled turn")
+            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the cancelled turn", now=True)
+            claude.type("go on")
+            claude.type("\r")
+            claude.wait_for("Going on.", why="the model's reply after the cancelled turn")
+            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+            claude.type("/exit")
+            claude.type("\r")
+            assert claude.wait_until_ended() == 0, claude.screen()
+    finally:
+        held.release()
+    anthropic.check()
+    (sid,) = sessions_of(project, env, "session.begun")
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(project, env, "handoff.promoted")][0]
+    no_hook_trouble_shown(claude)
+
+
+def test_ctrl_c_during_a_codex_turn_cancels_it_and_the_next_turns_end_leaves_its_baton(tmp_path, openai, trap):
+    """The agent readies its handoff; the model's next answer is held open, and Ctrl-C while the turn
+    runs interrupts it (Codex runs no ``Stop`` for it); the session goes on, and the next turn's
+    ``Stop`` records the session's end, once, and leaves the readied handoff as its baton."""
+    codex = codex_ready(tmp_path, openai, trap)
+    held = Held()
+    try:
+        openai.script = [*codex_hands_off()[:-1], held, "Going on."]
+        with codex_tui(codex) as terminal:
+            terminal.type("Wrap up the parser work for the next session.")
+            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+            terminal.type("\x03")
+            terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
+            terminal.wait_for("› 1. Cancel task", why="Codex's first choice, selected", now=True)
+            terminal.type("\r")
+            wait_on_screen(terminal, lambda shown: "Task is still running" not in shown
+                           and "esc to interrupt" not in shown, "the cancelled turn")
+            assert not events(codex.project, codex.env, "session.ended")  # no Stop for the interrupted turn
+            codex_prompt(terminal, "go on", "Going on.")
+            wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(terminal)
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+    (created,) = events(codex.project, codex.env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env,
+                                                                              "handoff.promoted")][0]
+    no_hook_trouble_shown(terminal)
+
+
+def test_ctrl_c_during_a_gemini_cli_turn_cancels_it_and_the_session_goes_on_to_leave_its_baton(
+        tmp_path, google, trap):
+    """The agent readies its handoff; the model's next answer is held open, and Ctrl-C while the turn
+    runs cancels the request (Gemini CLI: "Request cancelled."); the session goes on, and its exit's
+    ``SessionEnd`` records the end once and leaves the readied handoff as its baton."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    held = Held()
+    google.script = [*gemini_hands_off()[:-1], held, "Going on."]
+    try:
+        with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+            terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
+            prompt = "Wrap up the greeting work for the next session."
+            terminal.type(prompt)
+            terminal.wait_for(prompt, why="the prompt typed")
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.wait_for("esc to cancel", why="Gemini CLI's running turn", now=True)
+            terminal.type("\x03")
+            terminal.wait_for("cancelled", why="Gemini CLI's notice of the cancelled request")
+            assert not events(gemini.project, gemini.env, "session.ended")
+            gemini_prompt(terminal, "go on", "Going on.")
+            gemini_exit(terminal)
+    finally:
+        held.release()
+    (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env,
+                                                                              "handoff.promoted")][0]
+    assert not trap.seen
+    no_hook_trouble_shown(terminal)
+
+
+
+# -- a terminal closed under a running harness ---------------------------------------------------
+
+def test_a_terminal_closed_under_claude_code_runs_its_session_end_which_leaves_the_baton(tmp_path, anthropic):
+    """Closing the terminal (``SIGHUP``) under Claude Code, after its agent readied a handoff: Claude
+    Code leaves as on ``/exit`` (status 0), running ``SessionEnd`` first: the handoff is the
+    session's baton and its end is recorded, once, by the time the process is gone."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = capture_validate_ready(session_id=session_named_in)
+    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        claude.type("Record where the zebra-42 work stands.")
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the model's reply")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.hang_up()
+        assert claude.wait_until_ended() == 0
+    anthropic.check()
+    (sid,) = sessions_of(project, env, "session.begun")
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
+    no_hook_trouble_shown(claude)
+
+
+def test_a_terminal_closed_under_a_running_codex_turn_leaves_the_turn_running_and_its_stop_leaves_the_baton(
+        tmp_path, openai, trap):
+    """Closing the terminal under Codex's TUI while a turn runs (the agent has readied its handoff,
+    the model's answer is held) ends the TUI, not the turn: its background server goes on ("Any
+    running work continues"), and once the model answers, the turn's ``Stop`` there records the
+    session's end and leaves the handoff as its baton, as if the terminal had stayed open."""
+    codex = codex_ready(tmp_path, openai, trap)
+    held = Held("Handed off.")
+    try:
+        openai.script = [*codex_hands_off()[:-1], held]
+        with codex_tui(codex) as terminal:
+            terminal.type("Wrap up the parser work for the next session.")
+            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.hang_up()
+            terminal.wait_until_ended()  # 0.171.0 ends by SIGABRT here: the TUI's own
+        assert not events(codex.project, codex.env, "session.ended")  # the turn waits for its answer
+        held.release()
+        (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+    assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
+
+
+def test_gemini_cli_outlives_its_closed_terminal_so_the_next_start_waits_then_takes_its_session_over_once_gone(
+        tmp_path, google, trap):
+    """Gemini CLI 0.61.0 runs no ``SessionEnd`` when its terminal is closed (``SIGHUP``): its
+    processes go on without a terminal. So the session's readied handoff is no baton, and the next
+    start, finding that session's harness process alive, claims nothing and says what waits ("has not
+    reported its end … Nothing was claimed"). Once that process is gone (killed, as a person ends
+    it), the next start takes the session over at once ("its harness process is gone": the handoff
+    handed on as its end would have, and claimed, once) — docs/batons.md, "A session that never ended"."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "Nothing claimed.", "Taken over."]
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as closed:
+        gemini_prompt(closed, "Wrap up the greeting work for the next session.", "Handed off.")
+        closed.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+        closed.hang_up()
+        (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+        with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as second:
+            gemini_prompt(second, "hello", "Nothing claimed.")
+            assert closed.process.poll() is None, "Gemini CLI ended with its terminal"  # alive at that start
+            gemini_exit(second)
+        [waits] = hook_contexts(google.conversation()[-1])
+        assert f"Session `{first}` (gemini-cli" in waits and "has not reported its end" in waits, waits
+        assert "Nothing was claimed." in waits and not events(gemini.project, gemini.env, "baton.created")
+    # the closed terminal's Gemini CLI is gone now (killed with its process group)
+    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as third:
+        gemini_prompt(third, "hello", "Taken over.")
+        gemini_exit(third)
+    [brief] = hook_contexts(google.conversation()[-1])
+    assert f"Session `{first}` (gemini-cli" in brief and "(its harness process is gone)" in brief, brief
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    assert created["data"]["session"] == first and f"(baton `{subject(created)}`)" in brief
+    _, _, last = sessions_of(gemini.project, gemini.env, "session.begun")
+    assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
+        == [(subject(created), last)]
+    assert sessions_of(gemini.project, gemini.env, "session.ended").count(first) == 1
+    assert not trap.seen
+    no_hook_trouble_shown(second)
+    no_hook_trouble_shown(third)
+
+
+# -- resuming and forking inside the harnesses ---------------------------------------------------
+
+def claude_resumed(project: Path, env: dict[str, str], arguments: list[str], prompt: str, reply: str) -> Terminal:
+    """Claude Code started with ``arguments`` (``--resume ID``…): the earlier conversation shows,
+    one prompt is answered, ``/exit``."""
+    with Terminal([str(harness_program("claude-code")), *arguments], project, env) as claude:
+        claude.wait_for("Record where the zebra-42 work stands.", why="the resumed conversation")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt, resumed")
+        claude.type(prompt)
+        claude.type("\r")
+        claude.wait_for(reply, why="the model's reply in the resumed conversation")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+        claude.type("/exit")
+        claude.type("\r")
+        assert claude.wait_until_ended() == 0, claude.screen()
+    return claude
+
+
+def test_claude_code_resumed_by_id_claims_nothing_and_a_fork_of_it_claims_the_baton_once_under_its_own_id(
+        tmp_path, anthropic):
+    """``claude --resume ID`` after a session that left a baton resumes it under its id (source
+    ``resume``): told, read-only, "This conversation left baton …", nothing claimed, no second start
+    or end. ``claude --resume ID --fork-session`` then starts a new conversation from it under a new
+    id (source ``fork``): a new session, which claims that baton, once, and is told its id is the
+    current one (the transcript it carries names the earlier id); its end leaves no second baton."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Resumed.", "Forked."]
+    screens = [claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")]
+    (created,) = events(project, env, "baton.created")
+    (sid,) = sessions_of(project, env, "session.begun")
+    screens.append(claude_resumed(project, env, ["--resume", sid], "go on", "Resumed."))
+    told = said(anthropic.turns()[-1])
+    assert f"This conversation left baton `{subject(created)}`" in told and f"This is claude-code session `{sid}`" in told
+    assert sessions_of(project, env, "session.begun") == [sid] and not events(project, env, "baton.claimed")
+    assert sessions_of(project, env, "session.ended") == [sid]
+    screens.append(claude_resumed(project, env, ["--resume", sid, "--fork-session"], "go on", "Forked."))
+    anthropic.check()
+    first, fork = sessions_of(project, env, "session.begun")
+    assert first == sid and fork != sid
+    told = said(anthropic.turns()[-1])
+    assert f"(baton `{subject(created)}`)" in told and f"This is claude-code session `{fork}`" in told
+    assert "This id is the current one" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), fork)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended") == [sid, fork]
+    for screen in screens:
+        no_hook_trouble_shown(screen)
+
+
+def test_after_clear_in_codex_the_fresh_conversation_is_given_the_baton_the_old_one_left_once(
+        tmp_path, openai, trap):
+    """``/clear`` ("clear the terminal and start a new chat") starts a thread under a new id, as
+    ``/new`` does: its first prompt's ``SessionStart`` claims the baton the old conversation's
+    ``Stop`` left, so that request carries it, once, with the new session's id."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Going on."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            terminal.type("/clear")
+            terminal.wait_for("clear the terminal and start a new chat", why="/clear in Codex's command menu",
+                              now=True)
+            terminal.type("\r")
+            wait_on_screen(terminal, lambda shown: "› Wrap up" not in shown and CODEX_READY in shown,
+                           "the new conversation's prompt")
+            asked = len(openai.turns())
+            codex_prompt(terminal, "go on", "Going on.")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    first, second = sessions_of(codex.project, codex.env, "session.begun")
+    assert created["data"]["session"] == first
+    told = "\n".join(developer_texts(openai.turns()[asked]))
+    assert f"(baton `{subject(created)}`)" in told and f"This is codex session `{second}`" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(subject(created), second)]
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended") == [first, second]
+    no_hook_trouble_shown(terminal)
+
+
+
+def test_codex_resume_in_the_tui_claims_nothing_and_fork_there_runs_no_start_so_the_baton_waits(
+        tmp_path, openai, trap):
+    """``/resume`` in Codex's TUI (its picker: "Resume a previous session") resumes a conversation that
+    left a baton under its id, as ``codex resume --last`` does: its next turn is told, read-only,
+    "This conversation left baton …", nothing is claimed, no second start or end is recorded.
+    ``/fork`` there ("fork the current chat"; first asking where it runs: the current worktree)
+    starts a thread under a new id for which 0.171.0 runs no ``SessionStart``, as ``codex exec fork``:
+    the fork is given no baton and claims none (the baton waits for the next session, untouched),
+    and its turn's ``Stop`` records the fork's end, once, handing nothing on."""
+    codex = codex_ready(tmp_path, openai, trap)
+    try:
+        openai.script = [*codex_hands_off(), "Resumed.", "Forked."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(terminal)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        with codex_tui(codex) as terminal:
+            terminal.type("/resume")
+            terminal.wait_for("resume a saved chat", why="/resume in Codex's command menu", now=True)
+            terminal.type("\r")
+            terminal.wait_for("Resume a previous session", why="Codex's resume picker", now=True)
+            terminal.wait_for("› ", why="the picker's selected conversation", now=True)
+            terminal.type("\r")
+            terminal.wait_for("› Wrap up the parser work", why="the resumed conversation", now=True)
+            wait_on_screen(terminal, lambda shown: CODEX_READY in shown and "Resume a previous" not in shown,
+                           "the resumed conversation's prompt")
+            resumed = len(openai.turns())
+            codex_prompt(terminal, "go on", "Resumed.")
+            terminal.type("/fork")
+            terminal.wait_for("fork the current chat", why="/fork in Codex's command menu", now=True)
+            terminal.type("\r")
+            terminal.wait_for("Where should the forked conversation run?", why="Codex's worktree question", now=True)
+            terminal.type("\r")  # 1. Use current Git worktree
+            wait_on_screen(terminal, lambda shown: "Where should" not in shown and CODEX_READY in shown,
+                           "the forked conversation's prompt")
+            forked = len(openai.turns())
+            codex_prompt(terminal, "go on in the fork", "Forked.")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)
+            codex_exit(terminal)
+    finally:
+        codex_daemon_stopped(codex)
+    told = "\n".join(developer_texts(openai.turns()[resumed]))
+    assert f"This conversation left baton `{subject(created)}`" in told and f"This is codex session `{sid}`" in told
+    assert sessions_of(codex.project, codex.env, "session.begun") == [sid]
+    assert not events(codex.project, codex.env, "baton.claimed")
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    first, fork = sessions_of(codex.project, codex.env, "session.ended")
+    assert first == sid and fork != sid
+    assert f"(baton `{subject(created)}`)" not in "\n".join(developer_texts(openai.turns()[forked]))
+    no_hook_trouble_shown(terminal)
