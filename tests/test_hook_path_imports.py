@@ -8,6 +8,7 @@ only builds tables) or dulwich's porcelain.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import sqlite3
@@ -269,7 +270,7 @@ STEADY_MODULES = {
     "baton.cli_handlers.output", "baton.commands", "baton.commands.batons", "baton.commands.bootstrap",
     "baton.commands.context", "baton.commands.identity", "baton.commands.objectives", "baton.config",
     "baton.domain", "baton.domain.batons", "baton.domain.claimed_elsewhere", "baton.domain.detector_config", "baton.domain.freshness_states",
-    "baton.domain.identifiers", "baton.domain.limits", "baton.domain.paths", "baton.domain.policy_keys",
+    "baton.domain.identifiers", "baton.domain.limits", "baton.domain.paths", "baton.domain.percent", "baton.domain.policy_keys",
     "baton.domain.redaction",
     "baton.domain.redaction.output", "baton.domain.redaction.policy", "baton.domain.redaction.rules",
     "baton.domain.redaction.secret_rules", "baton.domain.redaction.table", "baton.domain.redaction.walk",
@@ -592,3 +593,100 @@ def test_reading_a_policy_compiles_no_pattern_for_its_signers_keys():
     r = subprocess.run([sys.executable, "-c", "import baton.domain.policy_trust as p; print(p._KEY_BLOB.compiled)"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-2000:]
+
+
+URL_MODULES = ("pathlib", "urllib", "urllib.parse", "ipaddress")
+"""``urllib.parse`` with ``ipaddress`` is ~10 M instructions, ``pathlib`` ~5.5 M more (issue 27):
+3.11's ``pathlib`` imports ``urllib.parse`` (for ``as_uri``), which imports ``ipaddress``."""
+
+
+def _importtime_without_site(cwd, argv: list[str], stdin: str | None = None) -> list[tuple[int, str]]:
+    """``python -S -X importtime ARGV``, the ``(depth, module)`` of each line in order (a
+    module after the ones it imported, one level deeper). ``-S``: an editable install's
+    finder (site's ``.pth``) imports ``pathlib`` and ``urllib.parse`` before Baton runs;
+    Baton and its dependencies come from ``PYTHONPATH`` instead, as from a regular install."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join([root, *(p for p in sys.path if p and os.path.isdir(p) and p != root)])
+    r = subprocess.run([sys.executable, "-S", "-X", "importtime", *argv], input=stdin, capture_output=True,
+                       text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": path, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = [line.split("|")[-1] for line in r.stderr.splitlines() if line.startswith("import time:") and "|" in line]
+    return [((len(name) - len(name.lstrip())) // 2, name.strip()) for name in lines[1:]]  # [0]: the header
+
+
+def _importer(tree: list[tuple[int, str]], module: str) -> str | None:
+    """The module whose import first imported ``module`` (None: the command itself, or not loaded)."""
+    at = next((i for i, (_, name) in enumerate(tree) if name == module), None)
+    if at is None:
+        return None
+    depth = tree[at][0]
+    return next((name for d, name in tree[at + 1:] if d < depth), None)
+
+
+@pytest.mark.parametrize("harness,event", [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit"),
+                                           ("gemini-cli", "BeforeAgent"), ("cursor", "beforeSubmitPrompt")])
+def test_an_ordinary_prompt_imports_neither_pathlib_nor_urllib(warm, harness, event):
+    """The prompt hook reads a prompt and answers from the payload alone: no path
+    object, no URL parser (nor ``ipaddress``, which ``urllib.parse`` imports)."""
+    from tests.harness_support import fixture
+
+    payload = json.dumps(fixture(harness, event, warm, prompt="fix the failing parser test in src/app.py"))
+    loaded = {name for _, name in _importtime_without_site(warm, ["-m", "baton", "hook", harness, event], payload)}
+    assert "baton.harnesses.hook" in loaded  # the hook really ran
+    assert not [m for m in URL_MODULES if m in loaded], sorted(loaded)
+
+
+PATHLIB_IMPORTERS = {
+    "baton.background", "baton.cli_handlers.opened", "baton.commands.context", "baton.commands.deferred",
+    "baton.commands.handoff_facts", "baton.commands.identity", "baton.config", "baton.git_status", "baton.gitinfo",
+    "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.notices_write", "baton.ledger.feed",
+    "baton.ledger.files", "baton.ledger.store", "baton.oplog", "baton.policy", "baton.project",
+    "baton.projections.runner", "baton.repo_state",
+}
+"""The hook path's modules that still import ``pathlib`` (paths held as ``Path``:
+``baton.project.ProjectPaths`` and what reads it), none more: the ones left before
+``pathlib`` (and with it ``urllib.parse`` and ``ipaddress``) is off the hook path."""
+
+
+def _imports_of(module: str) -> set[str]:
+    """The top-level names of the modules ``module``'s source imports, anywhere in it."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    base = os.path.join(root, *module.split("."))
+    source = base + ".py" if os.path.isfile(base + ".py") else os.path.join(base, "__init__.py")
+    with open(source, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    return {name.split(".")[0] for name in names}
+
+
+def _hook_path_tree(warm, command: tuple[str, ...]) -> list[tuple[int, str]]:
+    if command[0] != "hook":
+        return _importtime_without_site(warm, ["-m", "baton", *command, "--project", str(warm)])
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if command[2] == "SessionStart" else command[2]
+    payload = json.dumps(fixture(command[1], kind, warm, session_id="url-1"))
+    return _importtime_without_site(warm, ["-m", "baton", *command], payload)
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s2"),
+    ("bootstrap", "--json", "--peek"),
+    ("session", "handoff", "--json"),
+    ("session", "end", "s3"),
+    ("resume", "latest"),
+    ("hook", "claude-code", "SessionStart"),
+    ("hook", "claude-code", "SessionEnd"),
+], ids=" ".join)
+def test_no_hook_path_module_imports_urllib_and_only_the_named_ones_import_pathlib(warm, command):
+    """Baton escapes a baton's key and decodes a stream's name itself
+    (``baton.domain.percent``): no Baton module a hook-path command loads imports
+    ``urllib`` or ``ipaddress``. What still loads them is ``pathlib`` (3.11's imports
+    ``urllib.parse``), imported by the named modules only (docs/performance.md)."""
+    tree = _hook_path_tree(warm, command)
+    modules = {name for _, name in tree if name == "baton" or name.startswith("baton.")}
+    assert "baton.app" in modules  # the command ran through the application
+    assert not [m for m in modules if _imports_of(m) & {"urllib", "ipaddress"}]
+    assert {m for m in modules if "pathlib" in _imports_of(m)} <= PATHLIB_IMPORTERS
+    assert _importer(tree, "urllib.parse") in ("pathlib", None)

@@ -63,6 +63,18 @@ def test_a_session_start_told_to_open_a_missing_folder_names_it_not_baton_init(p
     assert len(result.stderr.strip().splitlines()) == 1 and "no such directory" in result.stderr
 
 
+def test_a_session_start_told_to_open_a_name_too_long_for_the_os_names_it_not_an_internal_error(project_dir):
+    """No folder can have the name (``ENAMETOOLONG``): the same notice as a missing folder,
+    where ``Path.is_dir`` raised and the start answered "internal error"."""
+    too_long = project_dir / ("x" * 5000)
+    result = run_baton("hook", "claude-code", "SessionStart", cwd=project_dir, env={"BATON_PROJECT": str(too_long)},
+                       input=json.dumps(fixture("claude-code", "SessionStart.startup", project_dir)))
+    assert result.returncode == 0
+    [said] = injected("claude-code", result.stdout).splitlines()
+    assert f"`{too_long}`" in said and "not a directory" in said and "correct or unset it" in said
+    assert "internal error" not in result.stderr
+
+
 def test_a_session_start_told_to_open_a_folder_without_baton_names_that_folder(project_dir, tmp_path):
     elsewhere = tmp_path / "not-a-project"
     elsewhere.mkdir()

@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import unquote
 
 from baton import oplog
 from baton.background import failed_for_room, running, start_catch_up
@@ -30,6 +29,7 @@ from baton.config import ProjectConfig, allowed_signers_setting, read_config, re
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.paths import SYMLINK_ESCAPE
+from baton.domain.percent import unquote
 from baton.domain.redaction import redact_strings, rule_label
 from baton.domain.visible import printable
 from baton.errors import (

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
-from urllib.parse import quote
 
 from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, head_change
+from baton.domain.percent import quote
 from baton.domain.short_ids import short_id
 from baton.values import value_class
 

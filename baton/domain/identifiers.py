@@ -16,7 +16,6 @@ every form Baton derives from it, before anything is appended or written
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import quote, unquote
 
 from baton.domain.batons import (
     KEY_SEPARATOR,
@@ -28,6 +27,7 @@ from baton.domain.batons import (
     session_stream,
 )
 from baton.domain.limits import SESSION_ID_MAX
+from baton.domain.percent import quote, unquote
 from baton.domain.redaction import RedactionPolicy, redact_strings, rule_label
 from baton.values import value_class
 

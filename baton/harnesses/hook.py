@@ -43,7 +43,6 @@ from __future__ import annotations
 import _thread  # threading's C module: its lock and thread, without ``threading`` (~3 M instructions a hook)
 import os
 import sys
-from pathlib import Path
 
 import orjson
 
@@ -173,7 +172,7 @@ class HookRun:
         self.harness, self.event = harness, event
         self.empty = ""
         self.kind: str | None = None
-        self.baton_dir: Path | None = None
+        self.baton_dir: str | os.PathLike | None = None
         self.session: str | None = None
         self.project: str | os.PathLike | None = None
         self.adapter: Any = None
@@ -293,7 +292,7 @@ def no_project_named(root: str) -> str:
     """The one line a session start gives its agent when the project it was
     told to open (``--project`` or ``$BATON_PROJECT``) is not a directory, or
     not a Baton project: that setting is what to look at, not this folder."""
-    what = "a Baton project (it has no `.baton/`)" if Path(root).is_dir() else "a directory"
+    what = "a Baton project (it has no `.baton/`)" if os.path.isdir(root) else "a directory"
     return (f"> ⚠️ Baton's hooks were told to open `{root}` (`--project` or `$BATON_PROJECT`), which is not "
             f"{what}, so Baton delivered nothing and keeps nothing for this session: correct or unset it "
             f"(or run `baton init` there, if that is the project).\n")
