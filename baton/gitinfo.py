@@ -730,7 +730,7 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
     if repo is None:
         return None
     try:
-        head = repo.head()
+        tip = repo.head()
         store = repo.object_store
         reach: dict[str, str] = {}
         wanted: dict[str, str] = {}
@@ -740,12 +740,12 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
                 reach[commit] = "missing"
             else:
                 wanted[commit] = text
-        complete = _walk_for(store, head, wanted, reach, limit)
+        complete = _walk_for(store, tip, wanted, reach, limit)
         for commit in wanted:
             reach[commit] = "unreachable" if complete else "unknown"
         ahead = None
         if ahead_of is not None and reach.get(ahead_of) == "reachable" and len(ahead_of.strip()) in (40, 64):
-            entries = list(repo.get_walker(include=[head], exclude=[ahead_of.strip().lower().encode()],
+            entries = list(repo.get_walker(include=[tip], exclude=[ahead_of.strip().lower().encode()],
                                            max_entries=limit))
             ahead = len(entries) if len(entries) < limit else None
         return reach, ahead
@@ -769,7 +769,7 @@ class _ObjectHistory:
     def head(self) -> bytes:
         return self._head
 
-    def get_walker(self, include: list[bytes], exclude: list[bytes], max_entries: int) -> Any:
+    def get_walker(self, include: Any, exclude: Any, max_entries: int) -> Any:
         from dulwich.walk import Walker  # lazy: a command that walks no history loads no dulwich
 
         return Walker(self.object_store, include, exclude=exclude, max_entries=max_entries)
