@@ -89,7 +89,7 @@ def build(kind: str, root: Path) -> list[str]:
         _ready(root, every_section())
         return ["latest"]
     head = git_init(root, FILES)
-    handoff_id = _ready(root, every_section(head))
+    _ready(root, every_section(head))
     if kind == "stale":
         from dulwich import porcelain
 
