@@ -712,7 +712,8 @@ history never makes a start slow."""
 
 
 def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = None,
-                    limit: int = ANCESTRY_WALK_LIMIT) -> tuple[dict[str, str], int | None] | None:
+                    limit: int = ANCESTRY_WALK_LIMIT, head: str | None = None) \
+        -> tuple[dict[str, str], int | None] | None:
     """Whether each of ``commits`` (full or abbreviated ids) is in HEAD's history.
 
     Returns ``(reach, ahead)``: ``reach`` maps each id to ``reachable``,
@@ -721,12 +722,15 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
     ``limit`` commits, or at a shallow clone's edge); ``ahead`` counts the
     commits HEAD has that ``ahead_of`` (a reachable id) has not, None when not
     counted within ``limit``. None outside git or on an unborn branch.
+    ``head``: HEAD's full sha when the caller read it (``head_commit``): a
+    plain repository's history is then read from its object store alone
+    (``_object_history``), without ``dulwich.repo``.
     """
-    repo = open_repo(start)
+    repo = _object_history(start, head) or open_repo(start)
     if repo is None:
         return None
     try:
-        head = repo.head()
+        tip = repo.head()
         store = repo.object_store
         reach: dict[str, str] = {}
         wanted: dict[str, str] = {}
@@ -736,12 +740,12 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
                 reach[commit] = "missing"
             else:
                 wanted[commit] = text
-        complete = _walk_for(store, head, wanted, reach, limit)
+        complete = _walk_for(store, tip, wanted, reach, limit)
         for commit in wanted:
             reach[commit] = "unreachable" if complete else "unknown"
         ahead = None
         if ahead_of is not None and reach.get(ahead_of) == "reachable" and len(ahead_of.strip()) in (40, 64):
-            entries = list(repo.get_walker(include=[head], exclude=[ahead_of.strip().lower().encode()],
+            entries = list(repo.get_walker(include=[tip], exclude=[ahead_of.strip().lower().encode()],
                                            max_entries=limit))
             ahead = len(entries) if len(entries) < limit else None
         return reach, ahead
@@ -749,6 +753,65 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
         return None
     finally:
         repo.close()
+
+
+class _ObjectHistory:
+    """What ``reach_from_head`` asks of a ``Repo`` (``head``, ``object_store``,
+    ``get_walker``, ``close``), answered by the object store alone: in a
+    repository with no grafts, no shallow edge and no extension, a commit's
+    parents are the ones it names, which is what ``Repo.get_parents`` returns
+    and what its walker follows."""
+
+    def __init__(self, store: Any, head: bytes) -> None:
+        self.object_store = store
+        self._head = head
+
+    def head(self) -> bytes:
+        return self._head
+
+    def get_walker(self, include: Any, exclude: Any, max_entries: int) -> Any:
+        from dulwich.walk import Walker  # lazy: a command that walks no history loads no dulwich
+
+        return Walker(self.object_store, include, exclude=exclude, max_entries=max_entries)
+
+    def close(self) -> None:
+        self.object_store.close()
+
+
+def _object_history(start: Path, head: str | None) -> _ObjectHistory | None:
+    """The repository's object store with HEAD's ``head`` (``dulwich.object_store``:
+    ~20 M instructions fewer than ``dulwich.repo``, its config, hooks and
+    worktree machinery), or None for ``open_repo`` to read it as before: no
+    head given, outside git, a shallow clone or grafts (parents ``Repo``
+    rewrites), or a config this does not read as ``Repo`` would (a format
+    version other than 0 or 1, any ``extensions`` — the object format among
+    them — or an ``include``)."""
+    if head is None or len(head) != 40:
+        return None
+    where = locate(start)
+    if where is None:
+        return None
+    common = where.common_dir
+    try:
+        config = (common / "config").read_bytes().lower()
+    except OSError:
+        return None
+    if b"extensions" in config or b"include" in config or not (common / "objects").is_dir():
+        return None
+    for line in config.splitlines():
+        name, _, value = line.partition(b"=")
+        if name.strip() == b"repositoryformatversion" and value.split(b"#")[0].split(b";")[0].strip() not in (b"0", b"1"):
+            return None
+    if (common / "shallow").exists() or (common / "info" / "grafts").exists():
+        return None
+    try:
+        from dulwich.object_store import DiskObjectStore  # lazy: a command that walks no history loads no dulwich
+    except ImportError:  # pragma: no cover
+        return None
+    try:
+        return _ObjectHistory(DiskObjectStore(str(common / "objects")), head.encode())
+    except (OSError, ValueError):
+        return None
 
 
 _CLOCK_SLOP = 86400

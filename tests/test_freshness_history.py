@@ -73,46 +73,88 @@ def freshness(root: Path, handoff_id: str) -> dict:
 # -- the adapter: a bounded walk from HEAD -------------------------------------------
 
 
-def test_a_commit_in_heads_history_is_reachable_and_commits_ahead_are_counted(repo):
+@pytest.fixture(params=["repository", "object store"])
+def reach_from_head(request):
+    """``gitinfo.reach_from_head`` as a command asks it: through dulwich's ``Repo``, or, given
+    HEAD's sha (as freshness gives it), through the object store alone (``_object_history``)."""
+    def ask(root: Path, commits: list[str], **options):
+        if request.param == "object store":
+            options["head"] = gitinfo.head_commit(root)
+            assert gitinfo._object_history(root, options["head"]) is not None  # really the store's answer
+        return gitinfo.reach_from_head(root, commits, **options)
+
+    return ask
+
+
+def test_a_commit_in_heads_history_is_reachable_and_commits_ahead_are_counted(repo, reach_from_head):
     first = git(repo, "rev-parse", "HEAD")
     commit(repo, "b")
     commit(repo, "c")
-    reach, ahead = gitinfo.reach_from_head(repo, [first], ahead_of=first)
+    reach, ahead = reach_from_head(repo, [first], ahead_of=first)
     assert reach == {first: "reachable"}
     assert ahead == 2
 
 
-def test_a_commit_amended_away_is_unreachable(repo):
+def test_a_commit_amended_away_is_unreachable(repo, reach_from_head):
     old = commit(repo, "b")
     git(repo, "commit", "-q", "--amend", "-m", "amended")
-    assert gitinfo.reach_from_head(repo, [old]) == ({old: "unreachable"}, None)
+    assert reach_from_head(repo, [old]) == ({old: "unreachable"}, None)
 
 
-def test_a_full_id_no_object_has_is_missing(repo):
-    assert gitinfo.reach_from_head(repo, ["0123456789" * 4])[0] == {"0123456789" * 4: "missing"}
+def test_a_full_id_no_object_has_is_missing(repo, reach_from_head):
+    assert reach_from_head(repo, ["0123456789" * 4])[0] == {"0123456789" * 4: "missing"}
 
 
-def test_the_walk_stops_at_its_bound_and_cannot_tell(repo):
+def test_the_walk_stops_at_its_bound_and_cannot_tell(repo, reach_from_head):
     first = git(repo, "rev-parse", "HEAD")
     for name in ("b", "c", "d"):
         commit(repo, name)
-    assert gitinfo.reach_from_head(repo, [first], limit=2)[0] == {first: "unknown"}
+    assert reach_from_head(repo, [first], limit=2)[0] == {first: "unknown"}
 
 
-def test_a_commit_amended_away_in_a_long_history_is_told_from_the_commits_made_since(repo):
+def test_a_commit_amended_away_in_a_long_history_is_told_from_the_commits_made_since(repo, reach_from_head):
     """The walk reads newest first and stops at commits older (by more than a
     day) than the one it looks for: past its bound of commits, still an answer."""
     for name in ("b", "c", "d", "e"):
         commit(repo, name, date="2020-01-01T00:00:00")
     old = commit(repo, "f", date="2024-01-01T00:00:00")
     git(repo, "commit", "-q", "--amend", "-m", "amended")
-    assert gitinfo.reach_from_head(repo, [old], limit=3)[0] == {old: "unreachable"}
+    assert reach_from_head(repo, [old], limit=3)[0] == {old: "unreachable"}
 
 
-def test_an_abbreviated_id_in_heads_history_is_reachable(repo):
+def test_an_abbreviated_id_in_heads_history_is_reachable(repo, reach_from_head):
     old = commit(repo, "b")
     commit(repo, "c")
-    assert gitinfo.reach_from_head(repo, [old[:9]])[0] == {old[:9]: "reachable"}
+    assert reach_from_head(repo, [old[:9]])[0] == {old[:9]: "reachable"}
+
+
+def test_a_packed_history_is_walked_as_a_loose_one(repo, reach_from_head):
+    first = git(repo, "rev-parse", "HEAD")
+    old = commit(repo, "b")
+    git(repo, "commit", "-q", "--amend", "-m", "amended")
+    git(repo, "gc", "-q")
+    commit(repo, "c")
+    assert reach_from_head(repo, [first, old], ahead_of=first) == ({first: "reachable", old: "unreachable"}, 2)
+
+
+@pytest.mark.parametrize("change", ["shallow", "grafts", "extension", "format version 2", "include"])
+def test_a_repository_whose_parents_or_format_repo_reads_otherwise_is_walked_through_repo(repo, change):
+    """A shallow clone's edge, grafts, an extension (the object format among them), an unknown
+    format version or an included config: ``Repo`` reads those, so the object store alone is not asked."""
+    head = gitinfo.head_commit(repo)
+    assert gitinfo._object_history(repo, head) is not None
+    if change == "shallow":
+        (repo / ".git" / "shallow").write_text(head + "\n")
+    elif change == "grafts":
+        (repo / ".git" / "info").mkdir(exist_ok=True)
+        (repo / ".git" / "info" / "grafts").write_text(head + "\n")
+    elif change == "extension":
+        git(repo, "config", "extensions.noop", "true")
+    elif change == "format version 2":
+        git(repo, "config", "core.repositoryformatversion", "2")
+    else:
+        git(repo, "config", "include.path", "other.cfg")
+    assert gitinfo._object_history(repo, head) is None
 
 
 # -- the decision: pure ----------------------------------------------------------------

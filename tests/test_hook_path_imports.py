@@ -478,6 +478,31 @@ def test_completing_handoff_ids_under_a_git_config_with_an_include_loads_no_dulw
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
 
 
+RESUME_CLASSES = {f"baton.domain.handoff.{name}" for name in (
+    "Actor", "Artifact", "Automation", "Check", "Decision", "Evidence", "FailedAttempt", "Freshness", "Handoff",
+    "Lineage", "OpenItem", "Origin", "Project", "Redaction", "Repository", "Risk", "Summary", "Validation", "Work")}
+"""The attrs classes ``resume latest`` defines: the record model's 19. Its freshness, score, brief,
+choice of ``latest`` and result are value classes, the brief's layout rows plain classes."""
+
+
+def test_resume_latest_defines_no_attrs_class_but_the_record_models(steady):
+    _, classes = _steady_run(steady, "resume", "latest")
+    assert classes == RESUME_CLASSES, sorted(classes ^ RESUME_CLASSES)
+
+
+def test_resume_latest_after_the_head_moved_walks_the_history_without_dulwichs_repository(steady):
+    """How the head moved is read from the object store alone (``gitinfo._object_history``): no
+    ``dulwich.repo`` (its config, hooks and worktree machinery), and no git status, which only a
+    capture's snapshot reads (``baton.commands.project_snapshot``)."""
+    from tests.handoff_support import git_commit
+
+    git_commit(steady, {"src/app.py": "x = 2\n"})
+    loaded = _loaded(steady, "resume", "latest")
+    assert "dulwich.object_store" in loaded  # the history was walked
+    assert not {"dulwich.repo", "dulwich.porcelain", "baton.repo_state", "baton.git_status",
+                "baton.commands.project_snapshot"} & loaded, sorted(loaded)
+
+
 _STDLIB_NOT_NEEDED = ("argparse", "typing")
 
 

@@ -40,9 +40,10 @@ from baton.commands.capture import (
     refuse_transcripts,
 )
 from baton.commands.feed_vouch import check_copy
-from baton.commands.handoff_facts import now_timestamp, project_snapshot, with_snapshot_redactions
+from baton.commands.handoff_facts import now_timestamp
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, place_of
+from baton.commands.project_snapshot import project_snapshot, with_snapshot_redactions
 from baton.commands.record import record, record_many
 from baton.domain import lifecycle
 from baton.domain.aggregates import baton as baton_aggregate

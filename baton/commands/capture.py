@@ -37,12 +37,12 @@ from baton.commands.handoff_facts import (
     capture_content_hash,
     is_marker,
     now_timestamp,
-    project_snapshot,
     screened_given_hash,
 )
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.objectives import check_session_id
+from baton.commands.project_snapshot import project_snapshot
 from baton.commands.record import record
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD

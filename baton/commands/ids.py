@@ -28,13 +28,13 @@ from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
 from baton.domain.wording import clipped
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.events.names import handoff_stream
-from baton.model import frozen
 from baton.projections import handoffs
+from baton.values import value_class
 
 _MAX_LISTED = 10
 
 
-@frozen
+@value_class
 class Candidate:
     id: str
     status: str
@@ -50,7 +50,7 @@ def _candidate(row: Any) -> Candidate:
     return Candidate(id=row.id, status=row.status, created_at=row.created_at, title=row.title)
 
 
-@frozen
+@value_class
 class Place:
     """Where a command runs — the current branch and worktree label (what
     ``latest`` prefers) — and the project whose reader's rule says which

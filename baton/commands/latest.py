@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from baton.domain.short_ids import short_id
 from baton.errors import NotFound
-from baton.model import frozen
 from baton.projections import handoffs
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
+from baton.values import value_class
 
 LATEST = "latest"
 
@@ -38,7 +38,7 @@ def _none_withheld(ids: Sequence[str]) -> Mapping[str, Any]:
     return {}
 
 
-@frozen
+@value_class
 class LatestChoice:
     """What ``latest`` named, and how far it had to look."""
 

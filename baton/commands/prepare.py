@@ -37,10 +37,10 @@ import orjson
 from baton.canonical import pretty_bytes
 from baton.commands.draft_fields import TO_COMPLETE, field_missing
 from baton.commands.feed_vouch import check_copy
-from baton.commands.handoff_facts import repository_snapshot
 from baton.commands.identity import context_of
 from baton.commands.ids import load_handoff, place_of
 from baton.commands.objectives import get_session_objective
+from baton.commands.project_snapshot import repository_snapshot
 from baton.domain.handoff import handoff_to_json
 from baton.domain.limits import PREPARE_CHANGED_FILES, PREPARE_COUNT_CAP, PREPARE_FOLDER_FILES
 from baton.domain.paths import is_harness_configuration

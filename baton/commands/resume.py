@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import orjson
 
 from baton.commands.feed_vouch import handoff_vouch
@@ -30,14 +29,14 @@ from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from baton.domain.quality import score_quality
 from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
-from baton.model import frozen
 from baton.policy import load_policy
+from baton.values import replace, value_class
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
-@frozen
+@value_class
 class ResumeResult:
     handoff_id: str
     status: str
@@ -65,7 +64,7 @@ class ResumeResult:
 
     def for_agent(self) -> "ResumeResult":
         """This result as ``bounded`` (see there)."""
-        return attrs.evolve(self, bounded=True)
+        return replace(self, bounded=True)
 
     @property
     def freshness_state(self) -> str:

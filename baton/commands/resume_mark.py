@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from baton.commands.baton_settle import settle_carrying
 from baton.commands.handoff_facts import now_timestamp
 from baton.commands.identity import recorded_owner
@@ -20,6 +18,7 @@ from baton.commands.record import record as record_events
 from baton.commands.resume import ResumeResult, resume_handoff
 from baton.domain.aggregates import handoff as aggregate
 from baton.events.names import handoff_stream
+from baton.values import replace
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -36,7 +35,7 @@ def resume_and_mark(project: "Project", token: str = "latest", *, session: str |
     read = resume_handoff(project, token, mark_resumed=True, session=session, harness=harness, **options)
     record = mark_resumed(project, read.handoff_id, read.freshness_state, session=session, harness=harness)
     record = record or read.record
-    return attrs.evolve(read, record=record, status=record.get("status", read.status), marked_resumed=True)
+    return replace(read, record=record, status=record.get("status", read.status), marked_resumed=True)
 
 
 def mark_resumed(opened: "Project", handoff_id: str, freshness_state: str, *, session: str | None,

@@ -52,7 +52,7 @@ from baton.domain.quality import QualityScore, cited_ids, order_open_items
 from baton.domain.short_ids import short_id
 from baton.domain.wording import counted
 from baton.errors import InputError
-from baton.model import frozen, mutable
+from baton.values import value_class
 
 PROMPT = "prompt"
 MD = "md"
@@ -80,7 +80,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / 4)
 
 
-@frozen
+@value_class
 class Brief:
     text: str
     format: str
@@ -144,22 +144,33 @@ _SHORTEN = {"evidence_detail", "decision_detail", "do_not_retry_detail", "core_c
 _CORE_CLIPS = {"core_clip_400": 400, "core_clip_160": 160, "core_clip_80": 80}
 
 
-@mutable
 class _Line:
-    text: str
-    group: str | None = None  # the group that drops it; None = never dropped
-    short: str | None = None  # the shortened form for a *_detail group
-    clip: bool = False  # core text that the last-resort clips may shorten
-    dropped: bool = False
-    section: Any = None  # the _Section holding it
+    """A line of the brief, which trimming drops or shortens in place (a plain class, not an
+    attrs one: ``resume`` defines no attrs class besides the record model; nothing compares lines)."""
+
+    __slots__ = ("text", "group", "short", "clip", "dropped", "section")
+
+    def __init__(self, text: str, group: str | None = None, short: str | None = None, clip: bool = False,
+                 dropped: bool = False, section: Any = None) -> None:
+        self.text = text
+        self.group = group  # the group that drops it; None = never dropped
+        self.short = short  # the shortened form for a *_detail group
+        self.clip = clip  # core text that the last-resort clips may shorten
+        self.dropped = dropped
+        self.section = section  # the _Section holding it
 
 
-@mutable
 class _Section:
-    key: str
-    heading: str | None
-    lines: list[_Line]
-    dynamic: Callable[[], list[str]] | None = None  # extra lines computed at render time
+    """A section of the brief: its heading and lines (plain, as ``_Line``)."""
+
+    __slots__ = ("key", "heading", "lines", "dynamic")
+
+    def __init__(self, key: str, heading: str | None, lines: list[_Line],
+                 dynamic: Callable[[], list[str]] | None = None) -> None:
+        self.key = key
+        self.heading = heading
+        self.lines = lines
+        self.dynamic = dynamic  # extra lines computed at render time
 
 
 class _Layout:

@@ -33,7 +33,7 @@ import hashlib
 
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, redact_payload
-from baton.model import frozen
+from baton.values import value_class
 
 PLAIN = "sha256"
 """The prefix of a hash of a file's raw bytes (no secret found in it)."""
@@ -65,7 +65,7 @@ def plain_hash(data: bytes) -> str:
     return f"{PLAIN}:{hashlib.sha256(data).hexdigest()}"
 
 
-@frozen
+@value_class
 class ScreenedContent:
     """A file's content through the secret screen."""
 

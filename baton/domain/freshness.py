@@ -26,15 +26,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import attrs
-
 from baton.domain.freshness_states import FRESH as FRESH  # the states, with the rules that derive them, as before
 from baton.domain.freshness_states import FRESHNESS_STATES as FRESHNESS_STATES
 from baton.domain.freshness_states import PARTIALLY_STALE as PARTIALLY_STALE
 from baton.domain.freshness_states import STALE as STALE
 from baton.domain.freshness_states import UNKNOWN as UNKNOWN
 from baton.domain.wording import counted
-from baton.model import frozen
+from baton.values import EMPTY_MAPPING, replace, value_class
 
 # Kinds of artifact drift. ``modified`` and ``missing`` are classified content
 # drift; ``unclassified`` means the artifact could not be compared at all (an
@@ -63,15 +61,26 @@ _HEX = frozenset("0123456789abcdef")
 _MIN_ABBREV = 7
 
 
-@frozen
+def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    """What attrs' ``in_`` validator said of a field outside its choices (the value classes below keep it)."""
+    if value not in allowed:
+        raise ValueError(f"'{name}' must be in {allowed!r} (got {value!r})")
+
+
+@value_class
 class ArtifactDrift:
     """One artifact whose content differs from what the handoff recorded."""
 
     path: str
-    kind: str = attrs.field(validator=attrs.validators.in_(DRIFT_KINDS))
+    kind: str
     captured_hash: str | None = None
     current_hash: str | None = None
     detail: str = ""
+
+    def __new__(cls, path: str, kind: str, captured_hash: str | None = None, current_hash: str | None = None,
+                detail: str = "") -> ArtifactDrift:
+        _one_of("kind", kind, DRIFT_KINDS)
+        return tuple.__new__(cls, (path, kind, captured_hash, current_hash, detail))  # type: ignore[type-var]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,7 +92,7 @@ class ArtifactDrift:
         }
 
 
-@frozen
+@value_class
 class HistoryFacts:
     """What the git adapter could tell of HEAD's history (a bounded walk from HEAD).
 
@@ -91,27 +100,31 @@ class HistoryFacts:
     one of ``REACHES``; a commit it does not name was not looked up.
     """
 
-    reach: dict[str, str] = attrs.field(factory=dict)
+    reach: Mapping[str, str] = EMPTY_MAPPING
     commits_ahead: int | None = None  # commits in HEAD's history and not the captured one's, when counted
     captured_branch: str | None = None
     branch_now: str | None = None  # None on a detached HEAD
 
 
-@frozen
+@value_class
 class CommitEvidence:
     """A commit evidence record's commit, and whether it is in HEAD's history."""
 
     id: str
     ref: str
-    reach: str = attrs.field(validator=attrs.validators.in_(REACHES))
+    reach: str
+
+    def __new__(cls, id: str, ref: str, reach: str) -> CommitEvidence:
+        _one_of("reach", reach, REACHES)
+        return tuple.__new__(cls, (id, ref, reach))  # type: ignore[type-var]
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "ref": self.ref, "reach": self.reach}
 
 
-@frozen
+@value_class
 class FreshnessReport:
-    state: str = attrs.field(validator=attrs.validators.in_(FRESHNESS_STATES))
+    state: str
     evaluated: bool
     captured_head: str | None
     head_now: str | None
@@ -123,6 +136,15 @@ class FreshnessReport:
     captured_branch: str | None = None
     branch_now: str | None = None
     commit_evidence: tuple[CommitEvidence, ...] = ()
+
+    def __new__(cls, state: str, evaluated: bool, captured_head: str | None, head_now: str | None,
+                head_moved: bool | None, drift: tuple[ArtifactDrift, ...] = (), reasons: tuple[str, ...] = (),
+                head_relation: str | None = None, commits_ahead: int | None = None,
+                captured_branch: str | None = None, branch_now: str | None = None,
+                commit_evidence: tuple[CommitEvidence, ...] = ()) -> FreshnessReport:
+        _one_of("state", state, FRESHNESS_STATES)
+        return tuple.__new__(cls, (state, evaluated, captured_head, head_now, head_moved, drift,  # type: ignore[type-var]
+                                   reasons, head_relation, commits_ahead, captured_branch, branch_now, commit_evidence))
 
     @property
     def is_stale(self) -> bool:
@@ -363,7 +385,7 @@ def _algorithm(tagged_hash: str) -> str:
 
 # -- from what a command observed ---------------------------------------------------
 
-@frozen
+@value_class
 class ArtifactFact:
     """What a command observed about one artifact path, relative to the project root."""
 
@@ -396,9 +418,9 @@ def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now
         deleted_ok=[a.path for a in h.artifacts if a.role == "deleted"],
     )
     withheld = {p for p, f in usable.items() if f.withhold_hash}
-    drift = [attrs.evolve(d, current_hash=None, detail=d.detail + " (its current hash is not shown: see docs/security.md)")
+    drift = [replace(d, current_hash=None, detail=d.detail + " (its current hash is not shown: see docs/security.md)")
              if d.path in withheld and d.current_hash is not None else d for d in drift]
-    drift = [attrs.evolve(d, detail=artifacts[d.path].note)
+    drift = [replace(d, detail=artifacts[d.path].note)
              if d.kind == UNCLASSIFIED and d.path in artifacts and artifacts[d.path].note else d for d in drift]
     repo = h.project.repository
     return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True,

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from baton.domain.wording import counted
-from baton.model import frozen
+from baton.values import value_class
 
 RUBRIC_VERSION = 1
 
@@ -45,7 +45,7 @@ _VALID_ARTIFACT_ROLES = {"modified", "created", "read", "generated", "deleted"}
 _VALID_OUTCOMES = {"failed", "regressed", "abandoned"}
 
 
-@frozen
+@value_class
 class DimensionScore:
     name: str
     score: int
@@ -55,7 +55,7 @@ class DimensionScore:
         return {"score": self.score, "reasons": list(self.reasons)}
 
 
-@frozen
+@value_class
 class QualityScore:
     overall: float
     dimensions: tuple[DimensionScore, ...]
