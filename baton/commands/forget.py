@@ -201,11 +201,16 @@ def _derived(runner: Any, handoff_id: str) -> tuple[str, ...]:
 
 
 def _handoff_id(project: "Project", runner: Any, token: str) -> str:
-    """The id ``token`` names; a full id the projections no longer show (a
-    capture erased before) is looked for in the ledger itself."""
+    """The id ``token`` names; one whose forget was interrupted (its record
+    gone, payloads it names still in the ledger) however it is named, and a
+    full id the projections no longer show (a capture erased before) is
+    looked for in the ledger itself."""
     try:
         return resolve_handoff_id(runner, token, here=place_of(project))
-    except NotFound:
+    except NotFound as missing:
+        unfinished = (missing.details or {}).get("unfinished_forget")
+        if isinstance(unfinished, str):  # whichever id named it (short, prefix): this forget finishes it
+            return unfinished
         wanted = (token or "").strip().lower()
         if len(wanted) < 8:
             raise
