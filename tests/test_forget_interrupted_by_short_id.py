@@ -42,7 +42,7 @@ def test_a_handoff_whose_forget_was_interrupted_is_not_said_to_be_erased(capsys,
     code, _out, err = run(capsys, project, "handoff", "show", _short(forgettable))
     assert code == 4
     assert "erased" not in err and "gone" not in err
-    assert "interrupted" in err and f"baton forget {forgettable} --yes" in err
+    assert "interrupted" in err and f"forgetting it again (`baton forget {forgettable}`, confirmed)" in err
 
 
 def test_the_refusal_of_an_interrupted_forgets_handoff_names_the_payloads_left_in_json(capsys, project, forgettable):

@@ -126,9 +126,9 @@ def left_by_forget(runner: Any, handoff_id: str) -> int:
     ledger = getattr(runner, "ledger", None)
     if ledger is None:
         return 0
-    from baton.ledger.erase import unerased_named  # only here: no read of a live handoff loads it
-
-    return unerased_named(ledger.feed_paths(), handoff_id)
+    # ``__import__``: the erasure scan is loaded only here, never on a read of a live handoff (the hook path).
+    erase = __import__("baton.ledger.erase", fromlist=["unerased_named"])
+    return erase.unerased_named(ledger.feed_paths(), handoff_id)
 
 
 def unfinished_forget_message(handoff_id: str, payloads: int) -> str:
@@ -137,7 +137,7 @@ def unfinished_forget_message(handoff_id: str, payloads: int) -> str:
     full id: what ``verify`` and ``doctor`` name too)."""
     return (f"handoff {short_id(handoff_id)} ({handoff_id}) is not shown: a `baton forget` of it was interrupted "
             f"and {counted(payloads, 'payload')} it names {'is' if payloads == 1 else 'are'} still in the ledger; "
-            f"run `baton forget {handoff_id} --yes` again to erase them")
+            f"forgetting it again (`baton forget {handoff_id}`, confirmed) erases them")
 
 
 def resolve_handoff_id(runner: Any, token: str, *, here: Place | None = None) -> str:
