@@ -83,3 +83,17 @@ def test_bootstrap_withholds_the_removed_signers_handoff(capsys, team):
     sync(capsys, b)
     brief = run_json(capsys, b, "bootstrap", "--peek", "--json")["brief"]
     assert "alice work" not in brief
+
+
+def test_a_clone_whose_own_signer_line_was_removed_records_its_feed_as_not_good(capsys, team):
+    """The same comparison for this clone's own feed, held back (``REFUSED local feed``): the
+    record does not keep the good verdict its last published head had under the old lines."""
+    _remote, a, b, keys = team
+    _ready(capsys, a, "alice work")
+    assert sync(capsys, a)[0] == 0
+    allow(a, lines=team_signers(a, b, keys)[1:])  # alice's own line removed in review
+    require_signatures(a)
+    _ready(capsys, a, "after removal")
+    code, result = sync(capsys, a)
+    assert code == 3 and [(r["feed"], r["side"]) for r in result["refused"]] == [(writer(a), "local")]
+    assert _recorded(a)["feeds"][writer(a)]["status"] == "unknown_key"
