@@ -37,6 +37,8 @@ LOADERS_BY_NAME = {
     "commands/bootstrap.py": "the feed-vouch rule, only when another writer's handoff is among a brief's recent ones",
     "commands/harness_start.py": "the feed-vouch rule, only when a start that continues the conversation repeats "
                                  "a baton",
+    "commands/ids.py": "the ledger's erasure scan, only when a token names a handoff with no record (a "
+                       "forgotten one: is its forget unfinished?)",
     "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
                                "and the ref may be there",
 }

@@ -39,11 +39,11 @@ import orjson
 from baton.commands.identity import context_of
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.record import record
-from baton.config import TEMPORARY_PREFIX
+from baton.config import TEMPORARY_PREFIX, read_local_json, write_json_atomic
 from baton.domain.forgetting import carries_handoff, payload_strings, plan_forget
 from baton.domain.short_ids import short_id
 from baton.domain.wording import counted
-from baton.errors import NotFound, RecordedNotIndexed, StorageError
+from baton.errors import BatonError, NotFound, RecordedNotIndexed, StorageError
 from baton.events.names import handoff_stream
 from baton.ledger import erase  # called as erase.erase_payloads: the seam tests cut (a crash mid-forget)
 from baton.ledger.quarantined import COPY_SUFFIX, MANIFEST_SUFFIX, erase_in_copies, read_copies
@@ -139,6 +139,7 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         erasing = set(plan.events)
         erased_data = [e.data for e in events if e.id in erasing]
         del events
+        _mark_pending(project, handoff_id, True)  # until it is done, `baton sync` finishes it before publishing
         try:
             # Under the git identity it was run as (what another replica's sync names: as claimed).
             record(scope, [plan.forgotten(reason)], version=scope.txn.stream_version(handoff_stream(handoff_id)),
@@ -155,8 +156,70 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         in_copies = erase_in_copies(read_copies(project.paths.quarantine_dir), frozenset(plan.events),
                                     _needles(project, erased_data), handoff_id)
         quarantine, leftovers = _remove_erased_copies(project, erased_data)
+        _mark_pending(project, handoff_id, False)
     return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived, tuple(leftovers),
                         in_copies)
+
+
+PENDING_FILE = "forget.pending"
+"""``.baton/forget.pending``: ``{"handoffs": [ids]}``, the forgets confirmed and not done yet
+(written before ``handoff.forgotten`` is appended, cleared once the erasure is done): what
+``baton sync`` finishes before it publishes anything (``finish_interrupted``)."""
+
+
+def pending_forgets(project: "Project") -> list[str]:
+    """The handoffs whose confirmed forget has not finished (``PENDING_FILE``); none when it is unreadable."""
+    try:
+        raw = read_local_json(project.paths.baton_dir / PENDING_FILE)
+    except FileNotFoundError:
+        return []
+    except BatonError:
+        return []
+    listed = raw.get("handoffs") if isinstance(raw, dict) else None
+    return [h for h in listed if isinstance(h, str)] if isinstance(listed, list) else []
+
+
+def _mark_pending(project: "Project", handoff_id: str, pending: bool) -> None:
+    """Add ``handoff_id`` to ``PENDING_FILE`` (durably, renamed into place) or take it out (the
+    file removed once empty). The caller holds the ledger lock."""
+    path = project.paths.baton_dir / PENDING_FILE
+    ids = [h for h in pending_forgets(project) if h != handoff_id] + ([handoff_id] if pending else [])
+    try:
+        if ids:
+            write_json_atomic(path, {"handoffs": ids})
+        elif path.exists():
+            os.unlink(path)
+    except OSError as exc:
+        raise StorageError(f"cannot write {path}: {exc}") from exc
+
+
+@frozen
+class FinishedForget:
+    """A forget that was interrupted, finished by ``baton sync`` before it published."""
+
+    handoff: str
+    payloads: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoff": self.handoff, "payloads": self.payloads}
+
+
+def finish_interrupted(project: "Project") -> list[FinishedForget]:
+    """Finish every forget ``PENDING_FILE`` names whose ``handoff.forgotten`` was recorded and whose
+    payloads the ledger still holds (it was interrupted before the rewrite): ``baton sync`` calls it
+    first, so it never publishes what the user asked to erase. One never recorded (killed before
+    its append), or already done, is only taken off the list.
+
+    Raises: StorageError (exit 1): the erasure cannot be finished (nothing is published then)."""
+    done: list[FinishedForget] = []
+    for handoff_id in pending_forgets(project):
+        if erase.unerased_named(project.ledger.feed_paths(), handoff_id):
+            result = forget_handoff(project, handoff_id, yes=True)
+            done.append(FinishedForget(handoff_id, len(result.plan.events)))
+        else:
+            with project.writing():
+                _mark_pending(project, handoff_id, False)
+    return done
 
 
 def scrub_after_erasure(project: "Project", erased_data: list[Any],
@@ -201,11 +264,16 @@ def _derived(runner: Any, handoff_id: str) -> tuple[str, ...]:
 
 
 def _handoff_id(project: "Project", runner: Any, token: str) -> str:
-    """The id ``token`` names; a full id the projections no longer show (a
-    capture erased before) is looked for in the ledger itself."""
+    """The id ``token`` names; one whose forget was interrupted (its record
+    gone, payloads it names still in the ledger) however it is named, and a
+    full id the projections no longer show (a capture erased before) is
+    looked for in the ledger itself."""
     try:
         return resolve_handoff_id(runner, token, here=place_of(project))
-    except NotFound:
+    except NotFound as missing:
+        unfinished = (missing.details or {}).get("unfinished_forget")
+        if isinstance(unfinished, str):  # whichever id named it (short, prefix): this forget finishes it
+            return unfinished
         wanted = (token or "").strip().lower()
         if len(wanted) < 8:
             raise

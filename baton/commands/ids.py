@@ -25,7 +25,7 @@ from baton.commands.latest import LATEST, LatestChoice, resolve_latest
 from baton.domain.handoff import stored_handoff
 from baton.domain.limits import HANDOFF_ID_MAX
 from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
-from baton.domain.wording import clipped
+from baton.domain.wording import clipped, counted
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.events.names import handoff_stream
 from baton.projections import handoffs
@@ -119,6 +119,27 @@ def erased_message(handoff_id: str) -> str:
     return f"handoff {short_id(handoff_id)} ({handoff_id}) was erased by `baton forget`: its record is gone"
 
 
+def left_by_forget(runner: Any, handoff_id: str) -> int:
+    """How many payloads a recorded forget of ``handoff_id`` names that the ledger still holds (its
+    ``baton forget`` was interrupted before the rewrite: ``erase.unerased_named``); 0 when it
+    finished. Read only once a token names a handoff with no record (a forgotten one)."""
+    ledger = getattr(runner, "ledger", None)
+    if ledger is None:
+        return 0
+    # ``__import__``: the erasure scan is loaded only here, never on a read of a live handoff (the hook path).
+    erase = __import__("baton.ledger.erase", fromlist=["unerased_named"])
+    return erase.unerased_named(ledger.feed_paths(), handoff_id)
+
+
+def unfinished_forget_message(handoff_id: str, payloads: int) -> str:
+    """What a command asked for a handoff whose ``baton forget`` was interrupted says (exit 4): not
+    that it was erased, while the ledger still holds what it names, and how to finish it (the
+    full id: what ``verify`` and ``doctor`` name too)."""
+    return (f"handoff {short_id(handoff_id)} ({handoff_id}) is not shown: a `baton forget` of it was interrupted "
+            f"and {counted(payloads, 'payload')} it names {'is' if payloads == 1 else 'are'} still in the ledger; "
+            f"forgetting it again (`baton forget {handoff_id}`, confirmed) erases them")
+
+
 def resolve_handoff_id(runner: Any, token: str, *, here: Place | None = None) -> str:
     """The full id ``token`` names among the project's handoffs; with ``here``
     (``place_of``), ``latest`` is that branch's, withheld handoffs passed over (``latest_here``).
@@ -145,6 +166,10 @@ def resolve_handoff_id(runner: Any, token: str, *, here: Place | None = None) ->
     if count == 0:
         erased = erased_named_by(runner, token)
         if len(erased) == 1:
+            left = left_by_forget(runner, erased[0])
+            if left:
+                raise NotFound(unfinished_forget_message(erased[0], left),
+                               details={"token": token, "unfinished_forget": erased[0], "payloads": left})
             raise NotFound(erased_message(erased[0]), details={"token": token, "erased": erased[0]})
         hint = ""
         if len(token) < MIN_SHORT_PREFIX:

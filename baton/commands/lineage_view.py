@@ -118,7 +118,8 @@ def _root(runner: Any, token: str, *, here: Place | None = None) -> str:
     try:
         return resolve_handoff_id(runner, token, here=here)
     except NotFound as exc:
-        erased = exc.details.get("erased") if isinstance(exc.details, dict) else None
+        details = exc.details if isinstance(exc.details, dict) else {}
+        erased = details.get("erased") or details.get("unfinished_forget")  # its forget interrupted: no record either
         if isinstance(erased, str) and len(component_ids(runner.db, [erased])) > 1:
             return erased
         raise

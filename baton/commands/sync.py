@@ -105,6 +105,9 @@ class SyncResult:
     """File → what ``verify`` says of it, the fix included (``verify.stray_note``)."""
     moved: list[dict[str, Any]] = attrs.field(factory=list)
     """Stray copies moved into ``.baton/quarantine/`` to import the remote's real feed of their name."""
+    finished_forgets: list[Any] = attrs.field(factory=list)
+    """Forgets interrupted before their rewrite, finished before anything was published
+    (``forget.finish_interrupted``: ``FinishedForget``)."""
 
     @property
     def exit_code(self) -> int:
@@ -126,10 +129,12 @@ class SyncResult:
                 "waiting": self.waiting, "arrivedAfterClaim": list(self.after_claim), "stray_files": sorted(self.stray),
                 "stray_copies": {name: writer for name, writer in sorted(self.stray.items()) if writer is not None},
                 "stray_notes": dict(sorted(self.stray_notes.items())), "moved_aside": list(self.moved),
-                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead]}
+                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
+                "finished_forgets": [f.to_json() for f in self.finished_forgets]}
 
     def render(self) -> str:
-        lines = []
+        lines = [f"Finished the interrupted `baton forget` of handoff {f.handoff} before publishing: "
+                 f"{counted(f.payloads, 'payload')} erased." for f in self.finished_forgets]
         if self.imported:
             total = sum(self.imported.values())
             lines.append(f"Imported {counted(total, 'event')} from {counted(len(self.imported), 'feed')} of {self.remote}.")
@@ -237,6 +242,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     """
     ref = _checked_arguments(remote, ref, accept_project)
     project.require_writable("sync", "imports and records events")
+    finished = forget.finish_interrupted(project)  # a forget interrupted before its rewrite: never published
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
@@ -269,9 +275,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         result = attrs.evolve(result, erased=dict(erased.feeds), forgotten=forgotten)
         rebuilt = True
     elif result.imported:
-        # Under the lock's file alone: ``Ledger.locked`` would first read every
-        # imported byte to learn stream versions a read-only catch-up does not
-        # need, and the replay would read them all again.
+        # Under the lock's file alone: ``Ledger.locked`` would first read every imported byte to learn
+        # stream versions a read-only catch-up does not need, and the replay would read them all again.
         runner = project.runner
         with ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
@@ -280,7 +285,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, after_claim=after_claim, ahead=ahead, stray=stray,
-                        stray_notes=stray_notes(project, stray), moved=list(erased.moved))
+                        stray_notes=stray_notes(project, stray), moved=list(erased.moved), finished_forgets=finished)
 
 
 def _checked_arguments(remote: str, ref: str | None, accept_project: str | None) -> str:

@@ -163,6 +163,35 @@ def forgotten_ids(line: bytes) -> list[str]:
     return named_erasures(event)
 
 
+def unerased_named(feeds: Iterable[Path], handoff_id: str) -> int:
+    """How many of the events a recorded forget of ``handoff_id`` names the
+    feeds still hold whole (a ``baton forget`` interrupted between its
+    ``handoff.forgotten`` append and its rewrite: 0 once it finished, or when
+    none was recorded). Only lines holding the id's bytes are parsed: the
+    erasure record's stream names it, and so does every payload it names
+    while it is whole (its own stream's events, a carrying baton's
+    ``handoff_id``); an erased line no longer does, and is not counted."""
+    needle, suffix = handoff_id.encode(), "/" + handoff_id
+    named: set[str] = set()
+    whole: set[str] = set()
+    for path in feeds:
+        try:
+            with open(path, "rb") as fh:
+                for line in fh:
+                    if needle not in line or not line.endswith(b"\n"):
+                        continue
+                    event = _event(line.rstrip(b"\n"))
+                    if event is None or event.erased:
+                        continue
+                    if event.type == ERASURE_RECORD and event.stream.endswith(suffix):
+                        named.update(named_erasures(event))
+                    else:
+                        whole.add(event.id)
+        except OSError:
+            continue  # a feed that cannot be read: verify reports it
+    return len(named & whole)
+
+
 def _whole_lines(raw: bytes, side: str) -> list[bytes]:
     if raw and not raw.endswith(b"\n"):
         raise NotAnErasure(None, side, "the copy does not end with a whole line")

@@ -69,6 +69,10 @@ class FeedSignatures:
     """Feed → the verdict on the signature the ref holds for it after this round."""
     flagged: dict[str, SignerCheck] = attrs.field(factory=dict)
     """Feed → the verdict on a remote copy taken although its signature is not good."""
+    rejudged: dict[str, SignerCheck] = attrs.field(factory=dict)
+    """Feed → the verdict, under the allowed-signers lines in force now, on the head the last sync
+    recorded for a feed this round did not settle (refused): kept in the record in place of the
+    verdict reached under other lines (``rejudge``)."""
     notes: list[str] = attrs.field(factory=list)
     own_signature: bytes | None = None
     """The blob of the signature this clone's key made (or made before) over its own feed's head."""
@@ -231,7 +235,25 @@ class FeedSignatures:
                 out[feed] = with_signature(self.repo, copy, blob)
             if self.in_play:
                 self.checks[feed] = verdict
+        self.rejudge()
         return held_back
+
+    def rejudge(self) -> None:
+        """The verdict, under the allowed-signers lines in force now, on each recorded head of a feed
+        this round left unsettled (refused): checked again when those lines are not the ones its
+        verdict was reached under (else the recorded verdict, nothing spawned). The record is stamped
+        with the lines in force, so a verdict kept from other lines (a removed signer's ``good``)
+        would vouch for the feed at every later sync and on every surface that reads it (docs/sync.md,
+        "Key rotation")."""
+        if not self.in_play:
+            return
+        for feed, entry in (self.state.get("feeds") or {}).items():
+            if feed in self.checks or not isinstance(entry, dict):
+                continue
+            head = FeedHead(seq=int(entry.get("seq") or 0), hash=entry.get("hash"), hlc=int(entry.get("hlc") or 0))
+            blob = (entry.get("blob") or "").encode() or None
+            signature = self._signature_of(blob) or (entry.get("signature") or "").encode() or None
+            self.rejudged[feed] = self.check(feed, head, blob if signature is not None else None, signature)
 
     def _own_refusal(self, verdict: SignerCheck) -> str:
         """Why this clone's own feed, signed but not good, is not published, and what to do."""
@@ -340,6 +362,10 @@ class FeedSignatures:
             if feed == self.writer and self.signing is not None and copy.signature == self.own_signature:
                 entry["signed_with"] = self.signing.key
             feeds[feed] = entry
+        for feed, verdict in self.rejudged.items():
+            if feed not in self.checks:
+                feeds[feed] = {**feeds[feed], "status": verdict.status, "principals": list(verdict.principals),
+                               "key": verdict.key, "message": verdict.message}
         write_json_atomic(self.project.paths.baton_dir / STATE_FILE,
                           {"allowed_signers": self.allowed_digest, "feeds": dict(sorted(feeds.items()))})
 
@@ -349,6 +375,6 @@ class FeedSignatures:
         signatures are required."""
         return {"require_signatures": self.required, "writer": self.writer,
                 "signing_key": self.signing.key if self.signing is not None else None,
-                "feeds": {feed: v.to_json() for feed, v in sorted(self.checks.items())},
+                "feeds": {feed: v.to_json() for feed, v in sorted({**self.rejudged, **self.checks}.items())},
                 "flagged": {feed: v.to_json() for feed, v in sorted(self.flagged.items())},
                 "notes": list(self.notes)}

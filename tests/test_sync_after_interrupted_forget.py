@@ -1,0 +1,74 @@
+"""``baton sync`` after a ``baton forget`` killed before its rewrite (tester-use20 T4): the sync
+finishes the erasure first, so the text the user asked to forget is never published.
+
+The forget is a real process killed with SIGKILL right after its ``handoff.forgotten`` append
+(``tests/test_forget.py``'s seam); the remote is a real bare repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dulwich.repo import Repo
+
+from tests.cli_support import run_json
+from tests.conftest import run_baton
+from tests.sync_support import REF, make_team
+from tests.test_forget import SECRET_TEXT, _forget_killed_after_its_record, files_holding, handoff_of_baton
+
+
+def _ref_blobs(repo_path: Path) -> list[bytes]:
+    """Every blob the ledger ref's tree holds (every feed segment, head and signature)."""
+    with Repo(str(repo_path)) as repo:
+        sha = repo.refs.as_dict().get(REF)
+        if sha is None:
+            return []
+        out, todo = [], [repo[repo[sha].tree]]
+        while todo:
+            for entry in todo.pop().items():
+                obj = repo[entry.sha]
+                if obj.type_name == b"tree":
+                    todo.append(obj)
+                else:
+                    out.append(obj.data)
+        return out
+
+
+def _interrupted(capsys, tmp_path: Path) -> tuple[Path, Path, str]:
+    remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "session", "end", "s1", "--handoff-steps", f"{SECRET_TEXT} step", "--owner", "al",
+             "--branch", "main")
+    handoff = handoff_of_baton(capsys, a)
+    _forget_killed_after_its_record(a, handoff[-8:])
+    assert files_holding(a / ".baton" / "ledger", SECRET_TEXT)
+    return remote, a, handoff
+
+
+def test_a_sync_after_an_interrupted_forget_publishes_none_of_the_text_it_was_erasing(capsys, tmp_path):
+    remote, a, _handoff = _interrupted(capsys, tmp_path)
+    done = run_baton("sync", cwd=a)
+    assert done.returncode == 0, done.stderr
+    assert _ref_blobs(remote) and not [b for b in _ref_blobs(remote) if SECRET_TEXT.encode() in b]
+
+
+def test_the_sync_finishes_the_interrupted_forget_and_says_so(capsys, tmp_path):
+    _remote, a, handoff = _interrupted(capsys, tmp_path)
+    done = run_baton("sync", cwd=a)
+    assert f"Finished the interrupted `baton forget` of handoff {handoff} before publishing" in done.stdout
+    assert files_holding(a / ".baton" / "ledger", SECRET_TEXT) == []
+    assert run_json(capsys, a, "verify")["unfinished_forgets"] == []
+    assert not (a / ".baton" / "forget.pending").exists()
+
+
+def test_sync_json_names_the_forget_it_finished(capsys, tmp_path):
+    _remote, a, handoff = _interrupted(capsys, tmp_path)
+    result = run_json(capsys, a, "sync")
+    assert [f["handoff"] for f in result["finished_forgets"]] == [handoff]
+    assert result["finished_forgets"][0]["payloads"] > 0
+
+
+def test_a_forget_that_finished_leaves_nothing_for_sync_to_finish(capsys, tmp_path):
+    _remote, a, handoff = _interrupted(capsys, tmp_path)
+    run_json(capsys, a, "forget", handoff[-8:], "--yes")
+    assert not (a / ".baton" / "forget.pending").exists()
+    assert run_json(capsys, a, "sync")["finished_forgets"] == []
