@@ -484,19 +484,29 @@ def test_after_new_in_codex_the_fresh_conversation_is_given_the_baton_the_old_on
     the current worktree) starts a thread under a new id: its first prompt's ``SessionStart``
     claims the baton the old conversation's ``Stop`` left, so that request carries it, once, with
     the new session's id; the new conversation's end leaves no other baton."""
+    def new_chat(terminal: Terminal) -> None:
+        terminal.type("/new")
+        terminal.wait_for("start a new chat during a conversation", why="/new in Codex's command menu")
+        terminal.type("\r")
+        terminal.wait_for("Where should the new conversation run?", why="Codex's worktree question")
+        terminal.type("\r")  # 1. Use current Git worktree
+        wait_on_screen(terminal, lambda shown: "Where should" not in shown and "› Wrap up" not in shown
+                       and CODEX_READY in shown, "the new conversation's prompt")
+
+    _a_fresh_codex_conversation_claims_the_baton_once(tmp_path, openai, trap, new_chat)
+
+
+def _a_fresh_codex_conversation_claims_the_baton_once(tmp_path, openai, trap, fresh) -> None:
+    """A conversation readies a handoff, ``fresh(terminal)`` starts a new one in the same TUI: its
+    first request carries the baton under the new session's id, claimed once, and no second
+    baton is left."""
     codex = codex_ready(tmp_path, openai, trap)
     try:
         openai.script = [*codex_hands_off(), "Going on."]
         with codex_tui(codex) as terminal:
             codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
             (created,) = wait_for_event(codex.project, codex.env, "baton.created")
-            terminal.type("/new")
-            terminal.wait_for("start a new chat during a conversation", why="/new in Codex's command menu")
-            terminal.type("\r")
-            terminal.wait_for("Where should the new conversation run?", why="Codex's worktree question")
-            terminal.type("\r")  # 1. Use current Git worktree
-            wait_on_screen(terminal, lambda shown: "Where should" not in shown and "› Wrap up" not in shown
-                           and CODEX_READY in shown, "the new conversation's prompt")
+            fresh(terminal)
             asked = len(openai.turns())
             codex_prompt(terminal, "go on", "Going on.")
             wait_for_event(codex.project, codex.env, "session.ended", 2)
@@ -1033,33 +1043,15 @@ def test_after_clear_in_codex_the_fresh_conversation_is_given_the_baton_the_old_
     """``/clear`` ("clear the terminal and start a new chat") starts a thread under a new id, as
     ``/new`` does: its first prompt's ``SessionStart`` claims the baton the old conversation's
     ``Stop`` left, so that request carries it, once, with the new session's id."""
-    codex = codex_ready(tmp_path, openai, trap)
-    try:
-        openai.script = [*codex_hands_off(), "Going on."]
-        with codex_tui(codex) as terminal:
-            codex_prompt(terminal, "Wrap up the parser work for the next session.", "Handed off.")
-            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
-            terminal.type("/clear")
-            terminal.wait_for("clear the terminal and start a new chat", why="/clear in Codex's command menu",
-                              now=True)
-            terminal.type("\r")
-            wait_on_screen(terminal, lambda shown: "› Wrap up" not in shown and CODEX_READY in shown,
-                           "the new conversation's prompt")
-            asked = len(openai.turns())
-            codex_prompt(terminal, "go on", "Going on.")
-            wait_for_event(codex.project, codex.env, "session.ended", 2)
-            codex_exit(terminal)
-    finally:
-        codex_daemon_stopped(codex)
-    first, second = sessions_of(codex.project, codex.env, "session.begun")
-    assert created["data"]["session"] == first
-    told = "\n".join(developer_texts(openai.turns()[asked]))
-    assert f"(baton `{subject(created)}`)" in told and f"This is codex session `{second}`" in told
-    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
-        == [(subject(created), second)]
-    assert len(events(codex.project, codex.env, "baton.created")) == 1
-    assert sessions_of(codex.project, codex.env, "session.ended") == [first, second]
-    no_hook_trouble_shown(terminal)
+    def clear(terminal: Terminal) -> None:
+        terminal.type("/clear")
+        terminal.wait_for("clear the terminal and start a new chat", why="/clear in Codex's command menu",
+                          now=True)
+        terminal.type("\r")
+        wait_on_screen(terminal, lambda shown: "› Wrap up" not in shown and CODEX_READY in shown,
+                       "the new conversation's prompt")
+
+    _a_fresh_codex_conversation_claims_the_baton_once(tmp_path, openai, trap, clear)
 
 
 
