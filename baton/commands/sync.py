@@ -44,6 +44,7 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused
 from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
+from baton.process_end import DoneSoFar
 from baton.projections.batons import baton_records
 from baton.sync import decide, publish, push_target, transport
 from baton.sync.ledger_ref import BadRefFeed, UnknownFormat, local_ref, read_feeds
@@ -419,6 +420,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             repo.refs[ref] = new_sha
         # with what the remote holds now: it counts as held even if this round's push fails
         save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None)
+    DoneSoFar.note(_imported_not_pushed(work.imported, remote_name))
     if work.erased:
         erased.payloads.extend(work.erased_payloads)
         erased.ids.extend(ident for ids in work.erased_ids.values() for ident in ids)
@@ -428,11 +430,23 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     push_client, push_path, push_url = to or (client, path, url)
     pushed = _push_and_record(project, repo, push_client, push_path, push_url, ref, work, new_sha, remote_sha,
                               erased, (acked_key, seen))
+    if not pushed:
+        DoneSoFar.note(f"after the sync's import; {remote_name} already held what this clone holds, so there was "
+                       "nothing to push: the sync is done (the index catches up at the next command)")
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
                       signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
                       cleaned_locks=list(erased.cleaned_locks), stray=dict(work.strays))
+
+
+def _imported_not_pushed(imported: dict[str, int], remote: str) -> str:
+    """What a Ctrl-C between a round's import and its push leaves (``DoneSoFar``)."""
+    events = sum(imported.values())
+    if not events:
+        return f"before anything was pushed to {remote}; nothing was imported: run `baton sync` again"
+    return (f"after the import ({counted(events, 'event')} from {counted(len(imported), 'feed')} are in this "
+            f"clone's ledger), before anything was pushed to {remote}: run `baton sync` again to publish")
 
 
 def _check_local_ref(repo, ref: bytes) -> None:
@@ -469,6 +483,8 @@ def _push_and_record(project: "Project", repo, client, path: str, url: str, ref:
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
         transport.push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks)
+        DoneSoFar.note(f"after the push to {url}: the sync is done, do not run it again (the index catches up "
+                       "at the next command)")
         pushed = True
         clean_stale_pack_locks(client, path, erased.cleaned_locks)
     if new_sha is not None and (pushed or new_sha == remote_sha):
