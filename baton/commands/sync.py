@@ -106,6 +106,9 @@ class SyncResult:
     """File → what ``verify`` says of it, the fix included (``verify.stray_note``)."""
     moved: list[dict[str, Any]] = attrs.field(factory=list)
     """Stray copies moved into ``.baton/quarantine/`` to import the remote's real feed of their name."""
+    received: dict[str, int] = attrs.field(factory=dict)
+    """Feed → events the remote gained by this sync's push (what it holds now beyond what it held
+    before): all of every feed for a new or empty remote, whatever ``published`` says of the local ref."""
 
     @property
     def exit_code(self) -> int:
@@ -127,7 +130,8 @@ class SyncResult:
                 "waiting": self.waiting, "arrivedAfterClaim": list(self.after_claim), "stray_files": sorted(self.stray),
                 "stray_copies": {name: writer for name, writer in sorted(self.stray.items()) if writer is not None},
                 "stray_notes": dict(sorted(self.stray_notes.items())), "moved_aside": list(self.moved),
-                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead]}
+                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
+                "received": dict(sorted(self.received.items()))}
 
     def render(self) -> str:
         lines = []
@@ -169,6 +173,9 @@ class SyncResult:
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased and not self.behind and not self.pushed:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
+        elif self.pushed and self.received:
+            lines.append(f"Pushed {self.ref} to {self.remote}: it received {counted(sum(self.received.values()), 'event')} "
+                         f"of {counted(len(self.received), 'feed')}.")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
         if self.waiting is not None:
@@ -433,11 +440,18 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     if not pushed:
         DoneSoFar.note(f"after the sync's import; {remote_name} already held what this clone holds, so there was "
                        "nothing to push: the sync is done (the index catches up at the next command)")
+    received = _received(work, held) if pushed else {}
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
                       signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
-                      cleaned_locks=list(erased.cleaned_locks), stray=dict(work.strays))
+                      cleaned_locks=list(erased.cleaned_locks), stray=dict(work.strays), received=received)
+
+
+def _received(work: Round, held: dict[str, int]) -> dict[str, int]:
+    """Feed → events a push gave the remote: the seq this clone's ref holds beyond the one the remote held."""
+    now = {feed: f.head.seq for feed, f in work.out.items() if f.problem is None and f.head is not None}
+    return {feed: seq - held.get(feed, 0) for feed, seq in now.items() if seq > held.get(feed, 0)}
 
 
 def _imported_not_pushed(imported: dict[str, int], remote: str) -> str:
