@@ -58,3 +58,33 @@ def test_a_sync_that_pushes_nothing_reports_nothing_received(capsys, tmp_path):
     run_json(capsys, a, "checkpoint", "create", "--title", "First", *TITLE)
     run_json(capsys, a, "sync")
     assert run_json(capsys, a, "sync")["received"] == {}
+
+
+def test_a_push_of_a_large_ledger_to_an_empty_remote_shows_its_progress_at_a_terminal(capsys, tmp_path,
+                                                                                        monkeypatch):
+    """Sending every feed whole to a new remote (~25 s at 100,000 events) said nothing until it ended:
+    it shows the first publish's progress line, up to what the remote received."""
+    import sys
+
+    from baton.ledger.store import Ledger
+    from benchmarks.ledger import drafts
+    from tests.test_cli_shows_a_long_catch_up import _Terminal
+
+    _remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "checkpoint", "create", "--title", "First", *TITLE)
+    writer = next(p.stem for p in (a / ".baton" / "ledger").glob("*.jsonl"))
+    ledger = Ledger(a / ".baton", writer, fsync="never")
+    with ledger.locked() as txn:  # ~2.4 MB of ~1 KB events: more than one chunk of the feed
+        txn.append([d._replace(stream=f"bench/{d.stream.rsplit('/', 1)[-1]}") for d in drafts(2200)])
+    ledger.close()
+    run_json(capsys, a, "sync")  # the ref in this clone holds it all: the next push packs nothing new
+    empty = tmp_path / "empty.git"
+    Repo.init_bare(str(empty), mkdir=True).close()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, out, _ = run(capsys, a, "sync", "--remote", str(empty))
+    total = _events_in_feeds(a)
+    shown = [line.strip() for line in terminal.getvalue().replace("\r", "\n").splitlines()
+             if line.startswith("baton: publishing this clone's feeds:")]
+    assert code == 0 and f"it received {total} events of 1 feed" in out
+    assert len(shown) >= 2 and shown[-1] == f"baton: publishing this clone's feeds: {total}/{total} events"

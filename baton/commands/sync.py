@@ -435,12 +435,13 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
     erased.moved.extend(work.moved)
     push_client, push_path, push_url = to or (client, path, url)
+    received = _received(work, held)
     pushed = _push_and_record(project, repo, push_client, push_path, push_url, ref, work, new_sha, remote_sha,
-                              erased, (acked_key, seen))
+                              erased, (acked_key, seen), received)
     if not pushed:
         DoneSoFar.note(f"after the sync's import; {remote_name} already held what this clone holds, so there was "
                        "nothing to push: the sync is done (the index catches up at the next command)")
-    received = _received(work, held) if pushed else {}
+    received = received if pushed else {}
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
@@ -492,11 +493,13 @@ def _decide_and_commit(project: "Project", repo, work: Round, signatures: FeedSi
 
 def _push_and_record(project: "Project", repo, client, path: str, url: str, ref: bytes, work: Round,
                      new_sha: bytes | None, remote_sha: bytes | None, erased: _Erased,
-                     acked: tuple[str, dict[str, int]]) -> bool:
-    """Push the new commit (if the remote lacks it); record what the remote now holds. True if pushed."""
+                     acked: tuple[str, dict[str, int]], received: dict[str, int]) -> bool:
+    """Push the new commit (if the remote lacks it), showing how far (``received``: what it is to
+    receive, feed → events); record what the remote now holds. True if pushed."""
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
-        transport.push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks)
+        transport.push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks,
+                       show=work.local.count.publishing, events=sum(received.values()))
         DoneSoFar.note(f"after the push to {url}: the sync is done, do not run it again (the index catches up "
                        "at the next command)")
         pushed = True
