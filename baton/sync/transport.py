@@ -34,6 +34,7 @@ from urllib3.exceptions import InsecureRequestWarning
 from baton.domain.close_names import closest
 from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate, object_format_at
+from baton.ledger.feed import CHUNK_BYTES
 from baton.sync.loose import write_loose_like_git
 from baton.sync.ssh_failures import ssh_failure
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
@@ -665,9 +666,12 @@ def _pack_data_for(repo, client, path: str, show=None, events: int = 0):
         if found:
             with Repo(os.fsdecode(path)) as target:
                 write_loose_like_git(target.object_store)  # a killed push leaves no lock on an object
+                sent = 0
                 for done, oid in enumerate(found, 1):
-                    target.object_store.add_object(repo.object_store[oid])
-                    if show is not None and events:
+                    obj = repo.object_store[oid]
+                    target.object_store.add_object(obj)
+                    sent += obj.raw_length()
+                    if show is not None and events and sent > CHUNK_BYTES:  # a small push says nothing
                         show(events * done // len(found), events)
         return 0, iter(())
 
@@ -702,7 +706,8 @@ def _quiet(generate):
 def _shown(generate, show, events: int):
     """The pack generator telling ``show(done, events)`` how far sending the pack went, as
     the share of its objects sent so far of the ``events`` the remote receives (the
-    publishing progress line: a push to a new remote sends every feed whole)."""
+    publishing progress line: a push to a new remote sends every feed whole), once more
+    than one chunk (``CHUNK_BYTES``, as the publishing) was sent: a small push says nothing."""
     if show is None or not events:
         return generate
 
@@ -712,10 +717,11 @@ def _shown(generate, show, events: int):
             return count, records
 
         def each():
-            said = -1
+            said, sent = -1, 0
             for done, record in enumerate(records, 1):
                 yield record
-                if events * done // count != said:  # a line written only when its number changes
+                sent += getattr(record, "decomp_len", None) or 0
+                if sent > CHUNK_BYTES and events * done // count != said:  # a line only when its number changes
                     said = events * done // count
                     show(said, events)
 
