@@ -24,7 +24,14 @@ from types import SimpleNamespace
 
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.errors import BatonError, PromotionRefused, TransitionError
-from baton.process_end import InterruptsCount, ends_with_exit, exit_now, guard_standard_streams, report_exit_to
+from baton.process_end import (
+    DoneSoFar,
+    InterruptsCount,
+    ends_with_exit,
+    exit_now,
+    guard_standard_streams,
+    report_exit_to,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -381,6 +388,7 @@ def dispatch(option_names: Callable[[], dict[str, str]], args: Args) -> int:
     ``option_names``: each parameter as the command line spells it (``baton.cli._option_names``),
     asked only when a failure names its parameters (a fixed run builds no parser otherwise)."""
     started = time.perf_counter()
+    DoneSoFar.forget()
     try:
         with InterruptsCount():  # a Ctrl-C landing in a library's finalizer interrupts too
             result = _run(args)
@@ -400,7 +408,7 @@ def dispatch(option_names: Callable[[], dict[str, str]], args: Args) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         _end_progress_line()
-        print("baton: interrupted", file=sys.stderr)
+        print(DoneSoFar.interrupted_line(), file=sys.stderr)  # what it had done, or that nothing was changed
         return 130
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         _end_progress_line()

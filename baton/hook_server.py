@@ -76,6 +76,7 @@ from baton.launch import (
     private_folder,
     relaying,
 )
+from baton.process_end import DoneSoFar
 
 IDLE_SECONDS = 3600.0
 """How long the server waits for a request before it ends (``BATON_HOOK_SERVER_IDLE`` overrides)."""
@@ -728,7 +729,7 @@ def run_child(fds: list[int], request: Request, answer: Answer, caller: int) -> 
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except KeyboardInterrupt:  # forwarded before the command's own handling began: its answer all the same
         code = 130
-        print("baton: interrupted", file=sys.stderr)
+        print(DoneSoFar.interrupted_line(), file=sys.stderr)
     except BaseException:  # noqa: BLE001 - a child never returns into the server's loop
         code = 1
         traceback.print_exc()  # what the interpreter prints for an exception nothing caught

@@ -52,6 +52,11 @@ CONNECT_WAIT = 2.0
 """Seconds to wait for the server to take the request before running the hook here."""
 SPAWN_INTERVAL = 30.0
 """Seconds between two attempts to start a server (a server that cannot start is not started at every hook)."""
+INTERRUPTED = (b"baton: interrupted before it recorded anything in the ledger: nothing was changed; run the "
+               b"command again\n")
+"""What a Ctrl-C before any server took the command says: ``baton.process_end.NOTHING_DONE``'s line, spelled
+out here (a relay loads nothing it does not use; ``tests/test_hook_server.py`` holds the two the same)."""
+
 MAX_ADDRESS = 100
 """The longest socket path used (the system's limit is 104–108 bytes)."""
 _FDS = (0, 1, 2)
@@ -66,7 +71,7 @@ def run() -> None:
             try:
                 status = relay(address, words)
             except KeyboardInterrupt:  # Ctrl-C while no server took it yet: the command line's own answer
-                os.write(2, b"baton: interrupted\n")
+                os.write(2, INTERRUPTED)
                 os._exit(130)
             if status is not None:
                 os._exit(status)

@@ -103,6 +103,36 @@ def keep_until_exit(resource: object) -> bool:
 
 
 
+NOTHING_DONE = "before it recorded anything in the ledger: nothing was changed; run the command again"
+"""How "baton: interrupted" goes on when the command had made nothing durable yet."""
+
+
+class DoneSoFar:
+    """What the running command has already made durable, as the words a
+    Ctrl-C that lands after it ends with (``interrupted_line``): the command
+    notes each durable step as it completes (its events appended, a sync's
+    import, its push, a forget's erasure), the latest note replacing the one
+    before; a Ctrl-C before any step says that nothing was recorded and to run
+    the command again (docs/cli.md, exit codes)."""
+
+    said: str | None = None
+
+    @staticmethod
+    def note(sentence: str) -> None:
+        """``sentence`` completes "baton: interrupted …" once this step is done."""
+        DoneSoFar.said = sentence
+
+    @staticmethod
+    def forget() -> None:
+        """A new command (or the next one a process runs) has done nothing yet."""
+        DoneSoFar.said = None
+
+    @staticmethod
+    def interrupted_line() -> str:
+        """The one line an interrupted command ends with."""
+        return "baton: interrupted " + (DoneSoFar.said or NOTHING_DONE)
+
+
 class InterruptsCount:
     """While a command runs, a Ctrl-C that Python ignores (it landed in a
     finalizer: ``sys.unraisablehook``) is noted instead of printed as

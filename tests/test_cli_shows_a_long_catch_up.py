@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from baton.cli_handlers import opened as opened_module
+from baton.process_end import NOTHING_DONE
 from baton.projections import runner as runner_module
 from tests.app_support import begin_session, end_session
 from tests.cli_support import run
@@ -116,7 +117,7 @@ def test_an_interrupt_during_a_catch_up_at_a_terminal_is_said_on_a_line_of_its_o
     monkeypatch.setattr(opened_module, "catching_up", interrupted_after_the_first_batch)
     code, said = _at_a_terminal(monkeypatch, capsys, worked, "handoff", "list")
     assert code == 130 and CATCHING_UP in said
-    assert said.endswith(" events\nbaton: interrupted\n")
+    assert said.endswith(f" events\nbaton: interrupted {NOTHING_DONE}\n")
 
 
 def test_a_progress_line_whose_estimate_shrinks_a_digit_leaves_nothing_of_the_longer_one(monkeypatch):

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from baton.hook_server import stop_servers
+from baton.process_end import NOTHING_DONE
 from tests.app_support import init_project
 from tests.cli_support import run_here
 from tests.handoff_support import git_init
@@ -826,7 +827,7 @@ def test_ctrl_c_forwarded_before_the_child_has_read_the_command_interrupts_it(re
         waiting.kill()
         waiting.stdin.close()
     assert waiting.returncode == 130, err
-    assert err == "baton: interrupted\n"
+    assert err == f"baton: interrupted {NOTHING_DONE}\n"  # nothing was recorded: said so
     assert "session.ended" not in _events(repo)
 
 
@@ -848,5 +849,11 @@ def test_ctrl_c_while_no_server_takes_the_command_yet_ends_baton_as_interrupted(
             waiting.kill()
     _, err = waiting.communicate(timeout=60)
     assert waiting.returncode == 130, err
-    assert err == "baton: interrupted\n"
+    assert err == f"baton: interrupted {NOTHING_DONE}\n"  # nothing was recorded: said so
     assert "session.ended" not in _events(repo)
+
+
+def test_the_relays_own_interrupted_line_is_the_command_lines():
+    from baton.launch import INTERRUPTED
+
+    assert INTERRUPTED == f"baton: interrupted {NOTHING_DONE}\n".encode()

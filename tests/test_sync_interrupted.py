@@ -1,4 +1,4 @@
-"""A Ctrl-C during ``baton sync`` ends it with 130 and ``baton: interrupted``
+"""A Ctrl-C during ``baton sync`` ends it with 130 and ``baton: interrupted`` (and what it had done)
 (docs/cli.md, exit codes), also when it lands in dulwich's cleanup code: a
 finalizer, where Python ignores the ``KeyboardInterrupt`` (it printed
 "Exception ignored" and a traceback, and the sync ended with 0, as if it had
@@ -17,6 +17,8 @@ from tests.cli_support import run_json
 from tests.sync_support import make_team
 
 HELPER = Path(__file__).with_name("interrupted_finalizer.py")
+PUSHED = ("baton: interrupted after the push to {remote}: the sync is done, do not run it again (the index catches "
+          "up at the next command)\n")
 
 
 @pytest.fixture
@@ -33,19 +35,19 @@ def _interrupted_in_a_finalizer(tmp_path: Path, project: Path, *args: str) -> su
 
 
 def test_a_ctrl_c_landing_in_a_dulwich_finalizer_during_sync_exits_130_without_a_traceback(capsys, tmp_path, team):
-    _remote, a, _b = team
+    remote, a, _b = team
     run_json(capsys, a, "checkpoint", "create", "--title", "T", "--objective", "O", "--no-input")
     result = _interrupted_in_a_finalizer(tmp_path, a, "sync")
     assert result.returncode == 130, (result.stdout, result.stderr)
-    assert result.stderr == "baton: interrupted\n"
+    assert result.stderr == PUSHED.format(remote=remote)  # it landed after the push: said so (docs/cli.md)
     assert result.stdout == ""
 
 
 def test_with_json_the_interrupted_sync_prints_no_result_and_no_json_error(capsys, tmp_path, team):
-    _remote, a, _b = team
+    remote, a, _b = team
     run_json(capsys, a, "checkpoint", "create", "--title", "T", "--objective", "O", "--no-input")
     result = _interrupted_in_a_finalizer(tmp_path, a, "sync", "--json")
-    assert (result.returncode, result.stdout, result.stderr) == (130, "", "baton: interrupted\n")
+    assert (result.returncode, result.stdout, result.stderr) == (130, "", PUSHED.format(remote=remote))
 
 
 def test_the_next_sync_after_an_interrupted_one_publishes_the_feed(capsys, tmp_path, team):

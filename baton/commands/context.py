@@ -52,6 +52,7 @@ from baton.ledger.feed import is_writer_id
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
 from baton.policy import check_path_inside_root, load_policy, trust_file
+from baton.process_end import DoneSoFar
 from baton.project import BATON_DIR, ProjectPaths, git_toplevel, not_a_directory, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
@@ -149,6 +150,8 @@ class WriteScope:
                durable: bool) -> list[Event]:
         events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
+            DoneSoFar.note("after its events were recorded in the ledger: that is done, do not run it again "
+                           "(the index catches up at the next command)")
             try:
                 self.project.runner.fold_appended(events)
             except StorageError as exc:

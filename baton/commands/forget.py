@@ -48,6 +48,7 @@ from baton.events.names import handoff_stream
 from baton.ledger import erase  # called as erase.erase_payloads: the seam tests cut (a crash mid-forget)
 from baton.ledger.quarantined import COPY_SUFFIX, MANIFEST_SUFFIX, erase_in_copies, read_copies
 from baton.model import frozen
+from baton.process_end import DoneSoFar
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -146,7 +147,10 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
                    durable=True, actor=context_of(project).owner)
         except RecordedNotIndexed:
             pass  # recorded: the fold failed (a full disk), and the index is deleted and rebuilt below anyway
+        DoneSoFar.note(next_command(handoff_id))
         feeds = erase.erase_payloads(project.paths.ledger_dir, plan.events)
+        DoneSoFar.note("after the payloads were erased from the ledger: the forget is done, do not run it again "
+                       "(the index is rebuilt at the next command)")
         shown = scope.runner.delete_index()
         _remove_index_copies(project)
         project.ledger._forget()  # what it read before the rewrite holds the payloads
@@ -220,6 +224,13 @@ def finish_interrupted(project: "Project") -> list[FinishedForget]:
             with project.writing():
                 _mark_pending(project, handoff_id, False)
     return done
+
+
+def next_command(handoff_id: str) -> str:
+    """What a Ctrl-C between the forget's record and its erasure leaves, for the command line
+    (``DoneSoFar``): the forget to run again."""
+    return (f"after the forget was recorded, before its payloads were erased: run `baton forget {handoff_id} --yes` "
+            "again to erase them")
 
 
 def scrub_after_erasure(project: "Project", erased_data: list[Any],

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from baton.commands.leftovers import remove_leftover_temporaries
 from baton.domain.wording import counted
 from baton.model import evolve, frozen
+from baton.process_end import DoneSoFar
 from baton.projections.runner import Progress
 from baton.projections.until import Until
 
@@ -89,11 +90,13 @@ def rebuild_projections(
     opened.require_writable("rebuild", "writes the index")
     opened.runner  # noqa: B018 - the property seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
     opened.say_if_waiting(opened.write_wait)
+    DoneSoFar.note("before the index was rebuilt: the ledger is as it was; run `baton rebuild` again")
     with opened.ledger.locked(wait=opened.write_wait):
         if if_needed:
             done = opened.runner.catch_up(progress=progress, allow_pinned=True)
         else:
             done = opened.runner.rebuild(until=bound, progress=progress)
+        DoneSoFar.note("after the index was rebuilt: that is done")
         removed = () if if_needed else tuple(remove_leftover_temporaries(opened.paths))
     return RebuildResult(done.events, until, opened.runner.counts(), rebuilt=done.rebuilt,
                          reason=done.reason, leftovers_removed=removed)

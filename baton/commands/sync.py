@@ -44,6 +44,7 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused
 from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
+from baton.process_end import DoneSoFar
 from baton.projections.batons import baton_records
 from baton.sync import decide, publish, push_target, transport
 from baton.sync.ledger_ref import BadRefFeed, UnknownFormat, local_ref, read_feeds
@@ -108,6 +109,9 @@ class SyncResult:
     finished_forgets: list[Any] = attrs.field(factory=list)
     """Forgets interrupted before their rewrite, finished before anything was published
     (``forget.finish_interrupted``: ``FinishedForget``)."""
+    received: dict[str, int] = attrs.field(factory=dict)
+    """Feed → events the remote gained by this sync's push (what it holds now beyond what it held
+    before): all of every feed for a new or empty remote, whatever ``published`` says of the local ref."""
 
     @property
     def exit_code(self) -> int:
@@ -130,7 +134,8 @@ class SyncResult:
                 "stray_copies": {name: writer for name, writer in sorted(self.stray.items()) if writer is not None},
                 "stray_notes": dict(sorted(self.stray_notes.items())), "moved_aside": list(self.moved),
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
-                "finished_forgets": [f.to_json() for f in self.finished_forgets]}
+                "finished_forgets": [f.to_json() for f in self.finished_forgets],
+                "received": dict(sorted(self.received.items()))}
 
     def render(self) -> str:
         lines = [f"Finished the interrupted `baton forget` of handoff {f.handoff} before publishing: "
@@ -173,6 +178,9 @@ class SyncResult:
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased and not self.behind and not self.pushed:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
+        elif self.pushed and self.received:
+            lines.append(f"Pushed {self.ref} to {self.remote}: it received {counted(sum(self.received.values()), 'event')} "
+                         f"of {counted(len(self.received), 'feed')}.")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
         if self.waiting is not None:
@@ -424,6 +432,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             repo.refs[ref] = new_sha
         # with what the remote holds now: it counts as held even if this round's push fails
         save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None)
+    DoneSoFar.note(_imported_not_pushed(work.imported, remote_name))
     if work.erased:
         erased.payloads.extend(work.erased_payloads)
         erased.ids.extend(ident for ids in work.erased_ids.values() for ident in ids)
@@ -431,13 +440,33 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
     erased.moved.extend(work.moved)
     push_client, push_path, push_url = to or (client, path, url)
+    received = _received(work, held)
     pushed = _push_and_record(project, repo, push_client, push_path, push_url, ref, work, new_sha, remote_sha,
-                              erased, (acked_key, seen))
+                              erased, (acked_key, seen), received)
+    if not pushed:
+        DoneSoFar.note(f"after the sync's import; {remote_name} already held what this clone holds, so there was "
+                       "nothing to push: the sync is done (the index catches up at the next command)")
+    received = received if pushed else {}
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
                       signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
-                      cleaned_locks=list(erased.cleaned_locks), stray=dict(work.strays))
+                      cleaned_locks=list(erased.cleaned_locks), stray=dict(work.strays), received=received)
+
+
+def _received(work: Round, held: dict[str, int]) -> dict[str, int]:
+    """Feed → events a push gave the remote: the seq this clone's ref holds beyond the one the remote held."""
+    now = {feed: f.head.seq for feed, f in work.out.items() if f.problem is None and f.head is not None}
+    return {feed: seq - held.get(feed, 0) for feed, seq in now.items() if seq > held.get(feed, 0)}
+
+
+def _imported_not_pushed(imported: dict[str, int], remote: str) -> str:
+    """What a Ctrl-C between a round's import and its push leaves (``DoneSoFar``)."""
+    events = sum(imported.values())
+    if not events:
+        return f"before anything was pushed to {remote}; nothing was imported: run `baton sync` again"
+    return (f"after the import ({counted(events, 'event')} from {counted(len(imported), 'feed')} are in this "
+            f"clone's ledger), before anything was pushed to {remote}: run `baton sync` again to publish")
 
 
 def _check_local_ref(repo, ref: bytes) -> None:
@@ -469,11 +498,15 @@ def _decide_and_commit(project: "Project", repo, work: Round, signatures: FeedSi
 
 def _push_and_record(project: "Project", repo, client, path: str, url: str, ref: bytes, work: Round,
                      new_sha: bytes | None, remote_sha: bytes | None, erased: _Erased,
-                     acked: tuple[str, dict[str, int]]) -> bool:
-    """Push the new commit (if the remote lacks it); record what the remote now holds. True if pushed."""
+                     acked: tuple[str, dict[str, int]], received: dict[str, int]) -> bool:
+    """Push the new commit (if the remote lacks it), showing how far (``received``: what it is to
+    receive, feed → events); record what the remote now holds. True if pushed."""
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
-        transport.push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks)
+        transport.push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks,
+                       show=work.local.count.publishing, events=sum(received.values()))
+        DoneSoFar.note(f"after the push to {url}: the sync is done, do not run it again (the index catches up "
+                       "at the next command)")
         pushed = True
         clean_stale_pack_locks(client, path, erased.cleaned_locks)
     if new_sha is not None and (pushed or new_sha == remote_sha):

@@ -34,6 +34,7 @@ from urllib3.exceptions import InsecureRequestWarning
 from baton.domain.close_names import closest
 from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate, object_format_at
+from baton.ledger.feed import CHUNK_BYTES
 from baton.sync.loose import write_loose_like_git
 from baton.sync.ssh_failures import ssh_failure
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
@@ -646,26 +647,32 @@ def new_objects(source, local, wants: list[bytes], limit: int) -> list | None:
     return found if len(found) <= limit else None
 
 
-def _pack_data_for(repo, client, path: str):
+def _pack_data_for(repo, client, path: str, show=None, events: int = 0):
     """What a push sends: a pack, except to a path remote when the objects are
     few (fewer than git's ``receive.unpackLimit``, 100): they are written into
     its object store loose, before its ref moves, and the pack is empty (as
     git's receive-pack unpacks a small push, so the remote does not gain one
     more pack per sync for every later lookup to search)."""
+    packed = _shown(repo.object_store.generate_pack_data, show, events)
     if not isinstance(client, LocalGitClient):
-        return repo.object_store.generate_pack_data
+        return packed
 
     def generate(have, want, *args, **kwargs):
         found = []
         for oid, _hint in MissingObjectFinder(repo.object_store, haves=have, wants=want):
             found.append(oid)
             if len(found) >= UNPACK_LIMIT:
-                return repo.object_store.generate_pack_data(have, want, *args, **kwargs)
+                return packed(have, want, *args, **kwargs)
         if found:
             with Repo(os.fsdecode(path)) as target:
                 write_loose_like_git(target.object_store)  # a killed push leaves no lock on an object
-                for oid in found:
-                    target.object_store.add_object(repo.object_store[oid])
+                sent = 0
+                for done, oid in enumerate(found, 1):
+                    obj = repo.object_store[oid]
+                    target.object_store.add_object(obj)
+                    sent += obj.raw_length()
+                    if show is not None and events and sent > CHUNK_BYTES:  # a small push says nothing
+                        show(events * done // len(found), events)
         return 0, iter(())
 
     return generate
@@ -696,8 +703,37 @@ def _quiet(generate):
     return quiet
 
 
+def _shown(generate, show, events: int):
+    """The pack generator telling ``show(done, events)`` how far sending the pack went, as
+    the share of its objects sent so far of the ``events`` the remote receives (the
+    publishing progress line: a push to a new remote sends every feed whole), once more
+    than one chunk (``CHUNK_BYTES``, as the publishing) was sent: a small push says nothing."""
+    if show is None or not events:
+        return generate
+
+    def shown(*args, **kwargs):
+        count, records = generate(*args, **kwargs)
+        if not count:
+            return count, records
+
+        def each():
+            said, sent = -1, 0
+            for done, record in enumerate(records, 1):
+                yield record
+                sent += getattr(record, "decomp_len", None) or 0
+                if sent > CHUNK_BYTES and events * done // count != said:  # a line only when its number changes
+                    said = events * done // count
+                    show(said, events)
+
+        return count, each()
+
+    return shown
+
+
 def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
-         cleaned: list[str] | None = None) -> None:
+         cleaned: list[str] | None = None, show=None, events: int = 0) -> None:
+    """Move ``ref`` on the remote from ``expected`` to ``new``; ``show(done, events)``, when
+    given, is told how far the pack of the ``events`` the remote receives was sent."""
     def update(refs):
         current = refs.get(ref)
         if current in (None, ZERO_SHA):
@@ -708,7 +744,8 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
 
     said: list[bytes] = []  # what the server's git wrote to the pusher ("remote: …"): a hook's reason
     try:
-        result = client.send_pack(path, update, _quiet(_ledger_haves(_pack_data_for(repo, client, path), expected)),
+        result = client.send_pack(path, update, _quiet(_ledger_haves(_pack_data_for(repo, client, path, show, events),
+                                                                 expected)),
                                   progress=said.append)
     except RemoteMoved:
         raise
