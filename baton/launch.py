@@ -447,14 +447,20 @@ def runs_the_hook(pid: int, hook: list[bytes]) -> bool:
     hook's words (``hook_words``), as a launcher's (``flock /tmp/x.lock baton hook claude-code
     SessionStart``, ``poetry run baton hook …``) and a wrapper script's do, or its last word ends
     with them (a command string: ``flock -c "baton hook …"``); a harness's (``node …/claude``)
-    never does. A process whose command line cannot be read is not passed over."""
+    never does. A command line the process rewrote as one string (``npx``/``npm exec``, which
+    retitle themselves ``npm exec baton hook …``; a ``setproctitle`` user) ends with the hook's
+    words joined by spaces. A process whose command line cannot be read is not passed over."""
     if not hook:
         return False
     raw = _read(f"/proc/{pid}/cmdline", CMDLINE_READ)
     if not raw:
         return False
-    args = raw.rstrip(b"\0").split(b"\0")[1:]
-    return args[-len(hook):] == hook or bool(args) and args[-1].rstrip().endswith(b" " + b" ".join(hook))
+    words = raw.rstrip(b"\0").split(b"\0")
+    tail = b" " + b" ".join(hook)
+    if len(words) == 1:  # retitled into one string (npm exec's process.title, setproctitle): its words
+        return words[0].rstrip().endswith(tail)
+    args = words[1:]
+    return args[-len(hook):] == hook or args[-1].rstrip().endswith(tail)
 
 
 def process_now(pid: int) -> tuple[str, int, int | None] | None:
