@@ -207,3 +207,14 @@ def test_a_session_whose_project_was_moved_away_still_says_its_end_was_not_recor
                                 env={**os.environ, "CLAUDE_PROJECT_DIR": str(folder), "BATON_HOOK_SERVER": "0"})
     assert done.returncode == 0
     assert done.stderr.strip().startswith(f"baton hook claude-code SessionEnd: the project folder {folder} {GONE}; ")
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["no-project", "project-named"])
+def test_demo_run_in_a_deleted_folder_says_the_folder_is_gone_with_exit_4(repo, tmp_path, named):
+    argv = [str(BATON), "--json", *(["--project", str(repo)] if named else []), "demo"]
+    done = _in_a_deleted_folder(argv, _gone_folder(tmp_path))
+    assert done.returncode == 4, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "folder_gone"
+    assert "the current folder is gone (moved or deleted while this shell was in it)" in error["message"]
+    assert "internal error" not in done.stderr
