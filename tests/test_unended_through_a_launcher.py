@@ -199,6 +199,34 @@ def test_a_process_retitled_to_a_string_not_ending_with_the_hooks_words_is_taken
 
 
 @LINUX
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_a_harness_run_by_node_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    """``node …/bin/claude "why does baton hook claude-code SessionStart"``, as Claude Code's npm install runs."""
+    harness = tmp_path / "bin" / "claude"
+    harness.parent.mkdir()
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(_probe(tmp_path)))} hook claude-code SessionStart"
+    harness.write_text(f"require('child_process').spawnSync('/bin/sh', ['-c', {json.dumps(command)}], "
+                       "{stdio: 'inherit'}); process.stderr.write(String(process.pid))\n")
+    done = subprocess.run([NODE, str(harness), "why does baton hook claude-code SessionStart"], capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+
+
+@LINUX
+def test_a_harness_binary_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    """``codex "… baton hook codex SessionStart"``: the harness's own binary, by its name."""
+    codex = tmp_path / "codex"
+    codex.symlink_to(os.path.realpath(sys.executable))
+    probe = _probe(tmp_path)
+    script = f"import os, subprocess, sys; sys.stderr.write(str(os.getpid())); sys.stderr.flush(); " \
+             f"subprocess.run(['/bin/sh', '-c', {str(sys.executable)!r} + ' ' + {str(probe)!r} + ' hook codex " \
+             f"SessionStart'], env=dict(os.environ, PYTHONPATH={os.pathsep.join(sys.path)!r}))"
+    done = subprocess.run([str(codex), "-c", script, "explain baton hook codex SessionStart"], capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+
+
+@LINUX
 def test_a_process_whose_command_line_does_not_end_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
     """A harness whose own command line mentions the words (a prompt, a script) is still the harness."""
     probe = tmp_path / "probe.py"
