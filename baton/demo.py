@@ -23,6 +23,7 @@ from dulwich import porcelain
 
 from baton.errors import BatonError, InputError, ValidationFailed
 from baton.model import mutable
+from baton.project import current_folder
 
 APP = '''def check_state(expected: str, received: str) -> bool:
     """Compare OAuth state values."""
@@ -115,6 +116,7 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
         print(text, flush=True)
 
     emit = echo or printed
+    previous = current_folder()  # a folder that is gone: folder_gone (exit 4), as every command says it
     root = _demo_root(keep)
     result = DemoResult(str(root), kept=bool(keep))
 
@@ -123,7 +125,6 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
         emit(text)
 
     run = _Runner(result, say, command_line)
-    previous = os.getcwd()
     saved_env = os.environ.pop("BATON_PROJECT", None)
     try:
         porcelain.init(str(root))

@@ -351,6 +351,16 @@ and the launchers a hook command line may start ``baton`` with. Each lives only 
 Any other launcher (``flock``, ``poetry run``, ``mise exec``, a wrapper script…) is passed over by
 what it runs: its command line carries the hook's (``runs_the_hook``)."""
 
+HARNESS_PROGRAMS = frozenset({b"claude", b"codex", b"gemini"})
+"""The harness programs never passed over, whatever their command line ends with (a prompt given
+as the last argument may end with the hook's words: ``claude "… baton hook claude-code SessionStart"``):
+the process's name (``comm``: Codex's binary, a retitled node process) or its program — the first word
+of its command line, or a script a JavaScript runtime (``SCRIPT_RUNNERS``) runs (``node …/bin/claude``),
+without its ``.js``/``.mjs``/``.cjs``/``.exe``."""
+
+SCRIPT_RUNNERS = frozenset({b"node", b"nodejs", b"bun", b"deno"})
+"""The runtimes a harness program is run by as a script (its second word names the harness)."""
+
 CMDLINE_READ = 65536
 """How much of an ancestor's command line is read (``/proc/PID/cmdline``), to tell a launcher of the
 hook from the harness; never recorded."""
@@ -428,7 +438,8 @@ def harness_process() -> dict[str, object] | None:
         if stat is None:
             return None
         comm, ppid, start = stat
-        if depth and comm not in PASSED_THROUGH and not runs_the_hook(pid, hook):
+        if depth and comm not in PASSED_THROUGH and (os.fsencode(comm) in HARNESS_PROGRAMS
+                                                    or not runs_the_hook(pid, hook)):
             return {"pid": pid, "start": start, "boot": here[0], "pidns": here[1]}
         if ppid <= 1:
             return None
@@ -452,14 +463,42 @@ def runs_the_hook(pid: int, hook: list[bytes]) -> bool:
     hook's words (``hook_words``), as a launcher's (``flock /tmp/x.lock baton hook claude-code
     SessionStart``, ``poetry run baton hook …``) and a wrapper script's do, or its last word ends
     with them (a command string: ``flock -c "baton hook …"``); a harness's (``node …/claude``)
-    never does. A process whose command line cannot be read is not passed over."""
+    never does. A command line the process rewrote as one string (``npx``/``npm exec``, which
+    retitle themselves ``npm exec baton hook …``; a ``setproctitle`` user) ends with the hook's
+    words joined by spaces. A harness program (``harness_program``: ``node …/claude "… baton hook
+    claude-code SessionStart"``) never runs the hook, whatever its last argument says. A process
+    whose command line cannot be read is not passed over."""
     if not hook:
         return False
     raw = _read(f"/proc/{pid}/cmdline", CMDLINE_READ)
     if not raw:
         return False
-    args = raw.rstrip(b"\0").split(b"\0")[1:]
-    return args[-len(hook):] == hook or bool(args) and args[-1].rstrip().endswith(b" " + b" ".join(hook))
+    words = raw.rstrip(b"\0").split(b"\0")
+    tail = b" " + b" ".join(hook)
+    if len(words) == 1:  # retitled into one string (npm exec's process.title, setproctitle): its words
+        return not harness_program(words[0].split()) and words[0].rstrip().endswith(tail)
+    args = words[1:]
+    if harness_program(words):
+        return False
+    return args[-len(hook):] == hook or args[-1].rstrip().endswith(tail)
+
+
+def harness_program(words: list[bytes]) -> bool:
+    """Whether a command line's words run a harness program (``HARNESS_PROGRAMS``): its first
+    word, or the script a JavaScript runtime runs (``node /usr/bin/claude``)."""
+    names = [_program_name(word) for word in words[:2]]
+    if not names:
+        return False
+    return names[0] in HARNESS_PROGRAMS or names[0] in SCRIPT_RUNNERS and names[1:2] != [] and \
+        names[1] in HARNESS_PROGRAMS
+
+
+def _program_name(word: bytes) -> bytes:
+    name = word.rpartition(b"/")[2]
+    for suffix in (b".js", b".mjs", b".cjs", b".exe"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
 
 
 def process_now(pid: int) -> tuple[str, int, int | None] | None:

@@ -165,3 +165,56 @@ def test_a_session_moved_to_another_file_system_mid_session_says_its_end_was_not
         "claude-code", started.answer)
     with Baton.open(moved) as app:
         assert session_doc(app.project.reading(), app.project.writer, "moving")["leftBaton"] == handoff_id
+
+
+def test_a_session_whose_subfolder_a_branch_switch_removed_records_its_end_in_the_project_where_it_is(repo):
+    """Started in ``repo/web/``; the agent switches to a branch without ``web/``: the project has not moved."""
+    web = repo / "web"
+    web.mkdir()
+    (web / "a.txt").write_text("x\n")
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run([*git, "add", "web"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "web"], cwd=repo, check=True)
+    subprocess.run([*git, "checkout", "-q", "-b", "other"], cwd=repo, check=True)
+    subprocess.run([*git, "rm", "-q", "-r", "web"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "no web"], cwd=repo, check=True)
+    subprocess.run([*git, "checkout", "-q", "-"], cwd=repo, check=True)
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(web), "BATON_HOOK_SERVER": "0"}
+    started = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=web, env=env, text=True,
+                             input=json.dumps(fixture("claude-code", "SessionStart.startup", web, session_id="s1")),
+                             capture_output=True, timeout=120)
+    assert started.returncode == 0 and "Traceback" not in started.stderr
+    subprocess.run([*git, "checkout", "-q", "other"], cwd=repo, check=True)
+    assert not web.exists()
+    web.mkdir()  # only for _in_a_deleted_folder to step into and delete again: the hook runs where web/ was
+    payload = {"session_id": "s1", "cwd": str(web), "hook_event_name": "SessionEnd", "reason": "other",
+               "transcript_path": "/dev/null"}
+    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], web, input=json.dumps(payload),
+                                 env=env)
+    assert ended.returncode == 0
+    assert "gone" not in ended.stderr and "internal error" not in ended.stderr
+    with Baton.open(repo) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "s1")["status"] == "ended"
+
+
+def test_a_session_whose_project_was_moved_away_still_says_its_end_was_not_recorded(tmp_path, repo):
+    """The nearest folder above the gone one holds no project: the project itself moved."""
+    folder = tmp_path / "outside" / "was-here"
+    folder.mkdir(parents=True)
+    payload = {"session_id": "s1", "cwd": str(folder), "hook_event_name": "SessionEnd", "reason": "other",
+               "transcript_path": "/dev/null"}
+    done = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], folder, input=json.dumps(payload),
+                                env={**os.environ, "CLAUDE_PROJECT_DIR": str(folder), "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0
+    assert done.stderr.strip().startswith(f"baton hook claude-code SessionEnd: the project folder {folder} {GONE}; ")
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["no-project", "project-named"])
+def test_demo_run_in_a_deleted_folder_says_the_folder_is_gone_with_exit_4(repo, tmp_path, named):
+    argv = [str(BATON), "--json", *(["--project", str(repo)] if named else []), "demo"]
+    done = _in_a_deleted_folder(argv, _gone_folder(tmp_path))
+    assert done.returncode == 4, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "folder_gone"
+    assert "the current folder is gone (moved or deleted while this shell was in it)" in error["message"]
+    assert "internal error" not in done.stderr

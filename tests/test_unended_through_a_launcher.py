@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -150,6 +152,78 @@ def test_the_harness_process_is_recorded_through_a_launcher_that_runs_the_hook(t
     else:
         command = f"{prefix} {sys.executable} {probe} {words}"
     assert _recorded_through(command)["pid"] == os.getpid()
+
+
+NODE = shutil.which("node")
+NPX = shutil.which("npx")
+
+
+def _probe(tmp_path: Path) -> Path:
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    return probe
+
+
+@LINUX
+@pytest.mark.skipif(NPX is None, reason="needs npx")
+def test_the_harness_process_is_recorded_through_npx_which_retitles_itself(tmp_path):
+    """npx (npm exec) rewrites its command line as one string, ``npm exec probe hook …``, no NUL between words."""
+    (tmp_path / "package.json").write_text('{"name": "x", "version": "1.0.0"}')
+    bin_folder = tmp_path / "node_modules" / ".bin"
+    bin_folder.mkdir(parents=True)
+    launcher = bin_folder / "probe"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{_probe(tmp_path)}" "$@"\n')
+    launcher.chmod(0o755)
+    command = f"cd {tmp_path} && {NPX} --offline --yes probe hook claude-code SessionStart"
+    assert _recorded_through(command)["pid"] == os.getpid()
+
+
+@LINUX
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_harness_process_is_recorded_through_a_launcher_that_rewrote_its_command_line_as_one_string(tmp_path):
+    script = (f"process.title = 'launcher hook claude-code SessionStart'; require('child_process').spawnSync("
+              f"{json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', 'claude-code', "
+              f"'SessionStart'], {{stdio: 'inherit'}}); // padding so the title fits in the command line's room")
+    assert _recorded_through(f"{NODE} -e {shlex.quote(script)}")["pid"] == os.getpid()
+
+
+@LINUX
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_a_process_retitled_to_a_string_not_ending_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    script = (f"process.title = 'harness hook claude-code SessionStart at work'; require('child_process')"
+              f".spawnSync({json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', "
+              f"'claude-code', 'SessionStart'], {{stdio: 'inherit'}}); process.stderr.write(String(process.pid))")
+    done = subprocess.run(["/bin/sh", "-c", f"{NODE} -e {shlex.quote(script)}; true"], capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+
+
+@LINUX
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_a_harness_run_by_node_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    """``node …/bin/claude "why does baton hook claude-code SessionStart"``, as Claude Code's npm install runs."""
+    harness = tmp_path / "bin" / "claude"
+    harness.parent.mkdir()
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(_probe(tmp_path)))} hook claude-code SessionStart"
+    harness.write_text(f"require('child_process').spawnSync('/bin/sh', ['-c', {json.dumps(command)}], "
+                       "{stdio: 'inherit'}); process.stderr.write(String(process.pid))\n")
+    done = subprocess.run([NODE, str(harness), "why does baton hook claude-code SessionStart"], capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+
+
+@LINUX
+def test_a_harness_binary_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    """``codex "… baton hook codex SessionStart"``: the harness's own binary, by its name."""
+    codex = tmp_path / "codex"
+    codex.symlink_to(os.path.realpath(sys.executable))
+    probe = _probe(tmp_path)
+    script = f"import os, subprocess, sys; sys.stderr.write(str(os.getpid())); sys.stderr.flush(); " \
+             f"subprocess.run(['/bin/sh', '-c', {str(sys.executable)!r} + ' ' + {str(probe)!r} + ' hook codex " \
+             f"SessionStart'], env=dict(os.environ, PYTHONPATH={os.pathsep.join(sys.path)!r}))"
+    done = subprocess.run([str(codex), "-c", script, "explain baton hook codex SessionStart"], capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
 
 
 @LINUX

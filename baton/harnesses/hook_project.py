@@ -25,7 +25,7 @@ from baton.harnesses.protocol import (
     SessionMetadata,
 )
 from baton.launch import harness_process as read_harness_process  # the `baton` program's entry: loaded already
-from baton.project import named_elsewhere, resolve_root, resolve_worktree
+from baton.project import git_toplevel, named_elsewhere, resolve_root, resolve_worktree
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ def project_root(project: str | os.PathLike | None, cwd: str | None,
     (``project_dir``: ``$CLAUDE_PROJECT_DIR``), else of the hook's own folder, each only
     when the payload's ``cwd`` lies inside it, else the git top level of the payload's
     ``cwd`` (else of ours).
+
+    When the session's folder is gone but a folder above it still holds the project (a
+    subfolder removed by a branch switch), that project (``_above_the_gone``).
 
     The session's ``cwd`` moves with its agent's ``cd``: into a submodule or a vendored
     clone its git top level is that nested repository, not the project the session's
@@ -58,6 +61,9 @@ def project_root(project: str | os.PathLike | None, cwd: str | None,
             found = _holding(folder, start)
             if found is not None:
                 return found
+        found = _above_the_gone(cwd, project_dir) if start is None else None
+        if found is not None:
+            return found
         if start is None and own is None:
             raise FolderGone(folder_gone(cwd or project_dir))
     root = resolve_root(None, cwd=start)
@@ -70,6 +76,24 @@ def folder_gone(named: str | None) -> str:
     moved to another file system (or deleted) while its harness ran in it."""
     where = f"the project folder {named}" if named else "the project folder"
     return f"{where} this session works in is gone (moved or deleted), and so is the folder this hook runs in"
+
+
+def _above_the_gone(*named: str | None) -> tuple[Path, Path] | None:
+    """The Baton project (root, worktree) of the nearest folder that still exists above a
+    session folder that is gone (the payload's ``cwd``, else ``$CLAUDE_PROJECT_DIR``), when
+    that folder is in a git work tree: a subfolder a branch switch removed (``repo/web/`` on
+    a branch without it) leaves the project where it was. None when that folder holds no
+    initialised project (the project itself moved or was deleted)."""
+    for gone in named:
+        if not gone or not os.path.isabs(gone):
+            continue
+        for folder in Path(gone).parents:
+            if folder.is_dir():  # a branch switch removes folders of a git work tree only
+                found = _holding(str(folder), None) if git_toplevel(folder.resolve()) is not None else None
+                if found is not None:
+                    return found
+                break
+    return None
 
 
 def _own_folder() -> str | None:
