@@ -86,6 +86,13 @@ def test_a_backslash_ending_a_line_without_a_secret_changes_nothing():
     assert _redacted(text) == (text, set())
 
 
+@pytest.mark.parametrize("text", ["export PASSWORD=\\\\\n./deploy_production_cluster_now.sh",
+                                  "PASSWORD=\\\\\\\\\n./deploy_production_cluster_now.sh"],
+                         ids=["one-escaped-backslash", "two-escaped-backslashes"])
+def test_an_escaped_backslash_ending_a_line_is_no_continuation_and_the_next_line_is_kept(text):
+    assert _redacted(text) == (text, set())
+
+
 NAMES = st.sampled_from(["API_KEY", "password", "DB_PASSWORD", "secret", "auth_token", "clientSecret", "PASSWD"])
 OPERATORS = st.sampled_from(["=", " = ", ": ", "=>", ":="])
 VALUES = st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789+/_", min_size=8, max_size=40)

@@ -461,12 +461,20 @@ _ENTRY = r"(?m)[ \t]+[^\s:]+:(?:[ \t]|\r?$)"
 mapping below a YAML key, never that key's value."""
 
 
+def _escaped(line: str) -> bool:
+    """Whether the backslash ending ``line`` is itself escaped: an even run of them
+    (``\\\\``) is backslashes written as text, no line continuation."""
+    if not line.endswith("\\"):
+        return False
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 0
+
+
 def _continued(line: str) -> tuple[int, bool] | None:
     """Where ``line`` (without its newline) ends as a line continued on the next, and
     whether only when that line is indented (YAML): at its shell continuation, or past
     a YAML key's colon ending it; None when it does not. Only string methods: every
     line's end of a long text is read."""
-    if line.endswith(_SHELLS):
+    if line.endswith(_SHELLS) and not _escaped(line):
         return len(line) - 1, False
     blank = line.rstrip(" \t")
     indicator = blank.rstrip("+-123456789")
