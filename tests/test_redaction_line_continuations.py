@@ -69,6 +69,21 @@ def test_a_yaml_key_with_a_mapping_below_it_is_not_taken_for_a_secret():
     assert _redacted(text) == (text, set())
 
 
+@pytest.mark.parametrize("text", [
+    "inputs:\n  api_key:\n    description: 'The API key to use'\n    required: true\n",
+    "password:\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
+    "password:\n  from_env: DATABASE_PASSWORD_VARIABLE\n",
+    "password:\n  default: changeme_default_value\n",
+], ids=["github-action-input", "kubernetes-value-from", "from-env", "default"])
+def test_a_mapping_nested_under_a_secret_named_yaml_key_keeps_its_child_keys(text):
+    assert _redacted(text) == (text, set())
+
+
+def test_a_markdown_line_ending_in_a_backquote_is_no_continuation():
+    text = "Run `export API_KEY=`\nthen_paste_here_the_value_you_got"
+    assert _redacted(text) == (text, set())
+
+
 def test_a_provider_key_continued_on_the_next_line_is_redacted_by_its_own_rule():
     cleaned, rules = _redacted(f"HEROKU_API_KEY=\\\n{HEROKU}")
     assert HEROKU not in cleaned and rules == {"heroku-api-key"}

@@ -469,12 +469,19 @@ def _escaped(line: str) -> bool:
     return (len(line) - len(line.rstrip("\\"))) % 2 == 0
 
 
+def _quoting(line: str) -> bool:
+    """Whether the backquote ending ``line`` closes a Markdown code span (``Run `export
+    API_KEY=```: another backquote before it, and no blank): PowerShell's continuation
+    follows a blank (``$env:API_KEY = ```) or is the line's only backquote."""
+    return line.endswith("`") and not line[-2:-1].isspace() and "`" in line[:-1]
+
+
 def _continued(line: str) -> tuple[int, bool] | None:
     """Where ``line`` (without its newline) ends as a line continued on the next, and
     whether only when that line is indented (YAML): at its shell continuation, or past
     a YAML key's colon ending it; None when it does not. Only string methods: every
     line's end of a long text is read."""
-    if line.endswith(_SHELLS) and not _escaped(line):
+    if line.endswith(_SHELLS) and not _escaped(line) and not _quoting(line):
         return len(line) - 1, False
     blank = line.rstrip(" \t")
     indicator = blank.rstrip("+-123456789")
