@@ -64,6 +64,14 @@ def test_a_yaml_secret_whose_value_is_indented_below_its_key_is_redacted(text):
     assert VALUE not in cleaned
 
 
+@pytest.mark.parametrize("text", [f"password: # prod\n  {VALUE}", f"password: !!str\n  {VALUE}",
+                                  f"password: &db\n  {VALUE}", f"password: !!str &db # prod\n  {VALUE}"],
+                         ids=["comment", "tag", "anchor", "tag-anchor-comment"])
+def test_a_yaml_secret_below_a_key_followed_by_a_comment_tag_or_anchor_is_redacted(text):
+    cleaned, _ = _redacted(text)
+    assert VALUE not in cleaned and cleaned.startswith(text.split("\n")[0] + "\n")
+
+
 def test_a_yaml_key_with_a_mapping_below_it_is_not_taken_for_a_secret():
     text = "password:\n  file: /run/secrets/db\n  mode: 0400"
     assert _redacted(text) == (text, set())

@@ -461,6 +461,11 @@ _ENTRY = r"(?m)[ \t]+[^\s:]+:(?:[ \t]|\r?$)"
 mapping below a YAML key, never that key's value."""
 
 
+_DECORATED = r":(?:[ \t]+(?:![^\s:]*|&[^\s:]+))*(?:[ \t]+#.*)?$"
+"""A YAML key's colon followed only by a tag (``!!str``), an anchor (``&db``) or a comment:
+the value is still below it."""
+
+
 def _escaped(line: str) -> bool:
     """Whether the backslash ending ``line`` is itself escaped: an even run of them
     (``\\\\``) is backslashes written as text, no line continuation."""
@@ -487,7 +492,13 @@ def _continued(line: str) -> tuple[int, bool] | None:
     indicator = blank.rstrip("+-123456789")
     if indicator.endswith(("|", ">")) and len(blank) - len(indicator) <= 2:
         blank = indicator[:-1].rstrip(" \t")
-    return (len(blank), True) if blank.endswith(":") else None
+    if blank.endswith(":"):
+        return len(blank), True
+    if "#" in blank or "!" in blank or "&" in blank:
+        decorated = compiled(_DECORATED).search(blank)
+        if decorated is not None:
+            return decorated.start() + 1, True
+    return None
 
 
 def _below(text: str, at: int) -> bool:
