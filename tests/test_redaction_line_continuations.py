@@ -13,12 +13,13 @@ import json
 import os
 import subprocess
 import sys
+from unittest import mock
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.domain.redaction import RedactionPolicy, redact_payload
+from baton.domain.redaction import RedactionPolicy, redact_payload, walk
 from tests.conftest import run_baton
 
 POLICY = RedactionPolicy()
@@ -63,8 +64,31 @@ def test_a_yaml_secret_whose_value_is_indented_below_its_key_is_redacted(text):
     assert VALUE not in cleaned
 
 
+@pytest.mark.parametrize("text", [f"password: # prod\n  {VALUE}", f"password: !!str\n  {VALUE}",
+                                  f"password: &db\n  {VALUE}", f"password: !!str &db # prod\n  {VALUE}"],
+                         ids=["comment", "tag", "anchor", "tag-anchor-comment"])
+def test_a_yaml_secret_below_a_key_followed_by_a_comment_tag_or_anchor_is_redacted(text):
+    cleaned, _ = _redacted(text)
+    assert VALUE not in cleaned and cleaned.startswith(text.split("\n")[0] + "\n")
+
+
 def test_a_yaml_key_with_a_mapping_below_it_is_not_taken_for_a_secret():
     text = "password:\n  file: /run/secrets/db\n  mode: 0400"
+    assert _redacted(text) == (text, set())
+
+
+@pytest.mark.parametrize("text", [
+    "inputs:\n  api_key:\n    description: 'The API key to use'\n    required: true\n",
+    "password:\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
+    "password:\n  from_env: DATABASE_PASSWORD_VARIABLE\n",
+    "password:\n  default: changeme_default_value\n",
+], ids=["github-action-input", "kubernetes-value-from", "from-env", "default"])
+def test_a_mapping_nested_under_a_secret_named_yaml_key_keeps_its_child_keys(text):
+    assert _redacted(text) == (text, set())
+
+
+def test_a_markdown_line_ending_in_a_backquote_is_no_continuation():
+    text = "Run `export API_KEY=`\nthen_paste_here_the_value_you_got"
     assert _redacted(text) == (text, set())
 
 
@@ -82,6 +106,13 @@ def test_a_password_argument_continued_on_the_next_line_is_redacted(text):
 
 def test_a_backslash_ending_a_line_without_a_secret_changes_nothing():
     text = "make build \\\n  CFLAGS=-O2 \\\n  TARGET=release"
+    assert _redacted(text) == (text, set())
+
+
+@pytest.mark.parametrize("text", ["export PASSWORD=\\\\\n./deploy_production_cluster_now.sh",
+                                  "PASSWORD=\\\\\\\\\n./deploy_production_cluster_now.sh"],
+                         ids=["one-escaped-backslash", "two-escaped-backslashes"])
+def test_an_escaped_backslash_ending_a_line_is_no_continuation_and_the_next_line_is_kept(text):
     assert _redacted(text) == (text, set())
 
 
@@ -118,3 +149,58 @@ def test_a_continued_secret_reaches_neither_the_ledger_nor_the_next_session_star
     brief = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "then check it" in brief and "[REDACTED:generic-secret-assignment]" in brief
     assert VALUE not in started.stdout and VALUE not in started.stderr
+
+
+# -- no view makes another miss what it finds (review 20, V9) --
+
+SECRET = "Zx9Qw8Er7" + "Ty6Ui5Op4As3Df2Gh1Jk0Lm"
+
+
+@pytest.mark.parametrize("text", [
+    f"token:\n  MY_APP_PROD_API_KEY_2 %3D {SECRET}",
+    f"export SECRET=\\\n  stripe_sk_live_key %3D {SECRET}",
+    f"secret:\n  tenant_8f3c2a91d4_token %3D {SECRET}",
+], ids=["yaml-key", "shell-continuation", "yaml-key-tenant-name"])
+def test_a_percent_escaped_assignment_below_a_secret_name_still_has_its_value_redacted(text):
+    cleaned, _ = _redacted(text)
+    assert SECRET not in cleaned
+
+
+def test_a_secret_below_a_nested_yaml_key_is_redacted_and_the_nested_key_kept():
+    cleaned, _ = _redacted(f"password:\n  client_3f9a7c2e_secret:\n    {SECRET}")
+    assert cleaned == "password:\n  client_3f9a7c2e_secret:\n    [REDACTED:generic-secret-assignment]"
+
+
+def _without_the_joined_view(text: str) -> str:
+    """The redaction as it was before the joined view (25b919ba): the fixed point, then the percent view."""
+    walk._SCRUBBED.clear()
+    try:
+        with mock.patch.object(walk, "joined", lambda text: None):
+            cleaned: str = redact_payload(text, POLICY).payload
+            return cleaned
+    finally:
+        walk._SCRUBBED.clear()
+
+
+SHAPE_NAMES = st.sampled_from(["token", "API_KEY", "password", "secret", "MY_APP_PROD_API_KEY_2",
+                               "client_3f9a7c2e_secret", "stripe_sk_live_key", "auth_token", "note"])
+SHAPE_BREAKS = st.sampled_from([":\n  ", ": |\n  ", "=\\\n", "=\\\n  ", " \\\n  ", "\\\r\n", "`\r\n",
+                                "^\r\n", "\n  ", "\n", " "])
+SHAPE_JOINS = st.sampled_from(["=", " = ", ": ", "%3D", " %3D ", "%253D", "%3A", "%22", "&", " "])
+SHAPE_VALUES = st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", min_size=16,
+                       max_size=32)
+
+
+@settings(max_examples=300)
+@given(lines=st.lists(st.tuples(SHAPE_NAMES, SHAPE_BREAKS, st.one_of(SHAPE_NAMES, SHAPE_VALUES), SHAPE_JOINS,
+                                SHAPE_VALUES), min_size=1, max_size=3))
+def test_the_joined_view_never_exposes_a_value_the_redaction_without_it_redacted(lines):
+    # A name, a line break the joined view reads through (or none), a name or a value, a
+    # separator of the one-line or percent rules, a value: the shapes each view knows.
+    text = "\n".join("".join(line) for line in lines)
+    before = _without_the_joined_view(text)
+    cleaned, _ = _redacted(text)
+    for _name, _break, word, _join, value in lines:
+        for secret in (word, value):
+            if len(secret) >= 16 and secret not in before:
+                assert secret not in cleaned, (text, before, cleaned)

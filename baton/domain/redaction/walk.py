@@ -201,24 +201,34 @@ class _Walk:
         # the rules run once more over each: a line continuation (``API_KEY=\\``,
         # the value on the next line: ``joined``) parts a name from its value, and
         # percent-escaped separators (``token%3Dghp_…``, ``%22sk-…%22``) hide the
-        # boundary and the ``=``. What they find in a view is replaced in the
-        # text itself (each span mapped back: a continuation or a whole escape
-        # inside it included), then the fixed point again.
-        if "\n" in text:
-            text, fired = self._through(text, joined(text), fired)
-        if "%" in text:
-            text, fired = self._through(text, percent_decoded(text), fired)
-        return text, fired
-
-    def _through(self, text: str, decoded: tuple[str, list[int], list[int]] | None,
-                 fired: list[Rule]) -> tuple[str, list[Rule]]:
-        """``text`` with what the rules find in ``decoded`` (a view of it, and where each
-        of the view's characters came from) replaced, and the fixed point again."""
-        if decoded is None:
-            return text, fired
-        view, starts, ends = decoded
-        markers = marker_spans(text)
+        # boundary and the ``=``. Both views are read from the same text (the fixed
+        # point's), and what either finds is replaced in it together (each span
+        # mapped back: a continuation or a whole escape inside it included; spans
+        # that overlap merged), then the fixed point again: no view can make
+        # another miss what it finds (a name taken for a value by one view is
+        # still a name to the other).
         found: list[tuple[int, int, Rule]] = []
+        if "\n" in text or "%" in text:
+            markers = marker_spans(text)
+            if "\n" in text:
+                self._found(joined(text), markers, found)
+            if "%" in text:
+                self._found(percent_decoded(text), markers, found)
+        if not found:
+            return text, fired
+        text, applied = _replace_spans(text, found)
+        for rule in applied:
+            _note_fired(fired, rule)
+        return self._fixed_point(text, fired)
+
+    def _found(self, decoded: tuple[str, list[int], list[int]] | None, markers: list[tuple[int, int]],
+               found: list[tuple[int, int, Rule]]) -> None:
+        """Add to ``found`` what the rules find in ``decoded`` (a view of the text, and where
+        each of the view's characters came from), mapped back onto the text; a span
+        overlapping one of ``markers`` (already redacted) is left out."""
+        if decoded is None:
+            return
+        view, starts, ends = decoded
         for rule in self.prefilter.candidates(view.lower()):
             if isinstance(rule, PathRule):
                 continue
@@ -226,12 +236,6 @@ class _Walk:
                 start, end = starts[start], ends[end - 1]
                 if not _overlaps(start, end, markers):
                     found.append((start, end, rule))
-        if not found:
-            return text, fired
-        text, applied = _replace_spans(text, found)
-        for rule in applied:
-            _note_fired(fired, rule)
-        return self._fixed_point(text, fired)
 
     def _fixed_point(self, text: str, fired: list[Rule]) -> tuple[str, list[Rule]]:
         # Run every rule until none fires: a replacement can split a string so
@@ -452,6 +456,29 @@ def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
 _SHELLS = ("\\", "`", "^")
 """The characters that continue a line: POSIX shells', PowerShell's and cmd's."""
 _INDENTED = r"[ \t]+\S"
+_ENTRY = r"(?m)[ \t]+[^\s:]+:(?:[ \t]|\r?$)"
+"""An indented line that is a mapping entry (``  description: …``, ``  valueFrom:``): a
+mapping below a YAML key, never that key's value."""
+
+
+_DECORATED = r":(?:[ \t]+(?:![^\s:]*|&[^\s:]+))*(?:[ \t]+#.*)?$"
+"""A YAML key's colon followed only by a tag (``!!str``), an anchor (``&db``) or a comment:
+the value is still below it."""
+
+
+def _escaped(line: str) -> bool:
+    """Whether the backslash ending ``line`` is itself escaped: an even run of them
+    (``\\\\``) is backslashes written as text, no line continuation."""
+    if not line.endswith("\\"):
+        return False
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 0
+
+
+def _quoting(line: str) -> bool:
+    """Whether the backquote ending ``line`` closes a Markdown code span (``Run `export
+    API_KEY=```: another backquote before it, and no blank): PowerShell's continuation
+    follows a blank (``$env:API_KEY = ```) or is the line's only backquote."""
+    return line.endswith("`") and not line[-2:-1].isspace() and "`" in line[:-1]
 
 
 def _continued(line: str) -> tuple[int, bool] | None:
@@ -459,13 +486,25 @@ def _continued(line: str) -> tuple[int, bool] | None:
     whether only when that line is indented (YAML): at its shell continuation, or past
     a YAML key's colon ending it; None when it does not. Only string methods: every
     line's end of a long text is read."""
-    if line.endswith(_SHELLS):
+    if line.endswith(_SHELLS) and not _escaped(line) and not _quoting(line):
         return len(line) - 1, False
     blank = line.rstrip(" \t")
     indicator = blank.rstrip("+-123456789")
     if indicator.endswith(("|", ">")) and len(blank) - len(indicator) <= 2:
         blank = indicator[:-1].rstrip(" \t")
-    return (len(blank), True) if blank.endswith(":") else None
+    if blank.endswith(":"):
+        return len(blank), True
+    if "#" in blank or "!" in blank or "&" in blank:
+        decorated = compiled(_DECORATED).search(blank)
+        if decorated is not None:
+            return decorated.start() + 1, True
+    return None
+
+
+def _below(text: str, at: int) -> bool:
+    """Whether the line at ``at`` is a YAML value below the key ending the line before it:
+    indented, and no mapping entry of its own."""
+    return bool(compiled(_INDENTED).match(text, at)) and not compiled(_ENTRY).match(text, at)
 
 
 def joined(text: str) -> tuple[str, list[int], list[int]] | None:
@@ -480,7 +519,7 @@ def joined(text: str) -> tuple[str, list[int], list[int]] | None:
     while newline >= 0:
         end = newline - 1 if newline and text[newline - 1] == "\r" else newline
         continued = _continued(text[begin:end])
-        if continued is not None and (not continued[1] or compiled(_INDENTED).match(text, newline + 1)):
+        if continued is not None and (not continued[1] or _below(text, newline + 1)):
             cut = begin + continued[0]
             pieces.append(text[last:cut])
             starts.extend(range(last, cut))
