@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -113,6 +114,21 @@ def codex_stop(project: Path, session: str):
     return hook(project, "codex", "Stop", fixture("codex", "Stop", project, session_id=session))
 
 
+def claude_start(project: Path, session: str):
+    """Claude Code's SessionStart hook (a startup) run for ``session`` in ``project``, as Claude Code runs it."""
+    return hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project,
+                                                                session_id=session))
+
+
+def session_of(project: Path, session: str) -> dict[str, Any]:
+    """Session ``session`` as the project's sessions projection reads it."""
+    from baton.app import Baton
+    from baton.projections.sessions import session_doc
+
+    with Baton.open(project) as app:
+        return session_doc(app.project.reading(), app.project.writer, session)
+
+
 @contextmanager
 def hook_server_runtime() -> Iterator[Path]:
     """A short, private socket folder for a test's own hook servers (a socket's path is limited to
@@ -125,3 +141,28 @@ def hook_server_runtime() -> Iterator[Path]:
     finally:
         stop_servers(folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def hook_server_started(runtime: Path, project: Path, env: dict[str, str]) -> None:
+    """A hook server listening in ``runtime``, started the way a first hook (run with ``env``, which
+    relays to a server there) starts it for the next; it returns once the server says how many
+    commands it has taken."""
+    warm = subprocess.run([str(Path(sys.executable).parent / "baton"), "hook", "claude-code", "SessionStart"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=60,
+                          input=json.dumps(fixture("claude-code", "SessionStart.startup", project,
+                                                   session_id="warm-up")))
+    assert warm.returncode == 0, warm.stderr
+    for _ in range(1200):
+        if list((runtime / "baton").glob("hook-*.sock")) and hook_server_served(runtime) is not None:
+            return
+        time.sleep(0.05)
+    raise AssertionError("no hook server started")
+
+
+def hook_server_served(runtime: Path) -> int | None:
+    """How many commands the hook server in ``runtime`` has taken, as its lock file says; None before it says."""
+    try:
+        (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
+        return int(lock.read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None

@@ -20,18 +20,23 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from baton.app import Baton
 from baton.domain.unended import HARNESS_GONE
-from baton.projections.sessions import session_doc
 from tests.app_support import ready_handoff
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
-from tests.harness_support import fixture, hook, hook_server_runtime, injected
+from tests.harness_support import (
+    claude_start,
+    fixture,
+    hook_server_runtime,
+    hook_server_served,
+    hook_server_started,
+    injected,
+    session_of,
+)
 
 LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 BATON = Path(sys.executable).parent / "baton"
@@ -82,28 +87,6 @@ def _env(runtime: Path | None) -> dict[str, str]:
     return {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "BATON_HOOK_SERVER": "1", "BATON_HOOK_SERVER_IDLE": "120"}
 
 
-def _serving(runtime: Path, repo: Path) -> None:
-    """A hook server listening in ``runtime`` (a first hook starts it for the next)."""
-    warm = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=repo, env=_env(runtime),
-                          input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="warm-up")),
-                          capture_output=True, text=True, timeout=60)
-    assert warm.returncode == 0, warm.stderr
-    for _ in range(1200):
-        if list((runtime / "baton").glob("hook-*.sock")) and _served(runtime) is not None:
-            return
-        time.sleep(0.05)
-    raise AssertionError("no hook server started")
-
-
-def _served(runtime: Path) -> int | None:
-    """How many commands the server has taken, as its lock file says; None before it says."""
-    try:
-        (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
-        return int(lock.read_text().split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _harness(repo: Path, session: str, runtime: Path | None = None) -> subprocess.Popen:
     """A process standing for a harness, started as a terminal starts one, that has run its session's start."""
     payload = json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id=session))
@@ -114,16 +97,6 @@ def _harness(repo: Path, session: str, runtime: Path | None = None) -> subproces
     harness.stdin.close()
     assert harness.stdout.readline().strip() == b"0", "the stand-in's SessionStart hook failed"
     return harness
-
-
-def _session(repo: Path, session: str) -> dict:
-    with Baton.open(repo) as app:
-        return session_doc(app.project.reading(), app.project.writer, session)
-
-
-def _start(repo: Path, session: str):
-    return hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo,
-                                                             session_id=session))
 
 
 def _recorded_through(command: str) -> dict:
@@ -246,20 +219,20 @@ def test_a_second_terminals_start_leaves_a_running_session_hooked_through_a_laun
         repo, tmp_path, runtime, launcher, relayed):
     _install(repo, launcher.format(lock=tmp_path / "x.lock", baton=BATON))
     if relayed:
-        _serving(runtime, repo)
-        served = _served(runtime)
+        hook_server_started(runtime, repo, _env(runtime))
+        served = hook_server_served(runtime)
         assert served is not None
     harness = _harness(repo, "working", runtime if relayed else None)
     if relayed:
-        assert _served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
+        assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
     try:
-        assert _session(repo, "working")["harnessProcess"]["pid"] == harness.pid
+        assert session_of(repo, "working")["harnessProcess"]["pid"] == harness.pid
         handoff_id = ready_handoff(repo, "working")
-        started = _start(repo, "next")
+        started = claude_start(repo, "next")
         assert started.result.delivered.record is None
         assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
                                                                                                started.answer)
-        assert _session(repo, "working")["status"] == "open"
+        assert session_of(repo, "working")["status"] == "open"
     finally:
         os.kill(harness.pid, signal.SIGKILL)
         harness.wait(60)
@@ -273,11 +246,11 @@ def test_a_harness_hooked_through_a_launcher_and_killed_is_taken_over_at_the_nex
     handoff_id = ready_handoff(repo, "killed")
     os.kill(harness.pid, signal.SIGKILL)
     harness.wait(60)
-    started = _start(repo, "next")
+    started = claude_start(repo, "next")
     assert started.result.delivered.record.id == handoff_id
     assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in injected(
         "claude-code", started.answer)
-    assert _session(repo, "killed")["leftBaton"] == handoff_id
+    assert session_of(repo, "killed")["leftBaton"] == handoff_id
 
 
 @LINUX
