@@ -137,6 +137,17 @@ def _probe(tmp_path: Path) -> Path:
     return probe
 
 
+def _recorded_under_a_title(tmp_path: Path, title: str) -> tuple[int, int]:
+    """The pid a hook records when run, through a shell, by a node process that retitled itself ``title``
+    (its command line rewritten as one string, as a launcher such as npx does), and that node process's pid."""
+    script = (f"process.title = {json.dumps(title)}; require('child_process').spawnSync("
+              f"{json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', 'claude-code', "
+              f"'SessionStart'], {{stdio: 'inherit'}}); process.stderr.write(String(process.pid))")
+    done = subprocess.run(["/bin/sh", "-c", f"{NODE} -e {shlex.quote(script)}; true"], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)["pid"], int(done.stderr)
+
+
 @LINUX
 @pytest.mark.skipif(NPX is None, reason="needs npx")
 def test_the_harness_process_is_recorded_through_npx_which_retitles_itself(tmp_path):
@@ -154,21 +165,15 @@ def test_the_harness_process_is_recorded_through_npx_which_retitles_itself(tmp_p
 @LINUX
 @pytest.mark.skipif(NODE is None, reason="needs node")
 def test_the_harness_process_is_recorded_through_a_launcher_that_rewrote_its_command_line_as_one_string(tmp_path):
-    script = (f"process.title = 'launcher hook claude-code SessionStart'; require('child_process').spawnSync("
-              f"{json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', 'claude-code', "
-              f"'SessionStart'], {{stdio: 'inherit'}}); // padding so the title fits in the command line's room")
-    assert _recorded_through(f"{NODE} -e {shlex.quote(script)}")["pid"] == os.getpid()
+    recorded, _node = _recorded_under_a_title(tmp_path, "launcher hook claude-code SessionStart")
+    assert recorded == os.getpid()
 
 
 @LINUX
 @pytest.mark.skipif(NODE is None, reason="needs node")
 def test_a_process_retitled_to_a_string_not_ending_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
-    script = (f"process.title = 'harness hook claude-code SessionStart at work'; require('child_process')"
-              f".spawnSync({json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', "
-              f"'claude-code', 'SessionStart'], {{stdio: 'inherit'}}); process.stderr.write(String(process.pid))")
-    done = subprocess.run(["/bin/sh", "-c", f"{NODE} -e {shlex.quote(script)}; true"], capture_output=True,
-                          text=True, check=True)
-    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+    recorded, node = _recorded_under_a_title(tmp_path, "harness hook claude-code SessionStart at work")
+    assert recorded == node
 
 
 @LINUX
