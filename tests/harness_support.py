@@ -129,6 +129,18 @@ def session_of(project: Path, session: str) -> dict[str, Any]:
         return session_doc(app.project.reading(), app.project.writer, session)
 
 
+def next_start_leaves_its_handoff(project: Path, session: str) -> None:
+    """``session``, whose harness still runs, readies a handoff; the next Claude Code start in ``project``
+    (a second terminal's) leaves it to that session and says so."""
+    from tests.app_support import ready_handoff
+
+    handoff_id = ready_handoff(project, session)
+    started = claude_start(project, "next")
+    assert started.result.delivered.record is None
+    assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
+                                                                                           started.answer)
+
+
 @contextmanager
 def hook_server_runtime() -> Iterator[Path]:
     """A short, private socket folder for a test's own hook servers (a socket's path is limited to

@@ -35,6 +35,7 @@ from tests.harness_support import (
     hook_server_served,
     hook_server_started,
     injected,
+    next_start_leaves_its_handoff,
     session_of,
 )
 
@@ -255,11 +256,7 @@ def test_a_harness_still_running_keeps_its_handoff(repo, runtime):
     """A second terminal on the branch: its harness process is there, so nothing is taken from it."""
     harness = _harness(repo, runtime, "working", False)
     try:
-        handoff_id = ready_handoff(repo, "working")
-        started = claude_start(repo, "next")
-        assert started.result.delivered.record is None
-        told = injected("claude-code", started.answer)
-        assert f"has not reported its end, and it readied handoff `{handoff_id}`" in told
+        next_start_leaves_its_handoff(repo, "working")
         assert session_of(repo, "working")["status"] == "open"
     finally:
         os.kill(harness.pid, signal.SIGKILL)
@@ -277,11 +274,7 @@ def test_a_session_resumed_in_another_harness_process_is_judged_by_that_one(repo
     again = _harness(repo, runtime, "resumed", False)
     try:
         assert session_of(repo, "resumed")["harnessProcess"]["pid"] == again.pid
-        handoff_id = ready_handoff(repo, "resumed")
-        started = claude_start(repo, "next")
-        assert started.result.delivered.record is None
-        assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
-                                                                                               started.answer)
+        next_start_leaves_its_handoff(repo, "resumed")
     finally:
         os.kill(again.pid, signal.SIGKILL)
         again.wait(60)

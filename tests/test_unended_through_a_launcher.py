@@ -35,6 +35,7 @@ from tests.harness_support import (
     hook_server_served,
     hook_server_started,
     injected,
+    next_start_leaves_its_handoff,
     session_of,
 )
 
@@ -232,11 +233,7 @@ def test_a_second_terminals_start_leaves_a_running_session_hooked_through_a_laun
         assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
     try:
         assert session_of(repo, "working")["harnessProcess"]["pid"] == harness.pid
-        handoff_id = ready_handoff(repo, "working")
-        started = claude_start(repo, "next")
-        assert started.result.delivered.record is None
-        assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
-                                                                                               started.answer)
+        next_start_leaves_its_handoff(repo, "working")
         assert session_of(repo, "working")["status"] == "open"
     finally:
         os.kill(harness.pid, signal.SIGKILL)
