@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -139,6 +140,23 @@ def next_start_leaves_its_handoff(project: Path, session: str) -> None:
     assert started.result.delivered.record is None
     assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
                                                                                            started.answer)
+
+
+def next_start_takes_over_once_killed(project: Path, session: str, harness: subprocess.Popen) -> tuple[str, str]:
+    """``session`` readies a handoff and its ``harness`` is killed (SIGKILL); the next Claude Code start in
+    ``project`` takes the handoff over at once and says why. The handoff's id and what the start told."""
+    from baton.domain.unended import HARNESS_GONE
+    from tests.app_support import ready_handoff
+
+    handoff_id = ready_handoff(project, session)
+    harness.send_signal(signal.SIGKILL)
+    harness.wait(60)
+    started = claude_start(project, "next")
+    assert started.result.delivered.record.id == handoff_id
+    told = injected("claude-code", started.answer)
+    assert told is not None
+    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in told
+    return handoff_id, told
 
 
 @contextmanager

@@ -26,16 +26,14 @@ from baton.app import Baton
 from baton.domain.aggregates import session as aggregate
 from baton.domain.unended import HARNESS_GONE, RESTARTED, harness_gone, taken_for_ended
 from baton.events.session import SessionResumed
-from tests.app_support import ready_handoff
 from tests.handoff_support import git_init
 from tests.harness_support import (
-    claude_start,
     fixture,
     hook_server_runtime,
     hook_server_served,
     hook_server_started,
-    injected,
     next_start_leaves_its_handoff,
+    next_start_takes_over_once_killed,
     session_of,
 )
 
@@ -238,14 +236,8 @@ def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_sta
     if relayed:
         assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
     assert session_of(repo, "killed")["harnessProcess"]["pid"] == harness.pid
-    handoff_id = ready_handoff(repo, "killed")
-    os.kill(harness.pid, signal.SIGKILL)
-    harness.wait(60)
-    started = claude_start(repo, "next")
-    assert started.result.delivered.record.id == handoff_id
-    told = injected("claude-code", started.answer)
+    handoff_id, told = next_start_takes_over_once_killed(repo, "killed", harness)
     assert "Session `killed` (claude-code, begun " in told
-    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in told
     ended = session_of(repo, "killed")
     assert ended["status"] == "ended" and ended["leftBaton"] == handoff_id
 

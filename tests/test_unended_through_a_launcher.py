@@ -24,18 +24,15 @@ from pathlib import Path
 
 import pytest
 
-from baton.domain.unended import HARNESS_GONE
-from tests.app_support import ready_handoff
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
 from tests.harness_support import (
-    claude_start,
     fixture,
     hook_server_runtime,
     hook_server_served,
     hook_server_started,
-    injected,
     next_start_leaves_its_handoff,
+    next_start_takes_over_once_killed,
     session_of,
 )
 
@@ -244,14 +241,7 @@ def test_a_second_terminals_start_leaves_a_running_session_hooked_through_a_laun
 @pytest.mark.slow
 def test_a_harness_hooked_through_a_launcher_and_killed_is_taken_over_at_the_next_start_at_once(repo, tmp_path):
     _install(repo, f"flock {tmp_path / 'x.lock'} {BATON}")
-    harness = _harness(repo, "killed")
-    handoff_id = ready_handoff(repo, "killed")
-    os.kill(harness.pid, signal.SIGKILL)
-    harness.wait(60)
-    started = claude_start(repo, "next")
-    assert started.result.delivered.record.id == handoff_id
-    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in injected(
-        "claude-code", started.answer)
+    handoff_id, _told = next_start_takes_over_once_killed(repo, "killed", _harness(repo, "killed"))
     assert session_of(repo, "killed")["leftBaton"] == handoff_id
 
 
