@@ -132,7 +132,7 @@ def session_of(project: Path, session: str) -> dict[str, Any]:
 
 def next_start_leaves_its_handoff(project: Path, session: str) -> None:
     """``session``, whose harness still runs, readies a handoff; the next Claude Code start in ``project``
-    (a second terminal's) leaves it to that session and says so."""
+    (a second terminal's) leaves it to that session, open, and says so."""
     from tests.app_support import ready_handoff
 
     handoff_id = ready_handoff(project, session)
@@ -140,6 +140,7 @@ def next_start_leaves_its_handoff(project: Path, session: str) -> None:
     assert started.result.delivered.record is None
     assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
                                                                                            started.answer)
+    assert session_of(project, session)["status"] == "open"
 
 
 def next_start_takes_over_once_killed(project: Path, session: str, harness: subprocess.Popen) -> tuple[str, str]:
@@ -160,6 +161,16 @@ def next_start_takes_over_once_killed(project: Path, session: str, harness: subp
 
 
 @contextmanager
+def killed_at_the_end(harness: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    """``harness`` runs through the block, then is killed (SIGKILL) and waited for, whatever the block did."""
+    try:
+        yield harness
+    finally:
+        harness.send_signal(signal.SIGKILL)
+        harness.wait(60)
+
+
+@contextmanager
 def hook_server_runtime() -> Iterator[Path]:
     """A short, private socket folder for a test's own hook servers (a socket's path is limited to
     ~100 bytes), every server in it stopped and the folder removed at the end."""
@@ -173,18 +184,18 @@ def hook_server_runtime() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def hook_server_started(runtime: Path, project: Path, env: dict[str, str]) -> None:
+def hook_server_started(runtime: Path, project: Path, env: dict[str, str]) -> int:
     """A hook server listening in ``runtime``, started the way a first hook (run with ``env``, which
-    relays to a server there) starts it for the next; it returns once the server says how many
-    commands it has taken."""
+    relays to a server there) starts it for the next: how many commands it has taken, once it says."""
     warm = subprocess.run([str(Path(sys.executable).parent / "baton"), "hook", "claude-code", "SessionStart"],
                           cwd=project, env=env, capture_output=True, text=True, timeout=60,
                           input=json.dumps(fixture("claude-code", "SessionStart.startup", project,
                                                    session_id="warm-up")))
     assert warm.returncode == 0, warm.stderr
     for _ in range(1200):
-        if list((runtime / "baton").glob("hook-*.sock")) and hook_server_served(runtime) is not None:
-            return
+        served = hook_server_served(runtime)
+        if list((runtime / "baton").glob("hook-*.sock")) and served is not None:
+            return served
         time.sleep(0.05)
     raise AssertionError("no hook server started")
 

@@ -32,6 +32,7 @@ from tests.harness_support import (
     hook_server_runtime,
     hook_server_served,
     hook_server_started,
+    killed_at_the_end,
     next_start_leaves_its_handoff,
     next_start_takes_over_once_killed,
     session_of,
@@ -229,9 +230,7 @@ def _harness(repo: Path, runtime: Path, session: str, relayed: bool) -> subproce
 @pytest.mark.parametrize("relayed", [False, True], ids=["in its own process", "relayed to the hook server"])
 def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_start_at_once(repo, runtime, relayed):
     if relayed:
-        hook_server_started(runtime, repo, _env(runtime, True))
-        served = hook_server_served(runtime)
-        assert served is not None
+        served = hook_server_started(runtime, repo, _env(runtime, True))
     harness = _harness(repo, runtime, "killed", relayed)
     if relayed:
         assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
@@ -247,12 +246,8 @@ def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_sta
 def test_a_harness_still_running_keeps_its_handoff(repo, runtime):
     """A second terminal on the branch: its harness process is there, so nothing is taken from it."""
     harness = _harness(repo, runtime, "working", False)
-    try:
+    with killed_at_the_end(harness):
         next_start_leaves_its_handoff(repo, "working")
-        assert session_of(repo, "working")["status"] == "open"
-    finally:
-        os.kill(harness.pid, signal.SIGKILL)
-        harness.wait(60)
 
 
 @LINUX
@@ -264,9 +259,6 @@ def test_a_session_resumed_in_another_harness_process_is_judged_by_that_one(repo
     os.kill(first.pid, signal.SIGKILL)
     first.wait(60)
     again = _harness(repo, runtime, "resumed", False)
-    try:
+    with killed_at_the_end(again):
         assert session_of(repo, "resumed")["harnessProcess"]["pid"] == again.pid
         next_start_leaves_its_handoff(repo, "resumed")
-    finally:
-        os.kill(again.pid, signal.SIGKILL)
-        again.wait(60)
