@@ -8,10 +8,12 @@ derandomized; the default when ``CI`` is set), ``dev`` (the local default) and
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -81,6 +83,19 @@ def project(project_dir) -> Path:
 
     init_project(project_dir)
     return project_dir
+
+
+@pytest.fixture
+def other_file_system(tmp_path) -> Iterator[Path]:
+    """A folder on another file system than ``tmp_path`` (tmpfs), removed afterwards: where a project
+    ``mv``-ed there is copied, then deleted (the test is skipped where /dev/shm shares the file system)."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("needs /dev/shm on a file system of its own")
+    place = Path(os.path.realpath(shm)) / f"baton-test-{os.getpid()}-{tmp_path.name}"
+    place.mkdir()
+    yield place
+    shutil.rmtree(place, ignore_errors=True)
 
 
 def run_baton(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None,

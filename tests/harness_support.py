@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -113,6 +115,61 @@ def codex_stop(project: Path, session: str):
     return hook(project, "codex", "Stop", fixture("codex", "Stop", project, session_id=session))
 
 
+def claude_start(project: Path, session: str):
+    """Claude Code's SessionStart hook (a startup) run for ``session`` in ``project``, as Claude Code runs it."""
+    return hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project,
+                                                                session_id=session))
+
+
+def session_of(project: Path, session: str) -> dict[str, Any]:
+    """Session ``session`` as the project's sessions projection reads it."""
+    from baton.app import Baton
+    from baton.projections.sessions import session_doc
+
+    with Baton.open(project) as app:
+        return session_doc(app.project.reading(), app.project.writer, session)
+
+
+def next_start_leaves_its_handoff(project: Path, session: str) -> None:
+    """``session``, whose harness still runs, readies a handoff; the next Claude Code start in ``project``
+    (a second terminal's) leaves it to that session, open, and says so."""
+    from tests.app_support import ready_handoff
+
+    handoff_id = ready_handoff(project, session)
+    started = claude_start(project, "next")
+    assert started.result.delivered.record is None
+    assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
+                                                                                           started.answer)
+    assert session_of(project, session)["status"] == "open"
+
+
+def next_start_takes_over_once_killed(project: Path, session: str, harness: subprocess.Popen) -> tuple[str, str]:
+    """``session`` readies a handoff and its ``harness`` is killed (SIGKILL); the next Claude Code start in
+    ``project`` takes the handoff over at once and says why. The handoff's id and what the start told."""
+    from baton.domain.unended import HARNESS_GONE
+    from tests.app_support import ready_handoff
+
+    handoff_id = ready_handoff(project, session)
+    harness.send_signal(signal.SIGKILL)
+    harness.wait(60)
+    started = claude_start(project, "next")
+    assert started.result.delivered.record.id == handoff_id
+    told = injected("claude-code", started.answer)
+    assert told is not None
+    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in told
+    return handoff_id, told
+
+
+@contextmanager
+def killed_at_the_end(harness: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    """``harness`` runs through the block, then is killed (SIGKILL) and waited for, whatever the block did."""
+    try:
+        yield harness
+    finally:
+        harness.send_signal(signal.SIGKILL)
+        harness.wait(60)
+
+
 @contextmanager
 def hook_server_runtime() -> Iterator[Path]:
     """A short, private socket folder for a test's own hook servers (a socket's path is limited to
@@ -125,3 +182,28 @@ def hook_server_runtime() -> Iterator[Path]:
     finally:
         stop_servers(folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def hook_server_started(runtime: Path, project: Path, env: dict[str, str]) -> int:
+    """A hook server listening in ``runtime``, started the way a first hook (run with ``env``, which
+    relays to a server there) starts it for the next: how many commands it has taken, once it says."""
+    warm = subprocess.run([str(Path(sys.executable).parent / "baton"), "hook", "claude-code", "SessionStart"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=60,
+                          input=json.dumps(fixture("claude-code", "SessionStart.startup", project,
+                                                   session_id="warm-up")))
+    assert warm.returncode == 0, warm.stderr
+    for _ in range(1200):
+        served = hook_server_served(runtime)
+        if list((runtime / "baton").glob("hook-*.sock")) and served is not None:
+            return served
+        time.sleep(0.05)
+    raise AssertionError("no hook server started")
+
+
+def hook_server_served(runtime: Path) -> int | None:
+    """How many commands the hook server in ``runtime`` has taken, as its lock file says; None before it says."""
+    try:
+        (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
+        return int(lock.read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None

@@ -311,18 +311,6 @@ def test_a_ledger_that_becomes_another_writer_appends_to_that_feed_and_only_outs
 # -- a move across file systems (``mv`` copies, then deletes the original) ---------------------
 
 
-@pytest.fixture
-def elsewhere(tmp_path):
-    """A folder on another file system than ``tmp_path`` (tmpfs), removed afterwards."""
-    shm = Path("/dev/shm")
-    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
-        pytest.skip("needs /dev/shm on a file system of its own")
-    place = Path(os.path.realpath(shm)) / f"baton-test-{os.getpid()}-{tmp_path.name}"
-    place.mkdir()
-    yield place
-    shutil.rmtree(place, ignore_errors=True)
-
-
 def across(project: Path, elsewhere: Path) -> Path:
     moved = elsewhere / project.name
     subprocess.run(["mv", str(project), str(moved)], check=True)
@@ -330,9 +318,9 @@ def across(project: Path, elsewhere: Path) -> Path:
     return moved
 
 
-def test_a_project_moved_to_another_file_system_keeps_its_writer_id(carol, elsewhere):
+def test_a_project_moved_to_another_file_system_keeps_its_writer_id(carol, other_file_system):
     old = local(carol)["writer"]
-    moved = across(carol, elsewhere)
+    moved = across(carol, other_file_system)
     done = checkpoint(moved, "after the move")
     assert local(moved)["writer"] == old
     assert list(feeds(moved)) == [old]
@@ -341,15 +329,16 @@ def test_a_project_moved_to_another_file_system_keeps_its_writer_id(carol, elsew
     assert "copied_from" not in local(moved)
 
 
-def test_a_baton_left_before_a_move_across_file_systems_is_delivered_as_the_persons_own(carol, elsewhere):
+def test_a_baton_left_before_a_move_across_file_systems_is_delivered_as_the_persons_own(carol, other_file_system):
     baton(carol, "session", "end", "s-before", "--handoff-steps", "the step after the move")
-    moved = across(carol, elsewhere)
+    moved = across(carol, other_file_system)
     brief = baton(moved, "session", "begin").stdout
     assert "the step after the move" in brief
     assert "not verified" not in brief and "copy" not in brief
 
 
-def test_a_session_begun_before_a_move_across_file_systems_hands_on_its_ready_handoff_at_its_end(carol, elsewhere):
+def test_a_session_begun_before_a_move_across_file_systems_hands_on_its_ready_handoff_at_its_end(
+        carol, other_file_system):
     baton(carol, "session", "begin", "s-moving")
     made = baton(carol, "checkpoint", "create", "--no-input", "--json", "--session", "s-moving", "--title",
                  "work before the move", "--objective", "o", "--current-state", "s", "--completed", "c",
@@ -357,7 +346,7 @@ def test_a_session_begun_before_a_move_across_file_systems_hands_on_its_ready_ha
     handoff = json.loads(made.stdout)["id"]
     baton(carol, "handoff", "validate", handoff)
     baton(carol, "handoff", "ready", handoff)
-    moved = across(carol, elsewhere)
+    moved = across(carol, other_file_system)
     baton(moved, "session", "end", "s-moving")
     pending = baton(moved, "session", "handoff", "--all").stdout
     assert "No pending session handoffs" not in pending
@@ -365,16 +354,16 @@ def test_a_session_begun_before_a_move_across_file_systems_hands_on_its_ready_ha
     assert "Active Session Handoff" in brief and "1. next — a" in brief and "not verified" not in brief
 
 
-def test_a_copy_on_another_file_system_with_its_original_still_there_takes_a_new_id(carol, elsewhere):
+def test_a_copy_on_another_file_system_with_its_original_still_there_takes_a_new_id(carol, other_file_system):
     old = local(carol)["writer"]
-    copied = copy(carol, elsewhere / "carolcopy")
+    copied = copy(carol, other_file_system / "carolcopy")
     done = checkpoint(copied, "in the copy")
     assert local(copied)["writer"] != old
     assert f"not {old}" in done.stderr
 
 
-def test_doctor_calls_a_project_moved_to_another_file_system_the_same_writer(carol, elsewhere):
+def test_doctor_calls_a_project_moved_to_another_file_system_the_same_writer(carol, other_file_system):
     old = local(carol)["writer"]
-    moved = across(carol, elsewhere)
+    moved = across(carol, other_file_system)
     check = {c["name"]: c for c in json.loads(baton(moved, "doctor", "--json").stdout)["checks"]}["writer"]
     assert check["status"] == "ok" and check["detail"].startswith(old) and "keeps its writer id" in check["detail"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -48,18 +47,6 @@ sys.stdin.buffer.readline()  # works on until told to exit
 def repo(project):
     git_init(project, {"src/app.py": "x = 1\n"})
     return project
-
-
-@pytest.fixture
-def elsewhere(tmp_path):
-    """A folder on another file system than ``tmp_path`` (tmpfs), removed afterwards."""
-    shm = Path("/dev/shm")
-    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
-        pytest.skip("needs /dev/shm on a file system of its own")
-    place = Path(os.path.realpath(shm)) / f"baton-test-{os.getpid()}-{tmp_path.name}"
-    place.mkdir()
-    yield place
-    shutil.rmtree(place, ignore_errors=True)
 
 
 def _gone_folder(tmp_path: Path) -> Path:
@@ -135,7 +122,7 @@ def test_a_command_run_in_a_deleted_folder_opens_the_project_it_names(repo, tmp_
 @LINUX
 @pytest.mark.slow
 def test_a_session_moved_to_another_file_system_mid_session_says_its_end_was_not_recorded_and_the_next_start_in_the_new_place_takes_its_handoff(  # noqa: E501
-        repo, elsewhere):
+        repo, other_file_system):
     start = fixture("claude-code", "SessionStart.startup", repo, session_id="moving")
     end = fixture("claude-code", "SessionEnd", repo, session_id="moving")
     harness = subprocess.Popen([sys.executable, "-c", STAND_IN, str(BATON), str(repo)], cwd=repo,
@@ -147,7 +134,7 @@ def test_a_session_moved_to_another_file_system_mid_session_says_its_end_was_not
         harness.stdin.flush()
         assert eval(harness.stdout.readline())[0] == 0  # noqa: S307 - the stand-in's own repr
         handoff_id = ready_handoff(repo, "moving")
-        moved = elsewhere / repo.name
+        moved = other_file_system / repo.name
         subprocess.run(["mv", str(repo), str(moved)], check=True)
         harness.stdin.write(json.dumps(end) + "\n")
         harness.stdin.flush()

@@ -26,10 +26,17 @@ from baton.app import Baton
 from baton.domain.aggregates import session as aggregate
 from baton.domain.unended import HARNESS_GONE, RESTARTED, harness_gone, taken_for_ended
 from baton.events.session import SessionResumed
-from baton.projections.sessions import session_doc
-from tests.app_support import ready_handoff
 from tests.handoff_support import git_init
-from tests.harness_support import fixture, hook, hook_server_runtime, injected
+from tests.harness_support import (
+    fixture,
+    hook_server_runtime,
+    hook_server_served,
+    hook_server_started,
+    killed_at_the_end,
+    next_start_leaves_its_handoff,
+    next_start_takes_over_once_killed,
+    session_of,
+)
 
 BOOT = "81a69e0e-7994-4f2b-a226-b91ca3af3724"
 RECORDED = {"pid": 4242, "start": 3120114, "boot": BOOT, "pidns": 4026531836}
@@ -107,7 +114,7 @@ def test_a_start_records_the_harness_process_it_was_given_in_session_begun(repo)
     with Baton.open(repo) as app:
         app.start_harness_session("s1", harness="claude-code", source="startup", process=RECORDED)
     assert [e["data"]["harness_process"] for e in _types(repo, "session.begun")] == [RECORDED]
-    assert _session(repo, "s1")["harnessProcess"] == RECORDED
+    assert session_of(repo, "s1")["harnessProcess"] == RECORDED
 
 
 def test_a_repeated_start_in_the_same_harness_process_writes_nothing(repo):
@@ -121,10 +128,10 @@ def test_a_repeated_start_in_another_harness_process_records_it_and_nothing_else
     other = {**RECORDED, "pid": 5151, "start": 3200000}
     with Baton.open(repo) as app:
         app.start_harness_session("s1", harness="claude-code", source="startup", process=RECORDED)
-        before = _session(repo, "s1")
+        before = session_of(repo, "s1")
         app.start_harness_session("s1", harness="claude-code", source="resume", process=other)
     assert [e["data"]["harness_process"] for e in _types(repo, "session.resumed")] == [other]
-    after = _session(repo, "s1")
+    after = session_of(repo, "s1")
     assert after["harnessProcess"] == other
     assert {k: v for k, v in after.items() if k != "harnessProcess"} == \
         {k: v for k, v in before.items() if k != "harnessProcess"}
@@ -218,59 +225,19 @@ def _harness(repo: Path, runtime: Path, session: str, relayed: bool) -> subproce
     return harness
 
 
-def _serving(runtime: Path, repo: Path) -> None:
-    """A hook server listening in ``runtime`` (a first hook starts it for the next)."""
-    warm = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=repo, env=_env(runtime, True),
-                          input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="warm-up")),
-                          capture_output=True, text=True, timeout=60)
-    assert warm.returncode == 0, warm.stderr
-    for _ in range(1200):
-        if list((runtime / "baton").glob("hook-*.sock")) and _served(runtime) is not None:
-            return
-        time.sleep(0.05)
-    raise AssertionError("no hook server started")
-
-
-def _served(runtime: Path) -> int | None:
-    """How many commands the server has taken, as its lock file says; None before it says."""
-    try:
-        (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
-        return int(lock.read_text().split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _session(repo: Path, session: str) -> dict:
-    with Baton.open(repo) as app:
-        return session_doc(app.project.reading(), app.project.writer, session)
-
-
-def _start(repo: Path, session: str):
-    return hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo,
-                                                             session_id=session))
-
-
 @LINUX
 @pytest.mark.slow
 @pytest.mark.parametrize("relayed", [False, True], ids=["in its own process", "relayed to the hook server"])
 def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_start_at_once(repo, runtime, relayed):
     if relayed:
-        _serving(runtime, repo)
-        served = _served(runtime)
-        assert served is not None
+        served = hook_server_started(runtime, repo, _env(runtime, True))
     harness = _harness(repo, runtime, "killed", relayed)
     if relayed:
-        assert _served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
-    assert _session(repo, "killed")["harnessProcess"]["pid"] == harness.pid
-    handoff_id = ready_handoff(repo, "killed")
-    os.kill(harness.pid, signal.SIGKILL)
-    harness.wait(60)
-    started = _start(repo, "next")
-    assert started.result.delivered.record.id == handoff_id
-    told = injected("claude-code", started.answer)
+        assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
+    assert session_of(repo, "killed")["harnessProcess"]["pid"] == harness.pid
+    handoff_id, told = next_start_takes_over_once_killed(repo, "killed", harness)
     assert "Session `killed` (claude-code, begun " in told
-    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in told
-    ended = _session(repo, "killed")
+    ended = session_of(repo, "killed")
     assert ended["status"] == "ended" and ended["leftBaton"] == handoff_id
 
 
@@ -279,16 +246,8 @@ def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_sta
 def test_a_harness_still_running_keeps_its_handoff(repo, runtime):
     """A second terminal on the branch: its harness process is there, so nothing is taken from it."""
     harness = _harness(repo, runtime, "working", False)
-    try:
-        handoff_id = ready_handoff(repo, "working")
-        started = _start(repo, "next")
-        assert started.result.delivered.record is None
-        told = injected("claude-code", started.answer)
-        assert f"has not reported its end, and it readied handoff `{handoff_id}`" in told
-        assert _session(repo, "working")["status"] == "open"
-    finally:
-        os.kill(harness.pid, signal.SIGKILL)
-        harness.wait(60)
+    with killed_at_the_end(harness):
+        next_start_leaves_its_handoff(repo, "working")
 
 
 @LINUX
@@ -300,13 +259,6 @@ def test_a_session_resumed_in_another_harness_process_is_judged_by_that_one(repo
     os.kill(first.pid, signal.SIGKILL)
     first.wait(60)
     again = _harness(repo, runtime, "resumed", False)
-    try:
-        assert _session(repo, "resumed")["harnessProcess"]["pid"] == again.pid
-        handoff_id = ready_handoff(repo, "resumed")
-        started = _start(repo, "next")
-        assert started.result.delivered.record is None
-        assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
-                                                                                               started.answer)
-    finally:
-        os.kill(again.pid, signal.SIGKILL)
-        again.wait(60)
+    with killed_at_the_end(again):
+        assert session_of(repo, "resumed")["harnessProcess"]["pid"] == again.pid
+        next_start_leaves_its_handoff(repo, "resumed")

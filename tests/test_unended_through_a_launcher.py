@@ -17,21 +17,24 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from baton.app import Baton
-from baton.domain.unended import HARNESS_GONE
-from baton.projections.sessions import session_doc
-from tests.app_support import ready_handoff
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
-from tests.harness_support import fixture, hook, hook_server_runtime, injected
+from tests.harness_support import (
+    fixture,
+    hook_server_runtime,
+    hook_server_served,
+    hook_server_started,
+    killed_at_the_end,
+    next_start_leaves_its_handoff,
+    next_start_takes_over_once_killed,
+    session_of,
+)
 
 LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 BATON = Path(sys.executable).parent / "baton"
@@ -82,28 +85,6 @@ def _env(runtime: Path | None) -> dict[str, str]:
     return {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "BATON_HOOK_SERVER": "1", "BATON_HOOK_SERVER_IDLE": "120"}
 
 
-def _serving(runtime: Path, repo: Path) -> None:
-    """A hook server listening in ``runtime`` (a first hook starts it for the next)."""
-    warm = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=repo, env=_env(runtime),
-                          input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="warm-up")),
-                          capture_output=True, text=True, timeout=60)
-    assert warm.returncode == 0, warm.stderr
-    for _ in range(1200):
-        if list((runtime / "baton").glob("hook-*.sock")) and _served(runtime) is not None:
-            return
-        time.sleep(0.05)
-    raise AssertionError("no hook server started")
-
-
-def _served(runtime: Path) -> int | None:
-    """How many commands the server has taken, as its lock file says; None before it says."""
-    try:
-        (lock,) = (runtime / "baton").glob("hook-*.sock.lock")
-        return int(lock.read_text().split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _harness(repo: Path, session: str, runtime: Path | None = None) -> subprocess.Popen:
     """A process standing for a harness, started as a terminal starts one, that has run its session's start."""
     payload = json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id=session))
@@ -114,16 +95,6 @@ def _harness(repo: Path, session: str, runtime: Path | None = None) -> subproces
     harness.stdin.close()
     assert harness.stdout.readline().strip() == b"0", "the stand-in's SessionStart hook failed"
     return harness
-
-
-def _session(repo: Path, session: str) -> dict:
-    with Baton.open(repo) as app:
-        return session_doc(app.project.reading(), app.project.writer, session)
-
-
-def _start(repo: Path, session: str):
-    return hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo,
-                                                             session_id=session))
 
 
 def _recorded_through(command: str) -> dict:
@@ -164,6 +135,17 @@ def _probe(tmp_path: Path) -> Path:
     return probe
 
 
+def _recorded_under_a_title(tmp_path: Path, title: str) -> tuple[int, int]:
+    """The pid a hook records when run, through a shell, by a node process that retitled itself ``title``
+    (its command line rewritten as one string, as a launcher such as npx does), and that node process's pid."""
+    script = (f"process.title = {json.dumps(title)}; require('child_process').spawnSync("
+              f"{json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', 'claude-code', "
+              f"'SessionStart'], {{stdio: 'inherit'}}); process.stderr.write(String(process.pid))")
+    done = subprocess.run(["/bin/sh", "-c", f"{NODE} -e {shlex.quote(script)}; true"], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)["pid"], int(done.stderr)
+
+
 @LINUX
 @pytest.mark.skipif(NPX is None, reason="needs npx")
 def test_the_harness_process_is_recorded_through_npx_which_retitles_itself(tmp_path):
@@ -181,21 +163,15 @@ def test_the_harness_process_is_recorded_through_npx_which_retitles_itself(tmp_p
 @LINUX
 @pytest.mark.skipif(NODE is None, reason="needs node")
 def test_the_harness_process_is_recorded_through_a_launcher_that_rewrote_its_command_line_as_one_string(tmp_path):
-    script = (f"process.title = 'launcher hook claude-code SessionStart'; require('child_process').spawnSync("
-              f"{json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', 'claude-code', "
-              f"'SessionStart'], {{stdio: 'inherit'}}); // padding so the title fits in the command line's room")
-    assert _recorded_through(f"{NODE} -e {shlex.quote(script)}")["pid"] == os.getpid()
+    recorded, _node = _recorded_under_a_title(tmp_path, "launcher hook claude-code SessionStart")
+    assert recorded == os.getpid()
 
 
 @LINUX
 @pytest.mark.skipif(NODE is None, reason="needs node")
 def test_a_process_retitled_to_a_string_not_ending_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
-    script = (f"process.title = 'harness hook claude-code SessionStart at work'; require('child_process')"
-              f".spawnSync({json.dumps(sys.executable)}, [{json.dumps(str(_probe(tmp_path)))}, 'hook', "
-              f"'claude-code', 'SessionStart'], {{stdio: 'inherit'}}); process.stderr.write(String(process.pid))")
-    done = subprocess.run(["/bin/sh", "-c", f"{NODE} -e {shlex.quote(script)}; true"], capture_output=True,
-                          text=True, check=True)
-    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+    recorded, node = _recorded_under_a_title(tmp_path, "harness hook claude-code SessionStart at work")
+    assert recorded == node
 
 
 @LINUX
@@ -246,38 +222,21 @@ def test_a_second_terminals_start_leaves_a_running_session_hooked_through_a_laun
         repo, tmp_path, runtime, launcher, relayed):
     _install(repo, launcher.format(lock=tmp_path / "x.lock", baton=BATON))
     if relayed:
-        _serving(runtime, repo)
-        served = _served(runtime)
-        assert served is not None
+        served = hook_server_started(runtime, repo, _env(runtime))
     harness = _harness(repo, "working", runtime if relayed else None)
     if relayed:
-        assert _served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
-    try:
-        assert _session(repo, "working")["harnessProcess"]["pid"] == harness.pid
-        handoff_id = ready_handoff(repo, "working")
-        started = _start(repo, "next")
-        assert started.result.delivered.record is None
-        assert f"has not reported its end, and it readied handoff `{handoff_id}`" in injected("claude-code",
-                                                                                               started.answer)
-        assert _session(repo, "working")["status"] == "open"
-    finally:
-        os.kill(harness.pid, signal.SIGKILL)
-        harness.wait(60)
+        assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
+    with killed_at_the_end(harness):
+        assert session_of(repo, "working")["harnessProcess"]["pid"] == harness.pid
+        next_start_leaves_its_handoff(repo, "working")
 
 
 @LINUX
 @pytest.mark.slow
 def test_a_harness_hooked_through_a_launcher_and_killed_is_taken_over_at_the_next_start_at_once(repo, tmp_path):
     _install(repo, f"flock {tmp_path / 'x.lock'} {BATON}")
-    harness = _harness(repo, "killed")
-    handoff_id = ready_handoff(repo, "killed")
-    os.kill(harness.pid, signal.SIGKILL)
-    harness.wait(60)
-    started = _start(repo, "next")
-    assert started.result.delivered.record.id == handoff_id
-    assert f"never reported its end ({HARNESS_GONE}) after it readied handoff `{handoff_id}`" in injected(
-        "claude-code", started.answer)
-    assert _session(repo, "killed")["leftBaton"] == handoff_id
+    handoff_id, _told = next_start_takes_over_once_killed(repo, "killed", _harness(repo, "killed"))
+    assert session_of(repo, "killed")["leftBaton"] == handoff_id
 
 
 @LINUX
