@@ -18,6 +18,7 @@ import orjson
 
 from baton.domain.lineage import Graph, Node, absent_parents, with_placeholders
 from baton.events.names import handoff_stream
+from baton.ledger import erase
 from baton.projections.handoffs import ROWS_TABLE
 from baton.projections.lineage import component_ids
 
@@ -85,5 +86,4 @@ def _unfinished(runner: Any, erased: set[str]) -> set[str]:
     feed_paths = getattr(getattr(runner, "ledger", None), "feed_paths", None)
     if not erased or feed_paths is None:
         return set()
-    erase = __import__("baton.ledger.erase", fromlist=["unerased_by_handoff"])  # off every other read
     return set(erase.unerased_by_handoff(feed_paths(), sorted(erased)))
