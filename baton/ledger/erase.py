@@ -202,6 +202,39 @@ def unerased_by_handoff(feeds: Iterable[Path], handoff_ids: Iterable[str]) -> di
     return {ident: n for ident, n in left.items() if n}
 
 
+def recorded_forgets(feeds: Iterable[Path]) -> set[str]:
+    """The handoffs a sound ``handoff.forgotten`` line of ``feeds`` records a forget of (finished
+    or not): each feed's bytes are searched for the record's type, and only the lines holding it
+    are parsed. A line torn before its end is no record (its append never finished)."""
+    found: set[str] = set()
+    for path in feeds:
+        try:
+            raw = Path(path).read_bytes()
+        except OSError:
+            continue  # a feed that cannot be read: verify reports it
+        at = raw.find(_ERASURE_NEEDLE)
+        while at >= 0:
+            start, end = raw.rfind(b"\n", 0, at) + 1, raw.find(b"\n", at)
+            if end < 0:
+                break
+            line = raw[start:end]
+            if forgotten_ids(line):
+                event = _event(line)
+                if event is not None:
+                    found.add(event.stream.partition("/")[2])
+            at = raw.find(_ERASURE_NEEDLE, end)
+    return found
+
+
+def unfinished_forgets(feeds: Iterable[Path]) -> dict[str, int]:
+    """Every handoff whose recorded forget left payloads it names whole in ``feeds`` → how many:
+    what the ledger alone shows of a ``baton forget`` interrupted before its rewrite, whichever
+    version ran it (an older one kept no ``forget.pending``)."""
+    paths = list(feeds)
+    named = recorded_forgets(paths)
+    return unerased_by_handoff(paths, sorted(named)) if named else {}
+
+
 def _whole_lines(raw: bytes, side: str) -> list[bytes]:
     if raw and not raw.endswith(b"\n"):
         raise NotAnErasure(None, side, "the copy does not end with a whole line")
