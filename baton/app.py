@@ -620,6 +620,13 @@ class Baton:
         assert finished is not None
         return finished
 
+    def begun_here(self, session_id: str | None) -> bool:
+        """Whether this clone recorded session ``session_id``'s start in this project
+        (``harness_finish.begun_here``)."""
+        from baton.commands import harness_finish
+
+        return harness_finish.begun_here(self.project, session_id)
+
     def notice_fates(self, was: dict[str, str | None]) -> "NoticeFates":
         """What a session start is to do with the waiting notices that say a handoff
         was not handed on (``was``: handoff id → its status when the notice was

@@ -433,17 +433,18 @@ def harness_process() -> dict[str, object] | None:
         return None
     hook = hook_words(sys.argv[1:])
     pid = _relayed_for or os.getpid()
+    below = pid
     for depth in range(MAX_ANCESTORS + 1):
         stat = process_stat(pid)
         if stat is None:
             return None
         comm, ppid, start = stat
         if depth and comm not in PASSED_THROUGH and (os.fsencode(comm) in HARNESS_PROGRAMS
-                                                    or not runs_the_hook(pid, hook)):
+                                                    or not runs_the_hook(pid, hook, below)):
             return {"pid": pid, "start": start, "boot": here[0], "pidns": here[1]}
         if ppid <= 1:
             return None
-        pid = ppid
+        below, pid = pid, ppid
     return None
 
 
@@ -458,29 +459,67 @@ def hook_words(words: list[str]) -> list[bytes]:
     return [os.fsencode(word) for word in tail] if len(tail) >= 3 else []
 
 
-def runs_the_hook(pid: int, hook: list[bytes]) -> bool:
+def runs_the_hook(pid: int, hook: list[bytes], below: int | None = None) -> bool:
     """Whether the process ``pid`` is there only to run this hook: its command line ends with the
-    hook's words (``hook_words``), as a launcher's (``flock /tmp/x.lock baton hook claude-code
-    SessionStart``, ``poetry run baton hook …``) and a wrapper script's do, or its last word ends
-    with them (a command string: ``flock -c "baton hook …"``); a harness's (``node …/claude``)
-    never does. A command line the process rewrote as one string (``npx``/``npm exec``, which
-    retitle themselves ``npm exec baton hook …``; a ``setproctitle`` user) ends with the hook's
-    words joined by spaces. A harness program (``harness_program``: ``node …/claude "… baton hook
-    claude-code SessionStart"``) never runs the hook, whatever its last argument says. A process
-    whose command line cannot be read is not passed over."""
+    hook's words (``hook_words``) and the process it started (``below``, the one before it on the
+    walk up) was given them, as a launcher's (``flock /tmp/x.lock baton hook claude-code
+    SessionStart``, ``poetry run baton hook …``) and a wrapper script's are — the words as
+    separate arguments, passed on as separate arguments — or its last word is one command string
+    ending with them (``flock -c "baton hook …"``) that it ran: the process below holds the same
+    string as its last word (a shell given it) or is that string's command (a shell that ran it
+    in its own place). A command line the process rewrote as one string (``npx``/``npm exec``,
+    which retitle themselves ``npm exec baton hook …``; a ``setproctitle`` user) ends with the
+    hook's words joined by spaces, and the process below was given them (either way). A harness's
+    own prompt ending with the words is none of these: the hook it runs is a command string of its
+    own (``sh -c "baton hook …"``), not its prompt. A harness program (``harness_program``: ``node
+    …/claude "… baton hook claude-code SessionStart"``) never runs the hook, whatever its last
+    argument says. A process whose command line cannot be read is not passed over."""
     if not hook:
         return False
-    raw = _read(f"/proc/{pid}/cmdline", CMDLINE_READ)
-    if not raw:
+    words = _command_line(pid)
+    if not words:
         return False
-    words = raw.rstrip(b"\0").split(b"\0")
     tail = b" " + b" ".join(hook)
+    given = _command_line(below) if below is not None else []
     if len(words) == 1:  # retitled into one string (npm exec's process.title, setproctitle): its words
-        return not harness_program(words[0].split()) and words[0].rstrip().endswith(tail)
+        return not harness_program(words[0].split()) and words[0].rstrip().endswith(tail) and \
+            (given[-len(hook):] == hook or given[-1:] != [] and given[-1].rstrip().endswith(tail))
     args = words[1:]
     if harness_program(words):
         return False
-    return args[-len(hook):] == hook or args[-1].rstrip().endswith(tail)
+    if args[-len(hook):] == hook:
+        return given[-len(hook):] == hook
+    return args[-1].rstrip().endswith(tail) and _ran(args[-1], given)
+
+
+def _command_line(pid: int) -> list[bytes]:
+    """The words of ``pid``'s command line (``/proc/PID/cmdline``); none when it cannot be read."""
+    raw = _read(f"/proc/{pid}/cmdline", CMDLINE_READ)
+    return raw.rstrip(b"\0").split(b"\0") if raw else []
+
+
+def _ran(string: bytes, given: list[bytes]) -> bool:
+    """Whether the process below was started for the command ``string``: a shell given it as its
+    last word (``sh -c STRING``), or its command run in the shell's place (the shell's ``exec``:
+    ``STRING``'s words, quotes, a leading ``exec`` and ``NAME=value`` settings aside; or the last
+    command of a list, after ``&&``, ``||``, ``;``, ``&`` or ``|``)."""
+    if not given:
+        return False
+    if given[-1] == string:
+        return True
+    said = string.replace(b"'", b"").replace(b'"', b"").split()
+    ran = b" ".join(given).split()
+    while said and (said[0] == b"exec" or b"=" in said[0] and not said[0].startswith(b"=")):
+        said = said[1:]
+    if said == ran:
+        return True
+    # the last command of a list (``cd x && baton hook …``), which the shell ran in its own place
+    before = said[:len(said) - len(ran)]
+    return bool(ran) and said[-len(ran):] == ran and bool(before) and before[-1].endswith(_LIST_OPERATORS)
+
+
+_LIST_OPERATORS = (b"&&", b"||", b";", b"&", b"|")
+"""What ends the word before a command string's last command (``cd x && baton hook …``)."""
 
 
 def harness_program(words: list[bytes]) -> bool:

@@ -205,3 +205,33 @@ def test_demo_run_in_a_deleted_folder_says_the_folder_is_gone_with_exit_4(repo, 
     assert error["code"] == "folder_gone"
     assert "the current folder is gone (moved or deleted while this shell was in it)" in error["message"]
     assert "internal error" not in done.stderr
+
+
+def test_a_project_moved_away_from_inside_another_projects_work_tree_records_nothing_in_that_project(repo, tmp_path):
+    """``repo/inner`` is a project of its own (its own repository) inside ``repo``'s work tree. Its
+    session starts there, then ``inner`` is moved to another file system: its end is not the outer
+    project's. The hook says its folder is gone (its end not recorded) and writes nothing in ``repo``."""
+    from tests.app_support import init_project
+
+    inner = repo / "inner"
+    inner.mkdir()
+    git_init(inner, {"lib.py": "y = 2\n"})
+    init_project(inner)
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(inner), "BATON_HOOK_SERVER": "0"}
+    started = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=inner, env=env, text=True,
+                             input=json.dumps(fixture("claude-code", "SessionStart.startup", inner, session_id="s1")),
+                             capture_output=True, timeout=120)
+    assert started.returncode == 0 and "Traceback" not in started.stderr
+    with Baton.open(inner) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "s1") is not None
+    shutil.move(str(inner), str(tmp_path / "moved-inner"))
+    inner.mkdir()  # only for _in_a_deleted_folder to step into and delete again: the hook runs where inner/ was
+    payload = {"session_id": "s1", "cwd": str(inner), "hook_event_name": "SessionEnd", "reason": "other",
+               "transcript_path": "/dev/null"}
+    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], inner, input=json.dumps(payload),
+                                 env=env)
+    assert ended.returncode == 0
+    assert ended.stderr.strip().startswith(f"baton hook claude-code SessionEnd: the project folder {inner} {GONE}; "
+                                           "its end was not recorded")
+    with Baton.open(repo) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "s1") is None

@@ -72,3 +72,40 @@ def test_a_forget_that_finished_leaves_nothing_for_sync_to_finish(capsys, tmp_pa
     run_json(capsys, a, "forget", handoff[-8:], "--yes")
     assert not (a / ".baton" / "forget.pending").exists()
     assert run_json(capsys, a, "sync")["finished_forgets"] == []
+
+
+def _interrupted_by_an_older_baton(capsys, tmp_path: Path) -> tuple[Path, Path, str]:
+    """A forget killed before its rewrite by a Baton that wrote no ``.baton/forget.pending``: the
+    ledger holds its ``handoff.forgotten`` and the payloads it names, and nothing else says so."""
+    remote, a, handoff = _interrupted(capsys, tmp_path)
+    (a / ".baton" / "forget.pending").unlink()
+    return remote, a, handoff
+
+
+def test_a_sync_after_a_forget_an_older_baton_left_unfinished_publishes_none_of_its_text(capsys, tmp_path):
+    remote, a, _handoff = _interrupted_by_an_older_baton(capsys, tmp_path)
+    done = run_baton("sync", cwd=a)
+    assert done.returncode == 0, done.stderr
+    assert _ref_blobs(remote) and not [b for b in _ref_blobs(remote) if SECRET_TEXT.encode() in b]
+
+
+def test_the_sync_finishes_a_forget_an_older_baton_left_unfinished_and_says_so(capsys, tmp_path):
+    _remote, a, handoff = _interrupted_by_an_older_baton(capsys, tmp_path)
+    result = run_json(capsys, a, "sync")
+    assert [f["handoff"] for f in result["finished_forgets"]] == [handoff]
+    assert files_holding(a / ".baton" / "ledger", SECRET_TEXT) == []
+    assert run_json(capsys, a, "verify")["unfinished_forgets"] == []
+
+
+def test_forgetting_again_finishes_a_forget_an_older_baton_left_unfinished(capsys, tmp_path):
+    _remote, a, handoff = _interrupted_by_an_older_baton(capsys, tmp_path)
+    run_json(capsys, a, "forget", handoff[-8:], "--yes")
+    assert files_holding(a / ".baton" / "ledger", SECRET_TEXT) == []
+    assert run_json(capsys, a, "sync")["finished_forgets"] == []
+
+
+def test_a_sync_after_a_finished_forget_finishes_nothing_and_the_next_one_neither(capsys, tmp_path):
+    _remote, a, handoff = _interrupted(capsys, tmp_path)
+    run_json(capsys, a, "forget", handoff[-8:], "--yes")
+    assert run_json(capsys, a, "sync")["finished_forgets"] == []
+    assert run_json(capsys, a, "sync")["finished_forgets"] == []

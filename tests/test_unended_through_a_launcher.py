@@ -202,6 +202,48 @@ def test_a_harness_binary_whose_prompt_ends_with_the_hooks_words_is_taken_for_th
     assert json.loads(done.stdout)["pid"] == int(done.stderr)
 
 
+def _unknown_harness(tmp_path: Path, *prompt: str) -> subprocess.CompletedProcess:
+    """A harness Baton does not know by name (``my-agent``, the interpreter under another name) whose
+    prompt ``prompt`` (its last arguments) ends with the hook's words, running the hook through a
+    shell as Claude Code does; it writes its pid on stderr."""
+    agent = tmp_path / "my-agent"
+    agent.symlink_to(os.path.realpath(sys.executable))
+    probe = _probe(tmp_path)
+    script = f"import os, subprocess, sys; sys.stderr.write(str(os.getpid())); sys.stderr.flush(); " \
+             f"subprocess.run(['/bin/sh', '-c', {str(sys.executable)!r} + ' ' + {str(probe)!r} + ' hook " \
+             f"claude-code SessionStart'], env=dict(os.environ, PYTHONPATH={os.pathsep.join(sys.path)!r}))"
+    return subprocess.run([str(agent), "-c", script, *prompt], capture_output=True, text=True, check=True)
+
+
+@LINUX
+@pytest.mark.parametrize("prompt", ["explain baton hook claude-code SessionStart",
+                                    "explain {python} {probe} hook claude-code SessionStart"],
+                         ids=["the-hooks-words", "the-whole-command-it-runs"])
+def test_a_harness_of_another_name_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path, prompt):
+    """``my-agent "… baton hook claude-code SessionStart"``: the string is its prompt, not the command it ran."""
+    done = _unknown_harness(tmp_path, prompt.format(python=sys.executable, probe=tmp_path / "probe.py"))
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+
+
+@LINUX
+def test_a_harness_of_another_name_whose_prompt_words_end_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    """``my-agent explain baton hook claude-code SessionStart``: it did not pass the words on to what it ran."""
+    done = _unknown_harness(tmp_path, "explain", "baton", "hook", "claude-code", "SessionStart")
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
+
+
+@LINUX
+@pytest.mark.parametrize("string", ["{python} {probe} hook claude-code SessionStart",
+                                    "exec {python} {probe} hook claude-code SessionStart",
+                                    "X=1 {python} '{probe}' hook claude-code SessionStart",
+                                    "cd / && {python} {probe} hook claude-code SessionStart"],
+                         ids=["simple", "exec", "setting-and-quotes", "compound"])
+def test_a_launcher_given_the_hook_as_one_command_string_is_passed_over(tmp_path, string):
+    """``flock LOCK -c STRING``: the shell it starts runs the string, or runs its command in its own place."""
+    command = string.format(python=sys.executable, probe=_probe(tmp_path))
+    assert _recorded_through(f"flock {tmp_path / 'x.lock'} -c {shlex.quote(command)}")["pid"] == os.getpid()
+
+
 @LINUX
 def test_a_process_whose_command_line_does_not_end_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
     """A harness whose own command line mentions the words (a prompt, a script) is still the harness."""

@@ -209,14 +209,17 @@ class FinishedForget:
 
 
 def finish_interrupted(project: "Project") -> list[FinishedForget]:
-    """Finish every forget ``PENDING_FILE`` names whose ``handoff.forgotten`` was recorded and whose
-    payloads the ledger still holds (it was interrupted before the rewrite): ``baton sync`` calls it
-    first, so it never publishes what the user asked to erase. One never recorded (killed before
-    its append), or already done, is only taken off the list.
+    """Finish every forget ``PENDING_FILE`` names, and every one the ledger alone shows was
+    interrupted (``unfinished_in_ledger``: an older Baton wrote no ``PENDING_FILE``), whose
+    ``handoff.forgotten`` was recorded and whose payloads the ledger still holds (it was
+    interrupted before the rewrite): ``baton sync`` calls it first, so it never publishes what
+    the user asked to erase. One never recorded (killed before its append), or already done, is
+    only taken off the list.
 
     Raises: StorageError (exit 1): the erasure cannot be finished (nothing is published then)."""
     done: list[FinishedForget] = []
-    for handoff_id in pending_forgets(project):
+    listed = pending_forgets(project)
+    for handoff_id in [*listed, *(h for h in unfinished_in_ledger(project) if h not in listed)]:
         if erase.unerased_named(project.ledger.feed_paths(), handoff_id):
             result = forget_handoff(project, handoff_id, yes=True)
             done.append(FinishedForget(handoff_id, len(result.plan.events)))
@@ -224,6 +227,46 @@ def finish_interrupted(project: "Project") -> list[FinishedForget]:
             with project.writing():
                 _mark_pending(project, handoff_id, False)
     return done
+
+
+CHECKED_FILE = "forgets-checked.json"
+"""``.baton/cache/forgets-checked.json``: each feed's size, inode and modification time when the
+ledger was last found to hold no unfinished forget (``unfinished_in_ledger``), so a sync whose
+feeds have not changed since does not read them again."""
+
+
+def unfinished_in_ledger(project: "Project") -> list[str]:
+    """The handoffs whose recorded ``handoff.forgotten`` names payloads the feeds still hold
+    (``erase.unfinished_forgets``): a byte search of each feed for the record's type, skipped
+    while every feed is as it was when the last search found none (``CHECKED_FILE``)."""
+    paths = project.ledger.feed_paths()
+    stamp = _feed_stamps(paths)
+    marker = project.paths.cache_dir / CHECKED_FILE
+    try:
+        if stamp is not None and read_local_json(marker) == {"feeds": stamp}:
+            return []
+    except (FileNotFoundError, BatonError):
+        pass
+    found = sorted(erase.unfinished_forgets(paths))
+    if not found and stamp is not None:
+        try:
+            project.paths.cache_dir.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(marker, {"feeds": stamp})
+        except (OSError, BatonError):
+            pass  # only a cache: the next sync searches again
+    return found
+
+
+def _feed_stamps(paths: list[Path]) -> dict[str, list[int]] | None:
+    """Each feed's size, inode and modification time (None when one cannot be read)."""
+    out: dict[str, list[int]] = {}
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        out[path.name] = [st.st_size, st.st_ino, st.st_mtime_ns]
+    return out
 
 
 def next_command(handoff_id: str) -> str:

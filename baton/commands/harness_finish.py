@@ -307,6 +307,16 @@ def _captured_ms(handoff_id: str, created_at: str) -> int:
     return uuid7_millis(handoff_id) if is_uuid7(handoff_id) else _millis(created_at)
 
 
+def begun_here(project: "Project", session_id: str | None) -> bool:
+    """Whether this clone recorded session ``session_id``'s start in ``project`` (its document in the
+    ``sessions`` projection): what a hook that found the project only above a session folder that is
+    gone asks before it records anything there (a project moved away from inside this one is not this one)."""
+    if not session_id or not session_id.strip():
+        return False
+    runner = project.reading()
+    return "sessions" in runner.by_name and session_doc(runner, project.writer, session_id.strip()) is not None
+
+
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                    reason: str | None = None, hand_on_in_scope: HandOnInScope | None = None,
                    deferral: "Deferral | None" = None) -> SessionFinishResult | None:

@@ -110,7 +110,11 @@ ERASED = "erased"
 """The status (and relation) of a placeholder node: a parent whose capture ``baton forget`` erased."""
 MISSING = "missing"
 """The status (and relation) of a placeholder node: a parent this ledger holds no record of."""
-PLACEHOLDERS = {ERASED: "erased by `baton forget`", MISSING: "not in this ledger"}
+ERASING = "erasing"
+"""The status (and relation) of a placeholder node: a parent whose ``baton forget`` was interrupted
+before its rewrite: its record is gone from the index, its payloads are still in the ledger."""
+PLACEHOLDERS = {ERASED: "erased by `baton forget`", MISSING: "not in this ledger",
+                ERASING: "forget unfinished: run `baton forget` again"}
 """What a view says of a placeholder node, which has no record (nor title) of its own."""
 
 
@@ -136,17 +140,18 @@ class Node:
     @classmethod
     def placeholder(cls, ident: str, kind: str) -> "Node":
         """The node of a parent a handoff names but no record holds (``kind``:
-        ``ERASED`` or ``MISSING``), so that every edge of the graph resolves:
+        ``ERASED``, ``ERASING`` or ``MISSING``), so that every edge of the graph resolves:
         no parents, title, decisions or label of its own."""
         return cls(ident, kind, (), None, "", "", (), kind)
 
 
-def with_placeholders(nodes: Sequence[Node], erased: Iterable[str]) -> list[Node]:
+def with_placeholders(nodes: Sequence[Node], erased: Iterable[str], erasing: Iterable[str] = ()) -> list[Node]:
     """``nodes``, and a placeholder for each parent they name that is not among
-    them: ``ERASED`` when it is one of ``erased`` (its capture erased by ``baton
-    forget``), else ``MISSING``."""
-    gone = set(erased)
-    return [*nodes, *(Node.placeholder(ident, ERASED if ident in gone else MISSING)
+    them: ``ERASING`` when it is one of ``erasing`` (its ``baton forget`` was
+    interrupted, payloads still in the ledger), ``ERASED`` when it is one of
+    ``erased`` (its capture erased by ``baton forget``), else ``MISSING``."""
+    gone, going = set(erased), set(erasing)
+    return [*nodes, *(Node.placeholder(ident, ERASING if ident in going else ERASED if ident in gone else MISSING)
                       for ident in sorted(absent_parents(nodes)))]
 
 

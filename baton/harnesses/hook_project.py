@@ -34,6 +34,13 @@ if TYPE_CHECKING:
 
 def project_root(project: str | os.PathLike | None, cwd: str | None,
                  project_dir: str | None = None) -> tuple[Path, Path]:
+    """``project_found`` without saying how it was found."""
+    root, worktree, _above = project_found(project, cwd, project_dir)
+    return root, worktree
+
+
+def project_found(project: str | os.PathLike | None, cwd: str | None,
+                  project_dir: str | None = None) -> tuple[Path, Path, bool]:
     """The project's root (its ``.baton/``) and the worktree to open: ``--project``,
     else ``$BATON_PROJECT``, else the Baton project of the harness's project folder
     (``project_dir``: ``$CLAUDE_PROJECT_DIR``), else of the hook's own folder, each only
@@ -41,7 +48,9 @@ def project_root(project: str | os.PathLike | None, cwd: str | None,
     ``cwd`` (else of ours).
 
     When the session's folder is gone but a folder above it still holds the project (a
-    subfolder removed by a branch switch), that project (``_above_the_gone``).
+    subfolder removed by a branch switch), that project (``_above_the_gone``), and the third
+    value is True: the caller records nothing there but for a session begun there (a project
+    moved away from inside another project's work tree is not that project).
 
     The session's ``cwd`` moves with its agent's ``cd``: into a submodule or a vendored
     clone its git top level is that nested repository, not the project the session's
@@ -53,21 +62,21 @@ def project_root(project: str | os.PathLike | None, cwd: str | None,
     as the current one: its branch, head and changes are the session's.
     """
     if project:
-        return resolve_root(project), Path(project)
+        return resolve_root(project), Path(project), False
     start = Path(cwd) if cwd and Path(cwd).is_dir() else None
     if not os.environ.get("BATON_PROJECT"):
         own = _own_folder()
         for folder in (project_dir, own):
             found = _holding(folder, start)
             if found is not None:
-                return found
+                return (*found, False)
         found = _above_the_gone(cwd, project_dir) if start is None else None
         if found is not None:
-            return found
+            return (*found, True)
         if start is None and own is None:
             raise FolderGone(folder_gone(cwd or project_dir))
     root = resolve_root(None, cwd=start)
-    return root, resolve_worktree(root, None, cwd=start)
+    return root, resolve_worktree(root, None, cwd=start), False
 
 
 def folder_gone(named: str | None) -> str:
@@ -177,13 +186,17 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     the answer for the harness with the result it came from. ``run`` (the
     runner's ``HookRun``) learns the project's ``.baton/`` for its notices."""
     where = chosen.get_project_context(payload)
-    root, worktree = project_root(project, where.cwd, where.project_dir)
+    root, worktree, above = project_found(project, where.cwd, where.project_dir)
     run.baton_dir = root / ".baton"
     # Never wait on another process without limit: reads answer from the
     # index, writes give up with LedgerBusy. Nor fold more of the ledger than
     # fits in the hook's time: the rest is handed to a process of its own (``IndexBehind``).
     limits = Limits(write_wait=write_wait, read_wait=0.0, fold_limit=fold_limit)
     with Baton.open(worktree, limits=limits) as app:
+        if above and metadata.kind != SESSION_START and not app.begun_here(metadata.session_id):
+            # Found above a gone folder, and the session did not begin here: its project moved away
+            # from inside this one's work tree. Nothing is recorded here; the hook says its folder is gone.
+            raise FolderGone(folder_gone(where.cwd or where.project_dir))
         run.baton_dir = app.project.paths.baton_dir
         result = act(app, metadata)
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own

@@ -171,25 +171,68 @@ def unerased_named(feeds: Iterable[Path], handoff_id: str) -> int:
     erasure record's stream names it, and so does every payload it names
     while it is whole (its own stream's events, a carrying baton's
     ``handoff_id``); an erased line no longer does, and is not counted."""
-    needle, suffix = handoff_id.encode(), "/" + handoff_id
-    named: set[str] = set()
-    whole: set[str] = set()
-    for path in feeds:
+    return unerased_by_handoff(feeds, [handoff_id]).get(handoff_id, 0)
+
+
+def unerased_by_handoff(feeds: Iterable[Path], handoff_ids: Iterable[str]) -> dict[str, int]:
+    """``unerased_named`` for several handoffs in one pass over the feeds: each of
+    ``handoff_ids`` whose recorded forget left payloads whole → how many (the
+    others are left out)."""
+    wanted = {ident.encode(): ident for ident in handoff_ids}
+    named: dict[str, set[str]] = {ident: set() for ident in wanted.values()}
+    whole: dict[str, set[str]] = {ident: set() for ident in wanted.values()}
+    for path in feeds if wanted else ():
         try:
             with open(path, "rb") as fh:
                 for line in fh:
-                    if needle not in line or not line.endswith(b"\n"):
+                    hits = [ident for needle, ident in wanted.items() if needle in line]
+                    if not hits or not line.endswith(b"\n"):
                         continue
                     event = _event(line.rstrip(b"\n"))
                     if event is None or event.erased:
                         continue
-                    if event.type == ERASURE_RECORD and event.stream.endswith(suffix):
-                        named.update(named_erasures(event))
-                    else:
-                        whole.add(event.id)
+                    for ident in hits:
+                        if event.type == ERASURE_RECORD and event.stream.endswith("/" + ident):
+                            named[ident].update(named_erasures(event))
+                        else:
+                            whole[ident].add(event.id)
         except OSError:
             continue  # a feed that cannot be read: verify reports it
-    return len(named & whole)
+    left = {ident: len(named[ident] & whole[ident]) for ident in named}
+    return {ident: n for ident, n in left.items() if n}
+
+
+def recorded_forgets(feeds: Iterable[Path]) -> set[str]:
+    """The handoffs a sound ``handoff.forgotten`` line of ``feeds`` records a forget of (finished
+    or not): each feed's bytes are searched for the record's type, and only the lines holding it
+    are parsed. A line torn before its end is no record (its append never finished)."""
+    found: set[str] = set()
+    for path in feeds:
+        try:
+            raw = Path(path).read_bytes()
+        except OSError:
+            continue  # a feed that cannot be read: verify reports it
+        at = raw.find(_ERASURE_NEEDLE)
+        while at >= 0:
+            start, end = raw.rfind(b"\n", 0, at) + 1, raw.find(b"\n", at)
+            if end < 0:
+                break
+            line = raw[start:end]
+            if forgotten_ids(line):
+                event = _event(line)
+                if event is not None:
+                    found.add(event.stream.partition("/")[2])
+            at = raw.find(_ERASURE_NEEDLE, end)
+    return found
+
+
+def unfinished_forgets(feeds: Iterable[Path]) -> dict[str, int]:
+    """Every handoff whose recorded forget left payloads it names whole in ``feeds`` → how many:
+    what the ledger alone shows of a ``baton forget`` interrupted before its rewrite, whichever
+    version ran it (an older one kept no ``forget.pending``)."""
+    paths = list(feeds)
+    named = recorded_forgets(paths)
+    return unerased_by_handoff(paths, sorted(named)) if named else {}
 
 
 def _whole_lines(raw: bytes, side: str) -> list[bytes]:

@@ -18,12 +18,15 @@ import orjson
 
 from baton.domain.lineage import Graph, Node, absent_parents, with_placeholders
 from baton.events.names import handoff_stream
+from baton.ledger import erase
 from baton.projections.handoffs import ROWS_TABLE
 from baton.projections.lineage import component_ids
 
 
 def load_graph(runner: Any) -> Graph:
-    """The whole graph, each node with its record's status and flags. The records session
+    """The whole graph, each node with its record's status and flags; a node whose record the
+    ``handoffs`` projection no longer holds (``handoff.forgotten`` removed it, and a forget
+    interrupted before its rewrite leaves the node folded) is a placeholder (``_resolved``). The records session
     batons carry (``session end`` with handoff steps) are left out when nothing links them to
     another handoff: a day of sessions would otherwise fill the graph with lone roots
     (``handoff list`` hides them too; ``lineage ID`` still shows one asked for)."""
@@ -35,7 +38,9 @@ def load_graph(runner: Any) -> Graph:
             lone_batons.add(ident)
     nodes = []
     for key, doc in runner.docs("lineage"):
-        status, flags = states.get(key, ("", ()))
+        if key not in states:
+            continue  # its record removed by a `baton forget` (one interrupted: the node is still folded)
+        status, flags = states[key]
         nodes.append(Node.from_doc(doc, status=status, flags=flags))
     linked = {parent for node in nodes for parent in node.parents}
     return Graph(_resolved(runner, [node for node in nodes
@@ -53,8 +58,8 @@ def load_component(runner: Any, ids: Iterable[str]) -> Graph:
                   runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE} WHERE id IN ({marks})", chunk)}
         for ident in chunk:
             doc = runner.get("lineage", ident)
-            if doc is not None:
-                status, flags = states.get(ident, ("", ()))
+            if doc is not None and ident in states:  # no record: removed by a forget (``load_graph``)
+                status, flags = states[ident]
                 nodes.append(Node.from_doc(doc, status=status, flags=flags))
     return Graph(_resolved(runner, nodes))
 
@@ -63,10 +68,22 @@ def _resolved(runner: Any, nodes: list[Node]) -> list[Node]:
     """``nodes``, with a placeholder for each parent they name that has no node
     (``with_placeholders``), so every edge of the graph resolves: ``erased`` when
     its capture was erased by ``baton forget`` (its stream, and its
-    ``handoff.forgotten``, stay), else ``missing``. One indexed lookup each."""
+    ``handoff.forgotten``, stay), ``erasing`` while that forget is unfinished,
+    else ``missing``. One indexed lookup each."""
     absent = absent_parents(nodes)
     if not absent:
         return nodes
     streams = "streams" in runner.by_name
     erased = {ident for ident in absent if streams and runner.has("streams", handoff_stream(ident))}
-    return with_placeholders(nodes, erased)
+    return with_placeholders(nodes, erased, _unfinished(runner, erased))
+
+
+def _unfinished(runner: Any, erased: set[str]) -> set[str]:
+    """Those of ``erased`` whose ``baton forget`` was interrupted before its rewrite (the ledger
+    still holds payloads its ``handoff.forgotten`` names: ``erase.unerased_by_handoff``), so a
+    view says ``erasing``, never that they were erased. One pass over the feeds, only when a
+    parent has no record."""
+    feed_paths = getattr(getattr(runner, "ledger", None), "feed_paths", None)
+    if not erased or feed_paths is None:
+        return set()
+    return set(erase.unerased_by_handoff(feed_paths(), sorted(erased)))
