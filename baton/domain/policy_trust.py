@@ -40,8 +40,8 @@ Pure: the caller reads the files, stats the folder and writes the record.
 from __future__ import annotations
 
 from baton.canonical import canonical_bytes, digest_of
-from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
 from baton.domain.policy_keys import REQUIRED_BY_SETTING as REQUIRED_BY_SETTING
+from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
 from baton.domain.policy_keys import holds_trust_record, lists_command
 from baton.domain.policy_keys import signer_lines as signer_lines
 from baton.domain.regexes import lazy
