@@ -31,7 +31,14 @@ from pathlib import Path
 from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
-from baton.domain.policy_keys import WIDENING_KEYS, lists_command, may_widen, signer_lines
+from baton.domain.policy_keys import (
+    REQUIRED_BY_SETTING,
+    WIDENING_KEYS,
+    holds_trust_record,
+    lists_command,
+    may_widen,
+    signer_lines,
+)
 from baton.domain.redaction import (
     DEFAULT_ENTROPY_THRESHOLD,
     DEFAULT_MIN_SECRET_LENGTH,
@@ -245,11 +252,17 @@ def read_trust_record(paths: ProjectPaths) -> Any:
     """The trust this checkout recorded for this project root (``TrustRecord``), or None: no
     file, or one that does not read as a record (which trusts nothing; ``baton policy trust``
     writes a good one)."""
+    return _trust_rules().TrustRecord.from_json(_recorded_trust(paths))
+
+
+def _recorded_trust(paths: ProjectPaths) -> Any:
+    """This project root's member of this checkout's trust file, as read (what
+    ``TrustRecord.from_json`` reads; anything, or None when there is none)."""
     path, in_git = trust_location(paths)
     raw: Any = _read_trust_file(path)
     if in_git:
         raw = _trusted_projects(path).get(str(paths.root))
-    return _trust_rules().TrustRecord.from_json(raw)
+    return raw
 
 
 def kept_signing_trust(paths: ProjectPaths) -> Any:
@@ -267,6 +280,18 @@ def signing_in_force(paths: ProjectPaths, policy: Policy, required: bool) -> Any
     trust = policy.trust
     kept = kept_signing_trust(paths) if trust is None or trust.widening.signers is None else None
     return _trust_rules().signers_in_force(trust, required, kept)
+
+
+def signing_required(paths: ProjectPaths, policy: Policy, required: bool) -> tuple[bool, str]:
+    """``signing_in_force``'s requirement and where it comes from (``SignersInForce.required``
+    and ``required_by``). A policy with no widening to judge (``policy.trust`` None) and a
+    checkout with no trust record for this root leave the checked-out setting alone to decide
+    (``policy_trust.signers_in_force``'s last case): the trust rules are not loaded for it (a
+    brief listing another writer's handoff asks this at each start, issue 27)."""
+    if policy.trust is None and not holds_trust_record(_recorded_trust(paths)):
+        return required, REQUIRED_BY_SETTING if required else ""
+    in_force = signing_in_force(paths, policy, required)
+    return bool(in_force.required), str(in_force.required_by)
 
 
 def _trusted_projects(path: Path) -> dict[str, Any]:

@@ -190,3 +190,19 @@ async def test_the_mcp_status_tool_says_the_latest_ready_handoff_is_not_verified
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
+
+
+def test_a_brief_listing_an_unsigned_feeds_handoff_loads_no_trust_rules_when_none_were_trusted(capsys, unsigned_team):
+    """Whether signatures are required is asked of such a brief; with no widening to judge and
+    no trust record here, the setting alone answers (``baton.policy.signing_required``)."""
+    import sys
+
+    _remote, a, b = unsigned_team
+    _handoff_from_a(capsys, a, b)
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "bootstrap", "--peek", "--owner",
+                        "bob@example.com", "--branch", "main", "--json"], cwd=b, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert "baton.commands.feed_vouch" in loaded  # another writer's handoff was judged
+    assert "not verified" in json.loads(r.stdout)["brief"]
+    assert "baton.domain.policy_trust" not in loaded

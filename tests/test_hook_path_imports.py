@@ -613,6 +613,34 @@ def test_a_steady_session_hook_compiles_no_pattern_of_its_own(steady, event):
     assert made == "PATTERNS []", made
 
 
+_SECRET_PATTERNS_AT_EXIT = _PATTERNS_AT_EXIT.replace('and "/redaction/" not in where ', "")
+"""The same spy, keeping the output screen's own patterns too."""
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_compiles_no_prechecked_secret_rule_for_ordinary_text(steady, event):
+    """The brief's prose holds ``.``, ``ey`` and ``1/`` (keywords of the Discord bot token, JWT and
+    Asana token rules) and ``%``-escapes (an owner's ``@`` in a stream name): their pre-checks
+    (``baton.domain.redaction.rules``) and the escape view's string tests (``baton.domain.percent.escapes``)
+    keep those patterns uncompiled (~0.5-1.2 M instructions each, issue 27)."""
+    from baton.domain.redaction import DEFAULT_RULES
+    from baton.domain.redaction.walk import _ESCAPE
+    from tests.harness_support import fixture
+
+    prechecked = {rule.regex for rule in DEFAULT_RULES if getattr(rule, "could_match", None) is not None}
+    assert len(prechecked) == 3
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-secret-patterns-1"))
+    r = subprocess.run([sys.executable, "-c", _SECRET_PATTERNS_AT_EXIT, "hook", "claude-code", event],
+                       input=payload, capture_output=True, text=True, cwd=steady,
+                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    line = next(line for line in r.stderr.splitlines() if line.startswith("PATTERNS "))
+    made = {entry.split(":", 1)[1] for entry in ast.literal_eval(line.removeprefix("PATTERNS "))}
+    assert made  # the screen did compile the rules the text may match
+    assert not made & {*prechecked, _ESCAPE}, made
+
+
 def test_reading_a_policy_compiles_no_pattern_for_its_signers_keys():
     """The trust rules' key pattern is compiled when a widening names signers, not at import."""
     r = subprocess.run([sys.executable, "-c", "import baton.domain.policy_trust as p; print(p._KEY_BLOB.compiled)"],

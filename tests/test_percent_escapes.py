@@ -4,13 +4,14 @@ they give what ``urllib.parse.quote`` and ``unquote`` give for any text."""
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baton.domain.percent import quote, unquote
+from baton.domain.percent import escapes, quote, unquote
 
 ESCAPED = st.text(alphabet=st.sampled_from("%%%0123456789abcdefABCDEFgG/_ ~-.é€😀\x00\x7f"), max_size=30)
 """Text dense in ``%``, hex digits and characters on either side of ASCII:
@@ -49,3 +50,28 @@ def test_quote_refuses_a_lone_surrogate_as_urllib_does():
         urllib.parse.quote("a\ud800")
     with pytest.raises(UnicodeEncodeError):
         quote("a\ud800")
+
+
+ESCAPE_PATTERN = r"%(?:25)*[0-9A-Fa-f]{2}"
+"""The redaction's percent-escape view's pattern (``baton.domain.redaction.walk._ESCAPE``)."""
+ENCODED_AGAIN = st.lists(st.sampled_from(["%", "25", "2", "5", "3D", "a", "F", "g", "%25", " ", "é"]),
+                         max_size=20).map("".join)
+"""Text dense in escapes encoded again (``%2525…``) and cut short: where ``(?:25)*`` backs off."""
+
+
+@given(st.text() | ESCAPED | ENCODED_AGAIN)
+def test_escapes_finds_what_the_escape_pattern_finds(text):
+    assert escapes(text) == [m.span() for m in re.finditer(ESCAPE_PATTERN, text)]
+
+
+def test_the_escape_pattern_is_the_redaction_views():
+    from baton.domain.redaction import walk
+
+    assert walk._ESCAPE == ESCAPE_PATTERN
+
+
+@pytest.mark.parametrize("text,spans", [("%3D", [(0, 3)]), ("%253D", [(0, 5)]), ("%2525", [(0, 5)]),
+                                        ("%25", [(0, 3)]), ("%252", [(0, 3)]), ("%%41", [(1, 4)]),
+                                        ("%g1%", []), ("a%2", [])])
+def test_escapes_takes_the_longest_encoding_then_backs_off(text, spans):
+    assert escapes(text) == spans

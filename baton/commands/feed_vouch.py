@@ -13,7 +13,7 @@ from __future__ import annotations
 from baton.config import read_local_json
 from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, signers_record_problem, vouch
 from baton.errors import BatonError, Conflict
-from baton.policy import signing_in_force
+from baton.policy import signing_required
 from baton.projections.batons import baton_creators
 from baton.projections.handoffs import authors_of
 from baton.values import replace
@@ -61,14 +61,13 @@ MALFORMED_SETTING = "sync.require_signatures in .baton/config.json is not true o
 
 def signatures_required(project: "Project") -> tuple[bool, str]:
     """Whether the trusted policy requires signatures, as ``baton sync`` decides it
-    (``baton.policy.signing_in_force``), and where that comes from as sync's refusals say it
+    (``baton.policy.signing_required``), and where that comes from as sync's refusals say it
     (``SignersInForce.required_by``); a malformed setting counts as required (a record is
     withheld rather than handed on unverified)."""
     value = project.config.section("sync").get("require_signatures", False)
     if not isinstance(value, bool):
         return True, MALFORMED_SETTING
-    in_force = signing_in_force(project.paths, project.policy, value)
-    return bool(in_force.required), str(in_force.required_by)
+    return signing_required(project.paths, project.policy, value)
 
 
 def record_vouch(project: "Project", writer: str | None) -> FeedVouch | None:

@@ -25,6 +25,17 @@ def may_widen(doc: dict[str, Any]) -> bool:
     return any(key in doc and doc[key] not in ([], {}) for key in WIDENING_KEYS)
 
 
+REQUIRED_BY_SETTING = "sync.require_signatures is set"
+"""A requirement the checked-out settings make (``policy_trust.SignersInForce.required_by``)."""
+
+
+def holds_trust_record(raw: Any) -> bool:
+    """Whether a trust file's member for this project (``raw``) may be a record at all (what
+    ``policy_trust.TrustRecord.from_json`` asks first): without one, this clone trusted
+    nothing here, and the trust rules need not be loaded to say so."""
+    return isinstance(raw, dict) and isinstance(raw.get("policy"), dict)
+
+
 def lists_command(listed: Iterable[str], command: str) -> bool:
     """Whether ``command`` is one of ``listed``, exactly, after collapsing runs of whitespace:
     ``pytest -q`` does not list ``pytest -q; rm -rf ~``."""

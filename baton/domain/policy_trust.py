@@ -40,8 +40,9 @@ Pure: the caller reads the files, stats the folder and writes the record.
 from __future__ import annotations
 
 from baton.canonical import canonical_bytes, digest_of
+from baton.domain.policy_keys import REQUIRED_BY_SETTING as REQUIRED_BY_SETTING
 from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
-from baton.domain.policy_keys import lists_command
+from baton.domain.policy_keys import holds_trust_record, lists_command
 from baton.domain.policy_keys import signer_lines as signer_lines
 from baton.domain.regexes import lazy
 from baton.domain.writer_place import Place, check_place
@@ -353,7 +354,7 @@ class TrustRecord:
     @classmethod
     def from_json(cls, raw: Any) -> "TrustRecord | None":
         """The record in a trust file's ``policy`` member; None when there is none or it is not one."""
-        if not isinstance(raw, dict) or not isinstance(raw.get("policy"), dict):
+        if not holds_trust_record(raw):
             return None
         member = raw["policy"]
         digest = member.get("digest")
@@ -610,8 +611,6 @@ KEPT_SIGNERS_NOTE = ("this checkout names no allowed signers, so the signers and
 none (``SignersInForce.kept``): the absence widens as ``require_signatures: false`` does."""
 
 
-REQUIRED_BY_SETTING = "sync.require_signatures is set"
-"""A requirement the checked-out settings make (``SignersInForce.required_by``)."""
 REQUIRED_BY_TRUST = (f"signatures are required by the settings this clone trusted; the checked-out ones, which do "
                      f"not require them, are not trusted here (`{SHOW_COMMAND}`)")
 """A requirement an untrusted change would drop: what this clone trusted still applies."""

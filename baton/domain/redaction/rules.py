@@ -105,6 +105,10 @@ class PatternRule:
     as a lookbehind in ``regex``: a pattern that opens with a lookbehind is
     tried at every position, one that opens with a literal is not (measured:
     ~20 ms per MB per rule against ~1 ms)."""
+    could_match: Callable[[str], bool] | None = None
+    """A string test true of every text the pattern can match (one of the
+    pre-checks below): a text it is false of is never searched, so its
+    pattern is not compiled for a keyword as common as ``.`` or ``ey``."""
 
     kind = "pattern"
 
@@ -113,6 +117,8 @@ class PatternRule:
         return compiled(self.regex, self.flags)
 
     def spans(self, text: str, policy: Thresholds) -> Iterator[tuple[int, int]]:
+        if self.could_match is not None and not self.could_match(text):
+            return
         pattern = self.pattern
         group = "secret" if "secret" in pattern.groupindex else 0
         for m in pattern.finditer(text):
@@ -129,6 +135,67 @@ class PatternRule:
             if self.confirm is not None and not self.confirm(found):
                 continue
             yield start, end
+
+
+# -- pre-checks: string tests true of every text a pattern can match ---------
+#
+# Each is exact in one direction only: false means the pattern cannot match
+# (held to the patterns by tests/test_redaction_prechecks.py); true means it
+# may. A text longer than PRECHECKED_LENGTH is not pre-checked (a loop over
+# its dots would cost more than the pattern's search): its pattern is searched.
+
+PRECHECKED_LENGTH = 8192
+
+
+def token_run(segment: str) -> bool:
+    """``segment`` is one or more of ``[A-Za-z0-9_-]``."""
+    return segment.isascii() and segment.replace("-", "a").replace("_", "a").isalnum()
+
+
+def could_be_discord_bot_token(text: str) -> bool:
+    """``[MNO][A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.…``: a dot at 24 or later, six token
+    characters and another dot."""
+    if len(text) > PRECHECKED_LENGTH:
+        return True
+    dot = text.find(".", 24)
+    while dot >= 0:
+        if text.startswith(".", dot + 7) and token_run(text[dot + 1:dot + 7]):
+            return True
+        dot = text.find(".", dot + 1)
+    return False
+
+
+def could_be_jwt(text: str) -> bool:
+    """``(?:ey|ewogIC|ewoi)[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{10,}\\.``: after the first
+    ``ey`` or ``ewo``, a dot at least ten on, and ten or more token characters up to the
+    next dot."""
+    if len(text) > PRECHECKED_LENGTH:
+        return True
+    starts = [at for at in (text.find("ey"), text.find("ewo")) if at >= 0]
+    if not starts:
+        return False
+    dot = text.find(".", min(starts) + 10)
+    while dot >= 0:
+        after = text.find(".", dot + 1)
+        if after < 0:
+            return False
+        if after - dot > 10 and token_run(text[dot + 1:after]):
+            return True
+        dot = after
+    return False
+
+
+def could_be_asana_token(text: str) -> bool:
+    """``[12]/\\d{13,19}…``: a ``1/`` or ``2/`` followed by thirteen decimal digits."""
+    if len(text) > PRECHECKED_LENGTH:
+        return True
+    slash = text.find("/", 1)
+    while slash >= 0:
+        digits = text[slash + 1:slash + 14]
+        if text[slash - 1] in "12" and len(digits) == 13 and digits.isdecimal():
+            return True
+        slash = text.find("/", slash + 1)
+    return False
 
 
 if TYPE_CHECKING:

@@ -18,6 +18,9 @@ from baton.domain.redaction.rules import (
     PatternRule,
     Rule,
     Thresholds,
+    could_be_asana_token,
+    could_be_discord_bot_token,
+    could_be_jwt,
     high_entropy_value,
     is_placeholder,
     names_an_example,
@@ -350,12 +353,13 @@ _LINE_WRAPPED_PREFIXES = "|".join(re.escape(k) for k in _LINE_WRAPPED_KEYWORDS)
 
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
              confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
-             examples_allowed: bool = True) -> PatternRule:
+             examples_allowed: bool = True, could_match: Callable[[str], bool] | None = None) -> PatternRule:
     left_boundary = regex.startswith(LEFT_BOUNDARY)
     if left_boundary:
         regex = regex[len(LEFT_BOUNDARY):]
     return PatternRule(name=name, reason=reason, regex=regex, flags=flags, confirm=confirm, keywords=keywords,
-                       min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary)
+                       min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary,
+                       could_match=could_match)
 
 
 _COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password", "sshpass-password",
@@ -369,8 +373,11 @@ _FREE_FORM_RULES = frozenset({"php-define-secret"})
 makes it an example (``PLACEHOLDER_MARKS`` apply to token shapes); a placeholder word
 (``put your unique phrase here`` is caught by its entropy only if varied) or value still does."""
 
+_PRECHECKS = {"discord-bot-token": could_be_discord_bot_token, "asana-personal-access-token": could_be_asana_token}
+"""Provider rules whose keyword most texts hold (``.``, ``1/``): a string test first (``rules``)."""
+
 _PROVIDER_RULES: tuple[PatternRule, ...] = tuple(
-    _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy,
+    _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy, could_match=_PRECHECKS.get(name),
              confirm=(lambda t: not is_placeholder(t) and not names_an_example(t))
              if name in _FREE_FORM_RULES else (lambda t: not is_placeholder(t)) if name in _COMMAND_LINE_RULES else None,
              examples_allowed=name not in _FREE_FORM_RULES)
@@ -428,7 +435,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              # A header serialised with newlines encodes to "ewogIC…"/"ewoi…".
              r"(?<![A-Za-z0-9_.\-])(?:ey|ewogIC|ewoi)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"
              r"(?![A-Za-z0-9_\-])",
-             keywords=("ey", "ewogic", "ewoi"), confirm=_jwt_header_has_alg),
+             keywords=("ey", "ewogic", "ewoi"), confirm=_jwt_header_has_alg, could_match=could_be_jwt),
     _pattern("jwt-base64", "base64-encoded JSON Web Token",
              r"(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/_\-]{40,}={0,2}(?![A-Za-z0-9+/=])",
              keywords=("zxlk",), confirm=_base64_jwt),

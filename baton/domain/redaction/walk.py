@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import orjson
 
+from baton.domain.percent import escapes
 from baton.domain.redaction.policy import RedactionPolicy
 from baton.domain.redaction.rules import (
     BLOCK,
@@ -415,7 +416,8 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unesc
 
 _ESCAPE = r"%(?:25)*[0-9A-Fa-f]{2}"
 """A percent escape, encoded once or more (``%3D``, ``%253D``, ``%25253D``: a
-redirect parameter inside another one)."""
+redirect parameter inside another one); read by ``baton.domain.percent.escapes``
+without compiling it."""
 
 
 def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
@@ -430,12 +432,10 @@ def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
     starts: list[int] = []
     ends: list[int] = []
     last = 0
-    for m in compiled(_ESCAPE).finditer(text):
-        escape = m.group()
-        char = chr(int(escape[-2:], 16))
+    for start, end in escapes(text):
+        char = chr(int(text[end - 2:end], 16))
         if not (char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r")):
             continue
-        start, end = m.span()
         pieces.append(text[last:start])
         starts.extend(range(last, start))
         ends.extend(range(last + 1, start + 1))

@@ -1,0 +1,109 @@
+"""The output screen's pre-checks (``baton.domain.redaction.rules``): a rule
+whose keyword most texts hold (``.`` for a Discord bot token, ``ey`` for a
+JWT, ``1/`` for an Asana token) is searched only when a string test says its
+pattern can match. A pre-check may say yes to a text the pattern does not
+match; it never says no to one it does: these tests hold each to its rule's
+own pattern, on texts built to match and texts a character away from it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from baton.domain.redaction import DEFAULT_RULES
+from baton.domain.redaction.rules import (
+    PRECHECKED_LENGTH,
+    could_be_asana_token,
+    could_be_discord_bot_token,
+    could_be_jwt,
+)
+
+RULES = {rule.name: rule for rule in DEFAULT_RULES}
+PRECHECKED = {"discord-bot-token": could_be_discord_bot_token, "jwt": could_be_jwt,
+              "asana-personal-access-token": could_be_asana_token}
+
+
+def _search(name: str, text: str) -> bool:
+    rule = RULES[name]
+    return re.compile(rule.regex, rule.flags).search(text) is not None
+
+
+TOKEN = "ABCXYZabcxyz0189_-"
+PIECES = {
+    "discord-bot-token": st.sampled_from(["M", "N", "O", ".", "a", "Z", "9", "_", "-", " ", "é", "aaaaaa",
+                                           "Mabcdefghijklmnopqrstuvw", "x" * 27, ".abcdef.", "\n"]),
+    "jwt": st.sampled_from(["ey", "ewogIC", "ewoi", "ew", "e", ".", "a", "_", "-", " ", "é", "abcdefgh",
+                            "abcdefghij", "=", "\n"]),
+    "asana-personal-access-token": st.sampled_from(["1/", "2/", "1", "2", "/", ":", "0", "9", "٣", "a", "f",
+                                                    "1234567890123", "0123456789abcdef", " "]),
+}
+"""Each rule's alphabet: its pattern's parts and their near misses (a character
+too few, another script's digit, a dot out of place)."""
+MATCHING = {
+    "discord-bot-token": st.builds("{}{}.{}.{}".format, st.sampled_from("MNO"),
+                                   st.text(st.sampled_from("Ab9"), min_size=23, max_size=25),
+                                   st.text(st.sampled_from(TOKEN), min_size=6, max_size=6),
+                                   st.text(st.sampled_from(TOKEN), min_size=27, max_size=38)),
+    "jwt": st.builds("{}{}.{}.{}".format, st.sampled_from(["ey", "ewogIC", "ewoi"]),
+                     st.text(st.sampled_from(TOKEN), min_size=8, max_size=30),
+                     st.text(st.sampled_from(TOKEN), min_size=10, max_size=30),
+                     st.text(st.sampled_from(TOKEN), max_size=30)),
+    "asana-personal-access-token": st.builds("{}/{}{}{}".format, st.sampled_from("12"),
+                                             st.text(st.sampled_from("0123456789٣"), min_size=13, max_size=19),
+                                             st.sampled_from(":/"),
+                                             st.text(st.sampled_from("0123456789abcdef"), min_size=32, max_size=32)),
+}
+"""A text each pattern matches, built from its parts."""
+AROUND = st.text(st.sampled_from("ab .-_/1é\n"), max_size=12)
+
+
+@pytest.mark.parametrize("name", sorted(PRECHECKED))
+def test_each_prechecked_rule_carries_its_precheck(name):
+    assert RULES[name].could_match is PRECHECKED[name]
+
+
+@pytest.mark.parametrize("name", sorted(PRECHECKED))
+@given(data=st.data())
+def test_a_precheck_says_yes_to_every_text_its_pattern_matches(name, data):
+    text = f"{data.draw(AROUND)} {data.draw(MATCHING[name])} {data.draw(AROUND)}"
+    assert _search(name, text)
+    assert PRECHECKED[name](text)
+
+
+@pytest.mark.parametrize("name", sorted(PRECHECKED))
+@given(data=st.data())
+def test_a_precheck_says_no_only_to_texts_its_pattern_cannot_match(name, data):
+    text = "".join(data.draw(st.lists(PIECES[name], max_size=40)))
+    assert PRECHECKED[name](text) or not _search(name, text)
+
+
+@pytest.mark.parametrize("name", sorted(PRECHECKED))
+@given(text=st.text())
+def test_a_precheck_says_no_only_to_texts_its_pattern_cannot_match_in_any_text(name, text):
+    assert PRECHECKED[name](text) or not _search(name, text)
+
+
+@pytest.mark.parametrize("name", sorted(PRECHECKED))
+def test_a_text_too_long_to_precheck_is_searched(name):
+    assert PRECHECKED[name]("x" * (PRECHECKED_LENGTH + 1))
+
+
+@pytest.mark.parametrize("text", ["bench@example.invalid", "see docs.example.com/a.b for the key.",
+                                  "2026-12-06T10:04:06.574032Z", "they read src/app.py and key.json."])
+def test_prose_with_the_keywords_fails_every_precheck(text):
+    assert not any(check(text) for check in PRECHECKED.values())
+
+
+@pytest.mark.parametrize("name,text", [
+    ("discord-bot-token", "token MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs here"),
+    ("jwt", "Authorization: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    ("asana-personal-access-token", "ASANA=1/1234567890123456:0123456789abcdef0123456789abcdef"),
+])
+def test_a_real_shaped_token_passes_its_precheck_and_is_redacted(name, text):
+    from baton.domain.redaction import RedactionPolicy, redact_text
+
+    assert PRECHECKED[name](text)
+    assert f"[REDACTED:{name}]" in redact_text(text, RedactionPolicy())
