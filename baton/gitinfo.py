@@ -10,7 +10,9 @@ every hook pays for them (``docs/performance.md``): *locating* the repository
 (walking up to a ``.git`` folder or ``gitdir:`` file, and a linked worktree's
 ``commondir``) and reading the branch ``HEAD`` names (``ref: refs/heads/…``
 in one small file). Everything else — objects, refs, status, config — goes
-through dulwich, opened once per question at the location found.
+through dulwich, opened once per question at the location found. With
+``$GIT_DIR`` set, locating reads that git directory's ``core.worktree`` through
+dulwich's config reader too (``named_by_environment``): git's own rule.
 """
 
 from __future__ import annotations
