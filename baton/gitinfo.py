@@ -10,7 +10,9 @@ every hook pays for them (``docs/performance.md``): *locating* the repository
 (walking up to a ``.git`` folder or ``gitdir:`` file, and a linked worktree's
 ``commondir``) and reading the branch ``HEAD`` names (``ref: refs/heads/…``
 in one small file). Everything else — objects, refs, status, config — goes
-through dulwich, opened once per question at the location found.
+through dulwich, opened once per question at the location found. With
+``$GIT_DIR`` set, locating reads that git directory's ``core.worktree`` through
+dulwich's config reader too (``named_by_environment``): git's own rule.
 """
 
 from __future__ import annotations
@@ -124,6 +126,10 @@ def locate(start: Path) -> GitDirs | None:
         here = Path(start).resolve()
     except (OSError, RuntimeError):
         return None
+    if os.environ.get("GIT_DIR"):
+        named = named_by_environment()
+        if named is not None and named.worktree is not None and here.is_relative_to(named.worktree):
+            return named
     for candidate in (here, *here.parents):
         git_dir = _gitdir_of(candidate)
         if git_dir is not None:
@@ -136,6 +142,72 @@ def locate(start: Path) -> GitDirs | None:
                 continue  # a submodule's ``.git/modules/NAME``: the enclosing ``.git`` decides, further up
             return GitDirs(None, candidate, _common_dir(candidate))
     return None
+
+
+def named_by_environment() -> GitDirs | None:
+    """The repository ``$GIT_DIR`` names, as git finds it (git(1), "GIT_DIR"; the "bare
+    dotfiles repository" setup), or None when ``$GIT_DIR`` is unset, names no git directory,
+    or names one with no work tree (``core.bare``). Its work tree is ``$GIT_WORK_TREE``,
+    else the git directory's ``core.worktree`` (relative to the git directory), else the
+    current folder, as git takes them; a relative ``$GIT_DIR`` is from the current folder.
+    ``locate`` takes it only for a start inside that work tree. Read with dulwich's config
+    reader, imported only when ``$GIT_DIR`` is set."""
+    named = os.environ.get("GIT_DIR")
+    if not named:
+        return None
+    try:
+        git_dir = Path(os.path.abspath(named))
+        if not (git_dir / "HEAD").is_file():
+            return None
+        tree = os.environ.get("GIT_WORK_TREE") or _configured_work_tree(git_dir)
+        if tree is None:
+            return None
+        work_tree = (git_dir / tree if not os.path.isabs(tree) else Path(tree)).resolve()
+        return GitDirs(work_tree, git_dir, _common_dir(git_dir)) if work_tree.is_dir() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def environment_problem(start: Path) -> str | None:
+    """Why the repository ``$GIT_DIR`` names is not the one Baton reads for ``start``, and what
+    Baton reads instead (one sentence, for ``doctor`` and the start's notices); None when
+    ``$GIT_DIR`` is unset, or names the repository whose work tree holds ``start``."""
+    named = os.environ.get("GIT_DIR")
+    if not named:
+        return None
+    try:
+        here = Path(start).resolve()
+    except (OSError, RuntimeError):
+        return None
+    found = named_by_environment()
+    if found is not None and found.worktree is not None and here.is_relative_to(found.worktree):
+        return None
+    why = (f"$GIT_DIR names {named}, which is no git repository with a work tree (none, or a bare one)"
+           if found is None else f"$GIT_DIR names {named}, whose work tree ({found.worktree}) does not hold {here}")
+    where = locate(here)
+    if where is not None and where.worktree is not None:
+        return f"{why}: Baton reads the repository found from the project's folder instead ({where.worktree})"
+    return (f"{why}: Baton reads this project as outside git, so its batons are not branch-scoped (every "
+            f"branch shares branch 'unknown') and freshness says 'unknown'; set $GIT_DIR (and $GIT_WORK_TREE "
+            f"or core.worktree) to the repository whose work tree holds the project, or unset it")
+
+
+def _configured_work_tree(git_dir: Path) -> str | None:
+    """``core.worktree`` of a git directory's config; the current folder when it names none
+    (git's rule for ``$GIT_DIR`` without a work tree); None for a bare one (``core.bare``)."""
+    from dulwich.config import ConfigFile  # lazy: only with $GIT_DIR set
+
+    try:
+        config = ConfigFile.from_path(str(git_dir / "config"))
+    except FileNotFoundError:
+        return os.getcwd()
+    except (OSError, ValueError, KeyError, UnicodeDecodeError):
+        return None
+    try:
+        return os.fsdecode(config.get((b"core",), b"worktree"))
+    except KeyError:
+        pass
+    return None if config.get_boolean((b"core",), b"bare", False) else os.getcwd()
 
 
 def work_trees(common_dir: Path) -> list[Path]:
@@ -170,13 +242,26 @@ def open_repo(start: Path):
         return None
     try:
         from dulwich.errors import NotGitRepository  # lazy: a command that opens no repository loads no dulwich
-        from dulwich.repo import Repo  # lazy: a command that opens no repository loads no dulwich
     except ImportError:  # pragma: no cover
         return None
     try:
-        return Repo(str(where.worktree if where.worktree is not None else where.git_dir))
+        return repo_at(where)
     except (NotGitRepository, OSError, ValueError, KeyError):
         return None
+
+
+def repo_at(where: GitDirs):
+    """dulwich's ``Repo`` for a located repository (close it): opened at its work tree, or
+    at its git directory with the work tree named (``$GIT_DIR``, whose work tree holds no
+    ``.git``), or at the git directory of a bare one. Raises as ``Repo`` does."""
+    from dulwich.repo import Repo  # lazy: a command that opens no repository loads no dulwich
+
+    if where.worktree is None:
+        return Repo(str(where.git_dir))
+    own = _gitdir_of(where.worktree)
+    if own is None or own.resolve() != where.git_dir.resolve():
+        return Repo(controldir=str(where.git_dir), worktree=str(where.worktree))
+    return Repo(str(where.worktree))
 
 
 def config_problem(start: Path) -> str | None:
@@ -364,10 +449,8 @@ def local_branches(start: Path) -> set[str] | None:
     where = locate(start)
     if where is None:
         return None
-    from dulwich.repo import Repo  # lazy: only when a stranded baton is possible
-
     try:
-        with Repo(str(where.worktree or where.git_dir)) as repo:
+        with repo_at(where) as repo:
             refs: Any = repo.refs  # keys(base=…) takes the prefix as bytes
             return {_text(name) for name in refs.keys(base=b"refs/heads/")}
     except Exception:  # noqa: BLE001 - an unreadable repository names no branch gone

@@ -48,6 +48,8 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("BATON_PROJECT", raising=False)
+    for git_named in ("GIT_DIR", "GIT_WORK_TREE"):  # Baton honours them as git does: a test run by a git hook sets them
+        monkeypatch.delenv(git_named, raising=False)
     monkeypatch.delenv("BATON_DEBUG", raising=False)
     for harness_named in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):  # a harness running the tests names its own
         monkeypatch.delenv(harness_named, raising=False)

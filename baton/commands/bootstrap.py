@@ -361,6 +361,19 @@ def _owner_passed_over(project: "Project", owner: str | None, ctx: SessionContex
     return [passed_over] if given is None or given == ctx.owner == project_owner(project) else []
 
 
+def _identity_notices(project: "Project", owner: str | None, ctx: SessionContext) -> list[str]:
+    """What a start says of where its owner and branch came from: a git identity passed over,
+    a ``$GIT_DIR`` not read."""
+    return [*_owner_passed_over(project, owner, ctx), *_git_dir_unused(project)]
+
+
+def _git_dir_unused(project: "Project") -> list[str]:
+    """The notice that ``$GIT_DIR`` names a repository Baton does not read for this worktree
+    (``gitinfo.environment_problem``): said at the start, never at a prompt."""
+    unused = gitinfo.environment_problem(project.paths.worktree)
+    return [unused] if unused else []
+
+
 def _safely(what: str, notices: list[str], fn, default):
     """Run one read; anything malformed or missing degrades to ``default`` (and a notice)."""
     try:
@@ -512,7 +525,7 @@ def begin(
         gate = named_gate = named(project, session_id, None)
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
                   dict(peek=peek, session_id_generated=generated, hooked=hooked, continues=continues), limits)
-    start.budget, start.wording, start.notices = budget, wording or {}, [*told, *_owner_passed_over(project, owner, start.ctx)]
+    start.budget, start.wording, start.notices = budget, wording or {}, [*told, *_identity_notices(project, owner, start.ctx)]
     if stale is not None:
         start.waiting = start.read(stale[0])
         start.done = start.as_it_stands(stale)

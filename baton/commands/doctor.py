@@ -25,7 +25,7 @@ from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
-from baton.gitinfo import config_problem, object_format
+from baton.gitinfo import config_problem, environment_problem, object_format
 from baton.ledger.files import DISK_FULL_ADVICE
 from baton.model import frozen
 from baton.policy import trust_file
@@ -100,6 +100,9 @@ def _git_checks(root: Path) -> list[Check]:
     top = git_toplevel(root)
     found = [Check("git", "ok" if top else "warn",
                    f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'")]
+    unused = environment_problem(root)
+    if unused:
+        found.append(Check("git environment", "warn", unused))
     found_format = object_format(root) if top else None
     if found_format not in (None, "sha1"):
         found.append(Check("git object format", "warn", f"{found_format} (extensions.objectFormat): `baton sync` "

@@ -68,6 +68,27 @@ class ProjectContext:
     project_dir: str | None = None
 
 
+def workspace_root(roots: object) -> str | None:
+    """The folder a session works in, from Cursor's ``workspace_roots`` (docs/hooks.md, "Cursor"):
+    the root holding the hook's own folder (the deepest, when roots nest: Cursor runs a project's
+    hooks in the folder whose ``.cursor/hooks.json`` names them), else the first root that is a
+    Baton project (``.baton/config.json`` in it), else the first root. None when none is named."""
+    named = [root for root in roots if isinstance(root, str) and root] if isinstance(roots, list) else []
+    if not named:
+        return None
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:
+        here = None
+    if here is not None:
+        holding = [root for root in named if os.path.isabs(root)
+                   and os.path.commonpath((here, os.path.realpath(root))) == os.path.realpath(root)]
+        if holding:
+            return max(holding, key=lambda root: len(os.path.realpath(root)))
+    return next((root for root in named if os.path.isabs(root)
+                 and os.path.isfile(os.path.join(root, ".baton", "config.json"))), named[0])
+
+
 @value_class
 class SessionMetadata:
     harness: str
@@ -260,9 +281,7 @@ class CommandHookAdapter:
     def get_project_context(self, payload: Mapping[str, Any]) -> ProjectContext:
         cwd = text_field(payload, "cwd")
         if cwd is None:
-            roots = payload.get("workspace_roots")
-            if isinstance(roots, list) and roots and isinstance(roots[0], str):
-                cwd = roots[0]
+            cwd = workspace_root(payload.get("workspace_roots"))
         named = next((os.environ[name] for name in self.project_dir_env if os.environ.get(name, "").strip()), None)
         return ProjectContext(cwd, named)
 
