@@ -44,10 +44,11 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
+from baton.model import frozen
 from tests.e2e.common import Held, ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
@@ -1129,3 +1130,120 @@ def test_codex_resume_in_the_tui_claims_nothing_and_fork_there_runs_no_start_so_
     assert first == sid and fork != sid
     assert f"(baton `{subject(created)}`)" not in "\n".join(developer_texts(openai.turns()[forked]))
     no_hook_trouble_shown(terminal)
+
+
+# -- two terminals on one branch -----------------------------------------------------------------
+
+def claude_prompt(claude: Terminal, prompt: str, reply: str) -> None:
+    """At Claude Code's prompt: type ``prompt``, send it, wait for ``reply`` and the prompt after it."""
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
+    claude.type(prompt)
+    claude.type("\r")
+    claude.wait_for(reply, why="the model's reply")
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+
+
+def claude_exit(claude: Terminal) -> None:
+    """``/exit`` at Claude Code's prompt, and its process ends with status 0."""
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
+    claude.type("/exit")
+    claude.type("\r")
+    assert claude.wait_until_ended() == 0, claude.screen()
+
+
+def claude_tui(project: Path, env: dict[str, str], *arguments: str) -> Terminal:
+    """Claude Code's TUI (``claude ARGUMENTS…``) in a terminal, once it shows its prompt."""
+    terminal = Terminal([str(harness_program("claude-code")), *arguments], project, env)
+    terminal.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+    return terminal
+
+
+def gemini_tui(gemini: Session, *arguments: str) -> Terminal:
+    """Gemini CLI's TUI (``gemini -y ARGUMENTS…``: tools run without asking) in a terminal, once it
+    shows its prompt."""
+    terminal = Terminal([str(gemini.program), "-y", *arguments], gemini.project, gemini.env)
+    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
+    return terminal
+
+
+@frozen
+class Harness:
+    """One harness as a person drives it in these tests: its name in Baton's notices, how its TUI
+    starts (at its prompt), how a prompt is answered, how a person leaves it, and the hook context
+    the model's newest request carried."""
+
+    name: str
+    start: Callable[[], Terminal]
+    prompt: Callable[[Terminal, str, str], None]
+    leave: Callable[[Terminal], None]
+    told: Callable[[], str]
+    script: Callable[[list[Any]], None]
+    hands_off: Callable[[], list[Any]]
+
+
+def claude_code(project: Path, env: dict[str, str], model: FakeAnthropic) -> Harness:
+    return Harness("claude-code", lambda: claude_tui(project, env), claude_prompt, claude_exit,
+                   lambda: said(model.turns()[-1]), model.script.extend,
+                   lambda: capture_validate_ready(session_id=session_named_in))
+
+
+def gemini_cli(gemini: Session, model: FakeGemini) -> Harness:
+    return Harness("gemini-cli", lambda: gemini_tui(gemini), gemini_prompt, gemini_exit,
+                   lambda: "\n".join(hook_contexts(model.conversation()[-1])), model.script.extend,
+                   gemini_hands_off)
+
+
+def two_terminals_on_one_branch(project: Path, env: dict[str, str], a: Harness, b: Harness) -> None:
+    """Terminal A runs harness ``a``, whose agent has readied its handoff; terminal B starts ``b``
+    on the same project and branch while A still runs: B's brief says A's session "has not reported
+    its end", and B claims nothing (no baton is made of A's handoff, none is claimed). Then A
+    exits: its end leaves the baton; the next start (``b`` again) claims it, exactly once."""
+    a.script([*a.hands_off()])
+    b.script(["Second terminal.", "Next start."])
+    with a.start() as first_terminal:
+        a.prompt(first_terminal, "Record where the work stands for the next session.", "Handed off.")
+        (first,) = sessions_of(project, env, "session.begun")
+        with b.start() as second_terminal:
+            b.prompt(second_terminal, "hello", "Second terminal.")
+            b.leave(second_terminal)
+        told = b.told()
+        assert f"Session `{first}` ({a.name}" in told and "has not reported its end" in told, told
+        assert "Nothing was claimed." in told
+        assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+        a.leave(first_terminal)
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == first
+    with b.start() as next_terminal:
+        b.prompt(next_terminal, "hello", "Next start.")
+        b.leave(next_terminal)
+    told = b.told()
+    assert f"(baton `{subject(created)}`)" in told and "has not reported its end" not in told, told
+    taker = sessions_of(project, env, "session.begun")[-1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), taker)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended").count(first) == 1
+    for terminal in (first_terminal, second_terminal, next_terminal):
+        no_hook_trouble_shown(terminal)
+
+
+def test_a_second_terminal_on_the_branch_is_told_of_claude_codes_live_session_and_claims_its_baton_only_after_it_ends(
+        tmp_path, anthropic, google, trap):
+    """Claude Code in terminal A, Gemini CLI in terminal B (``two_terminals_on_one_branch``)."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "gemini-home")
+    two_terminals_on_one_branch(project, env, claude_code(project, env, anthropic), gemini_cli(gemini, google))
+    anthropic.check()
+    assert not trap.seen
+
+
+def test_a_second_terminal_on_the_branch_is_told_of_gemini_clis_live_session_and_claims_its_baton_only_after_it_ends(
+        tmp_path, anthropic, google, trap):
+    """Gemini CLI in terminal A, Claude Code in terminal B (``two_terminals_on_one_branch``)."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "gemini-home")
+    two_terminals_on_one_branch(project, env, gemini_cli(gemini, google), claude_code(project, env, anthropic))
+    anthropic.check()
+    assert not trap.seen
