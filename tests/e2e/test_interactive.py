@@ -1247,3 +1247,38 @@ def test_a_second_terminal_on_the_branch_is_told_of_gemini_clis_live_session_and
     two_terminals_on_one_branch(project, env, gemini_cli(gemini, google), claude_code(project, env, anthropic))
     anthropic.check()
     assert not trap.seen
+
+
+# -- resuming from Claude Code's picker, and inside its TUI -----------------------------------------
+
+def test_claude_code_resumed_from_its_resume_picker_is_told_the_baton_it_left_and_claims_nothing(
+        tmp_path, anthropic):
+    """``claude --resume`` with no id shows Claude Code's picker ("Resume session", the project's
+    conversations); Enter on the conversation that left a baton resumes it under its id (source
+    ``resume``, no start of its own before it): its next request is told, read-only, "This
+    conversation left baton …"; nothing is claimed, no second start or end is recorded, and its
+    process (a new one) is recorded in place of the first (``session.resumed``)."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Resumed."]
+    screens = [claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")]
+    (created,) = events(project, env, "baton.created")
+    (sid,) = sessions_of(project, env, "session.begun")
+    with Terminal([str(harness_program("claude-code")), "--resume"], project, env) as claude:
+        claude.wait_for("Resume session", why="Claude Code's resume picker")
+        claude.wait_for("❯ Record where the zebra-42 work stands.", why="the picker's selected conversation",
+                        now=True)
+        claude.type("\r")
+        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt, resumed")
+        claude.wait_for("Handed off.", why="the resumed conversation", now=True)
+        claude_prompt(claude, "go on", "Resumed.")
+        claude_exit(claude)
+    screens.append(claude)
+    anthropic.check()
+    told = said(anthropic.turns()[-1])
+    assert f"This conversation left baton `{subject(created)}`" in told and f"This is claude-code session `{sid}`" in told
+    assert sessions_of(project, env, "session.begun") == [sid] and not events(project, env, "baton.claimed")
+    assert len(events(project, env, "baton.created")) == 1 and sessions_of(project, env, "session.ended") == [sid]
+    assert sessions_of(project, env, "session.resumed") == [sid]
+    for screen in screens:
+        no_hook_trouble_shown(screen)
