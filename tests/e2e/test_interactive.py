@@ -1282,3 +1282,44 @@ def test_claude_code_resumed_from_its_resume_picker_is_told_the_baton_it_left_an
     assert sessions_of(project, env, "session.resumed") == [sid]
     for screen in screens:
         no_hook_trouble_shown(screen)
+
+
+def test_resume_inside_claude_code_ends_the_fresh_conversation_once_and_the_resumed_one_claims_nothing(
+        tmp_path, anthropic):
+    """A fresh Claude Code conversation claims the baton an earlier one left (its first request
+    carries it); ``/resume`` there ("Resume a previous session", its picker) ends it (``SessionEnd``:
+    its end recorded, once, leaving no baton) and resumes the earlier conversation under its id
+    (source ``resume``, in the same process: ``session.resumed``): that one claims nothing and
+    starts and ends no second time; the baton stays claimed once, by the fresh conversation."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Fresh.", "Resumed."]
+    screens = [claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")]
+    (created,) = events(project, env, "baton.created")
+    (first,) = sessions_of(project, env, "session.begun")
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, "Take the zebra-42 work on.", "Fresh.")
+        assert f"(baton `{subject(created)}`)" in said(anthropic.turns()[-1])
+        claude.type("/resume")
+        claude.wait_for("Resume a previous session", why="/resume in Claude Code's command menu", now=True)
+        claude.type("\r")
+        claude.wait_for("Resume session", why="Claude Code's resume picker")
+        claude.wait_for("❯ Record where the zebra-42 work stands.", why="the picker's selected conversation",
+                        now=True)
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the resumed conversation", now=True)
+        claude_prompt(claude, "go on", "Resumed.")
+        claude_exit(claude)
+    screens.append(claude)
+    anthropic.check()
+    fresh = sessions_of(project, env, "session.begun")[-1]
+    assert sessions_of(project, env, "session.begun") == [first, fresh]
+    told = said(anthropic.turns()[-1])
+    assert f"This is claude-code session `{first}`" in told and f"(baton `{subject(created)}`)" not in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), fresh)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended") == [first, fresh]
+    assert sessions_of(project, env, "session.resumed") == [first]
+    for screen in screens:
+        no_hook_trouble_shown(screen)
