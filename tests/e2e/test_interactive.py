@@ -1352,3 +1352,71 @@ def test_resume_at_once_inside_a_fresh_claude_code_conversation_loses_no_baton(t
     claude_session(project, env, anthropic, "hello", "Next.")
     anthropic.check()
     assert f"(baton `{subject(created)}`)" in said(anthropic.turns()[-1])
+
+
+# -- a terminal closed during a running turn -------------------------------------------------------
+
+def closed_during_a_turn(project: Path, env: dict[str, str], harness: Harness) -> list[Terminal]:
+    """The agent readies its handoff and the model's last answer is held open; the terminal is
+    closed (``SIGHUP``) while that turn runs. Whatever the harness then does — runs its end hook,
+    ends without it (by a signal of its own), or goes on without a terminal — the documented rule
+    holds: the first start after its process is gone has the readied handoff as a baton, claimed
+    once; the session's end is recorded once; a start while that process lives claims nothing
+    and says what waits ("has not reported its end … Nothing was claimed")."""
+    *readied, answer = harness.hands_off()
+    held = Held(answer)
+    harness.script([*readied, held])
+    harness.script(["Next start.", "Third start."])
+    screens = []
+    try:
+        with harness.start() as closed:
+            closed.type("Record where the work stands for the next session.")
+            closed.wait_for("Record where the work stands", why="the prompt typed")
+            closed.type("\r")
+            held.wait_asked()
+            closed.hang_up()
+            (begun,) = events(project, env, "session.begun")
+            first, process = begun["data"]["session"], begun["data"]["harness_process"]["pid"]
+            with harness.start() as second:
+                harness.prompt(second, "hello", "Next start.")
+                harness.leave(second)
+            screens.append(second)
+            told = harness.told()
+            outlived = "has not reported its end" in told
+            if outlived:  # alive at that start: nothing claimed, nothing handed on
+                assert f"Session `{first}` ({harness.name}" in told and "Nothing was claimed." in told, told
+                assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+                _killed(process)  # as a person ends it
+    finally:
+        held.release()
+    if outlived:
+        with harness.start() as third:
+            harness.prompt(third, "hello", "Third start.")
+            harness.leave(third)
+        screens.append(third)
+        told = harness.told()
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == first and f"(baton `{subject(created)}`)" in told, told
+    taker = sessions_of(project, env, "session.begun")[-1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), taker)]
+    assert sessions_of(project, env, "session.ended").count(first) == 1
+    return screens
+
+
+def test_a_terminal_closed_during_a_claude_code_turn_leaves_the_readied_handoff_as_a_baton_claimed_once(
+        tmp_path, anthropic):
+    """``closed_during_a_turn`` with Claude Code."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    for screen in closed_during_a_turn(project, env, claude_code(project, env, anthropic)):
+        no_hook_trouble_shown(screen)
+
+
+def test_a_terminal_closed_during_a_gemini_cli_turn_leaves_the_readied_handoff_as_a_baton_claimed_once(
+        tmp_path, google, trap):
+    """``closed_during_a_turn`` with Gemini CLI."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    for screen in closed_during_a_turn(gemini.project, gemini.env, gemini_cli(gemini, google)):
+        no_hook_trouble_shown(screen)
+    assert not trap.seen
