@@ -1420,3 +1420,53 @@ def test_a_terminal_closed_during_a_gemini_cli_turn_leaves_the_readied_handoff_a
     for screen in closed_during_a_turn(gemini.project, gemini.env, gemini_cli(gemini, google)):
         no_hook_trouble_shown(screen)
     assert not trap.seen
+
+
+# -- resuming inside Gemini CLI's TUI ---------------------------------------------------------------
+
+def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_nothing_and_ends_once(
+        tmp_path, google, trap):
+    """A fresh Gemini CLI conversation claims the baton an earlier one left (its first request
+    carries it); ``/resume`` there (0.61.0: "Browse auto-saved conversations and manage chat
+    checkpoints", as ``/chat``; its browser lists the current conversation first, "(current)") and
+    Enter on the earlier one resumes it under its id, in the same process: its model is given the
+    earlier conversation, nothing is claimed, no second start is recorded, no second baton is left
+    and no end recorded twice. (0.61.0 runs no ``SessionEnd`` for the conversation it leaves: the
+    fresh one's end is never recorded — a handoff it readied would wait for the first start after
+    its process is gone, docs/batons.md, "A session that never ended".)"""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "Fresh.", "Resumed."]
+    screens = [gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")]
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    with gemini_tui(gemini) as terminal:
+        gemini_prompt(terminal, "Take the greeting work on.", "Fresh.")
+        assert f"(baton `{subject(created)}`)" in "\n".join(hook_contexts(google.conversation()[-1]))
+        terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+        terminal.type("/resume")
+        terminal.wait_for("Browse auto-saved conversations", why="/resume in Gemini CLI's command list", now=True)
+        terminal.type("\r")
+        terminal.wait_for("Take the greeting work on. (current)", why="Gemini CLI's session browser", now=True)
+        terminal.type("\x1b[B")  # down, to the earlier conversation
+        terminal.wait_for("❯ #2", why="the earlier conversation selected", now=True)
+        terminal.type("\r")
+        wait_on_screen(terminal, lambda shown: "Chat Sessions" not in shown and GEMINI_READY in shown,
+                       "the resumed conversation's prompt")
+        resumed = len(google.conversation())
+        gemini_prompt(terminal, "go on", "Resumed.")
+        gemini_exit(terminal)
+    screens.append(terminal)
+    fresh = sessions_of(gemini.project, gemini.env, "session.begun")[-1]
+    recorded = [(e["type"], e["stream"]) for e in ledger_events(gemini.project, gemini.env)]
+    assert "Wrap up the greeting work" in user_text(google.conversation()[resumed]), recorded
+    assert sessions_of(gemini.project, gemini.env, "session.begun") == [first, fresh], recorded
+    assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
+        == [(subject(created), fresh)], recorded
+    assert len(events(gemini.project, gemini.env, "baton.created")) == 1, recorded
+    # 0.61.0 runs no ``SessionEnd`` for the conversation /resume leaves, and its exit's ends the
+    # resumed one, whose end was recorded before: the fresh conversation's end is never recorded
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [first], recorded
+    assert sessions_of(gemini.project, gemini.env, "session.resumed") == [], recorded
+    assert not trap.seen
+    for screen in screens:
+        no_hook_trouble_shown(screen)
