@@ -1470,3 +1470,42 @@ def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_
     assert not trap.seen
     for screen in screens:
         no_hook_trouble_shown(screen)
+
+
+# -- Codex: leaving a running turn in the background ------------------------------------------------
+
+def test_run_in_background_when_leaving_codex_during_a_turn_leaves_it_running_and_its_stop_leaves_the_baton(
+        tmp_path, openai, trap):
+    """Ctrl-C while a Codex turn runs (the agent has readied its handoff, the model's answer is held)
+    asks "Task is still running"; "2. Run in background" ("Exit Codex and leave the task running")
+    leaves the TUI (status 0, "Disconnected from this task. Any running work continues.") and not the
+    turn: no end is recorded while it waits, and once the model answers, the turn's ``Stop`` in
+    Codex's background server records the session's end, once, and leaves the handoff as its baton."""
+    codex = codex_ready(tmp_path, openai, trap)
+    held = Held("Handed off.")
+    try:
+        openai.script = [*codex_hands_off()[:-1], held]
+        with codex_tui(codex) as terminal:
+            terminal.type("Wrap up the parser work for the next session.")
+            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+            terminal.type("\x03")
+            terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
+            terminal.type("\x1b[B")  # down, to the second choice
+            terminal.wait_for("› 2. Run in background", why="Codex's second choice, selected", now=True)
+            terminal.type("\r")
+            terminal.wait_for("Any running work continues.", why="Codex's goodbye, the turn left running")
+            assert terminal.wait_until_ended() == 0, terminal.screen()
+        assert not events(codex.project, codex.env, "session.ended")  # the turn waits for its answer
+        held.release()
+        (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+    assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
+    assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env,
+                                                                              "handoff.promoted")][0]
+    no_hook_trouble_shown(terminal)
