@@ -81,6 +81,17 @@ def no_hook_trouble_shown(terminal: Terminal) -> None:
     assert not found, f"the TUI showed {found}; the screen:\n{terminal.screen()}"
 
 
+def started(terminal: Terminal, ready: str, why: str) -> Terminal:
+    """``terminal`` once its program shows ``ready`` (its prompt); if it never does, the program
+    is ended (its process group killed) before the test fails: no process outlives a test."""
+    try:
+        terminal.wait_for(ready, why=why)
+    except BaseException:
+        terminal.__exit__(None, None, None)
+        raise
+    return terminal
+
+
 def events(project: Path, env: dict[str, str], kind: str) -> list[dict[str, Any]]:
     return [e for e in ledger_events(project, env) if e.get("type") == kind]
 
@@ -137,17 +148,34 @@ def claude_ready(tmp_path: Path, model: FakeAnthropic, project: Path) -> dict[st
     return env
 
 
+def claude_prompt(claude: Terminal, prompt: str, reply: str) -> None:
+    """At Claude Code's prompt: type ``prompt``, send it, wait for ``reply`` and the prompt after it."""
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
+    claude.type(prompt)
+    claude.type("\r")
+    claude.wait_for(reply, why="the model's reply")
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+
+
+def claude_exit(claude: Terminal) -> None:
+    """``/exit`` at Claude Code's prompt, and its process ends with status 0."""
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
+    claude.type("/exit")
+    claude.type("\r")
+    assert claude.wait_until_ended() == 0, claude.screen()
+
+
+def claude_tui(project: Path, env: dict[str, str], *arguments: str) -> Terminal:
+    """Claude Code's TUI (``claude ARGUMENTS…``) in a terminal, once it shows its prompt."""
+    return started(Terminal([str(harness_program("claude-code")), *arguments], project, env), CLAUDE_READY,
+                   "Claude Code's prompt")
+
+
 def claude_session(project: Path, env: dict[str, str], model: FakeAnthropic, prompt: str, reply: str) -> Terminal:
     """One interactive Claude Code session: start, one typed prompt, ``reply`` on the screen, ``/exit``."""
-    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
-        claude.type(prompt)
-        claude.type("\r")
-        claude.wait_for(reply, why="the model's reply")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
-        claude.type("/exit")
-        claude.type("\r")
-        assert claude.wait_until_ended() == 0, claude.screen()
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, prompt, reply)
+        claude_exit(claude)
     model.check()
     return claude
 
@@ -180,12 +208,8 @@ def test_after_clear_in_claude_code_the_fresh_conversation_is_given_the_baton_th
     project = git_project(tmp_path / "project")
     env = claude_ready(tmp_path, anthropic, project)
     anthropic.script = [*capture_validate_ready(session_id=session_named_in), "Going on."]
-    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
-        claude.type("Record where the zebra-42 work stands.")
-        claude.type("\r")
-        claude.wait_for("Handed off.", why="the model's reply")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, "Record where the zebra-42 work stands.", "Handed off.")
         claude.type("/clear")
         claude.type("\r")
         (created,) = wait_for_event(project, env, "baton.created")
@@ -216,12 +240,8 @@ def test_leaving_interactive_claude_code_with_ctrl_c_twice_records_the_end_and_l
     project = git_project(tmp_path / "project")
     env = claude_ready(tmp_path, anthropic, project)
     anthropic.script = capture_validate_ready(session_id=session_named_in)
-    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
-        claude.type("Record where the zebra-42 work stands.")
-        claude.type("\r")
-        claude.wait_for("Handed off.", why="the model's reply")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, "Record where the zebra-42 work stands.", "Handed off.")
         claude.type("\x03")
         claude.wait_for("again to exit", why="Claude Code's exit notice")
         claude.type("\x03")
@@ -244,15 +264,9 @@ def test_a_resumed_claude_code_conversation_is_told_the_baton_it_left_and_claims
     claude_session(project, env, anthropic, "Record where the zebra-42 work stands.", "Handed off.")
     (created,) = events(project, env, "baton.created")
     (sid,) = sessions_of(project, env, "session.begun")
-    with Terminal([str(harness_program("claude-code")), "--continue"], project, env) as claude:
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt, resumed")
-        claude.type("go on")
-        claude.type("\r")
-        claude.wait_for("Resumed.", why="the model's reply in the resumed conversation")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
-        claude.type("/exit")
-        claude.type("\r")
-        assert claude.wait_until_ended() == 0, claude.screen()
+    with claude_tui(project, env, "--continue") as claude:
+        claude_prompt(claude, "go on", "Resumed.")
+        claude_exit(claude)
     anthropic.check()
     told = said(anthropic.turns()[-1])
     assert f"This conversation left baton `{subject(created)}`" in told and f"This is claude-code session `{sid}`" in told
@@ -349,18 +363,9 @@ def codex_hands_off() -> list[Any]:
 
 def codex_session(codex: CodexProject, prompt: str, reply: str) -> Terminal:
     """One interactive Codex session: start, one typed prompt, ``reply`` on the screen, ``/exit``."""
-    with Terminal([str(codex.program), "--dangerously-bypass-approvals-and-sandbox"], codex.project,
-                  codex.env) as terminal:
-        terminal.wait_for(CODEX_READY, why="Codex's prompt")
-        terminal.type(prompt)
-        terminal.wait_for(f"› {prompt}", why="the prompt typed")
-        terminal.type("\r")
-        terminal.wait_for(reply, why="the model's reply")
-        terminal.wait_for("Worked for", why="the end of Codex's turn")
-        terminal.type("/exit")
-        terminal.wait_for("exit Codex", why="/exit in Codex's command menu")  # Enter before it is lost
-        terminal.type("\r")
-        assert terminal.wait_until_ended() == 0, terminal.screen()
+    with codex_tui(codex) as terminal:
+        codex_prompt(terminal, prompt, reply)
+        codex_exit(terminal)
     return terminal
 
 
@@ -388,10 +393,8 @@ def test_an_interactive_codex_session_is_briefed_and_its_turns_end_leaves_its_ba
 
 def codex_tui(codex: CodexProject, *arguments: str) -> Terminal:
     """Codex's TUI (``codex ARGUMENTS…``) in a terminal, once it shows its prompt."""
-    terminal = Terminal([str(codex.program), *arguments, "--dangerously-bypass-approvals-and-sandbox"],
-                        codex.project, codex.env)
-    terminal.wait_for(CODEX_READY, why="Codex's prompt")
-    return terminal
+    return started(Terminal([str(codex.program), *arguments, "--dangerously-bypass-approvals-and-sandbox"],
+                            codex.project, codex.env), CODEX_READY, "Codex's prompt")
 
 
 def codex_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
@@ -619,19 +622,18 @@ def gemini_hands_off() -> list[Any]:
     ]
 
 
+def gemini_tui(gemini: Session, *arguments: str) -> Terminal:
+    """Gemini CLI's TUI (``gemini -y ARGUMENTS…``: tools run without asking) in a terminal, once it
+    shows its prompt."""
+    return started(Terminal([str(gemini.program), "-y", *arguments], gemini.project, gemini.env), GEMINI_READY,
+                   "Gemini CLI's prompt")
+
+
 def gemini_session(gemini: Session, prompt: str, reply: str) -> Terminal:
-    """One interactive Gemini CLI session (``-y``: tools run without asking): start, one typed
-    prompt, ``reply`` on the screen, Ctrl-D twice."""
-    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
-        terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
-        terminal.type(prompt)
-        terminal.wait_for(prompt, why="the prompt typed")
-        terminal.type("\r")
-        terminal.wait_for(reply, why="the model's reply")
-        terminal.type("\x04")
-        terminal.wait_for("Press Ctrl+D again to exit.", why="Gemini CLI's exit notice")
-        terminal.type("\x04")
-        assert terminal.wait_until_ended() == 0, terminal.screen()
+    """One interactive Gemini CLI session: start, one typed prompt, ``reply`` on the screen, Ctrl-D twice."""
+    with gemini_tui(gemini) as terminal:
+        gemini_prompt(terminal, prompt, reply)
+        gemini_exit(terminal)
     return terminal
 
 
@@ -677,7 +679,7 @@ def test_after_clear_in_gemini_cli_the_baton_the_cleared_conversation_left_waits
     baton waits, and the next ``gemini`` start receives it, once."""
     gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
     google.script = [*gemini_hands_off(), "After clear.", "Next session."]
-    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+    with gemini_tui(gemini) as terminal:
         gemini_prompt(terminal, "Wrap up the greeting work for the next session.", "Handed off.")
         terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
         terminal.type("/clear")
@@ -694,7 +696,7 @@ def test_after_clear_in_gemini_cli_the_baton_the_cleared_conversation_left_waits
     handoff = f"(baton `{subject(created)}`)"
     assert handoff not in user_text(google.conversation()[cleared]) and not events(gemini.project, gemini.env,
                                                                                    "baton.claimed")
-    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as after:
+    with gemini_tui(gemini) as after:
         gemini_prompt(after, "hello", "Next session.")
         gemini_exit(after)
     [brief] = hook_contexts(google.conversation()[-1])
@@ -714,7 +716,7 @@ def test_leaving_interactive_gemini_cli_with_ctrl_c_twice_records_the_end_and_le
     leaves through the same clean-up as Ctrl-D, whose ``SessionEnd`` leaves the baton and records the end."""
     gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
     google.script = gemini_hands_off()
-    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
+    with gemini_tui(gemini) as terminal:
         gemini_prompt(terminal, "Wrap up the greeting work for the next session.", "Handed off.")
         gemini_exit(terminal, "\x03", "Press Ctrl+C again to exit.")
     (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
@@ -735,7 +737,7 @@ def test_a_gemini_cli_conversation_resumed_with_resume_latest_claims_nothing(tmp
     gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")
     (created,) = events(gemini.project, gemini.env, "baton.created")
     (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
-    with Terminal([str(gemini.program), "-y", "--resume", "latest"], gemini.project, gemini.env) as resumed:
+    with gemini_tui(gemini, "--resume", "latest") as resumed:
         resumed.wait_for("Wrap up the greeting work", why="the resumed conversation")
         gemini_prompt(resumed, "go on", "Resumed.")
         gemini_exit(resumed)
@@ -803,8 +805,7 @@ def test_ctrl_c_during_a_claude_code_turn_cancels_it_and_the_session_goes_on_to_
     held = Held()
     anthropic.script = [*capture_validate_ready(session_id=session_named_in)[:-1], held, "Going on."]
     try:
-        with Terminal([str(harness_program("claude-code"))], project, env) as claude:
-            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
+        with claude_tui(project, env) as claude:
             claude.type("Record where the zebra-42 work stands.")
             claude.type("\r")
             held.wait_asked()
@@ -812,13 +813,8 @@ def test_ctrl_c_during_a_claude_code_turn_cancels_it_and_the_session_goes_on_to_
             claude.type("\x03")
             claude.wait_for("Interrupted", why="Claude Code's notice of the cancelled turn")
             claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the cancelled turn", now=True)
-            claude.type("go on")
-            claude.type("\r")
-            claude.wait_for("Going on.", why="the model's reply after the cancelled turn")
-            claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
-            claude.type("/exit")
-            claude.type("\r")
-            assert claude.wait_until_ended() == 0, claude.screen()
+            claude_prompt(claude, "go on", "Going on.")
+            claude_exit(claude)
     finally:
         held.release()
     anthropic.check()
@@ -873,8 +869,7 @@ def test_ctrl_c_during_a_gemini_cli_turn_cancels_it_and_the_session_goes_on_to_l
     held = Held()
     google.script = [*gemini_hands_off()[:-1], held, "Going on."]
     try:
-        with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as terminal:
-            terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
+        with gemini_tui(gemini) as terminal:
             prompt = "Wrap up the greeting work for the next session."
             terminal.type(prompt)
             terminal.wait_for(prompt, why="the prompt typed")
@@ -907,12 +902,8 @@ def test_a_terminal_closed_under_claude_code_runs_its_session_end_which_leaves_t
     project = git_project(tmp_path / "project")
     env = claude_ready(tmp_path, anthropic, project)
     anthropic.script = capture_validate_ready(session_id=session_named_in)
-    with Terminal([str(harness_program("claude-code"))], project, env) as claude:
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt")
-        claude.type("Record where the zebra-42 work stands.")
-        claude.type("\r")
-        claude.wait_for("Handed off.", why="the model's reply")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, "Record where the zebra-42 work stands.", "Handed off.")
         claude.hang_up()
         assert claude.wait_until_ended() == 0
     anthropic.check()
@@ -961,13 +952,13 @@ def test_gemini_cli_with_its_terminal_closed_hands_its_session_on_once_its_proce
     docs/batons.md, "A session that never ended"."""
     gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
     google.script = [*gemini_hands_off(), "Second start.", "Third start."]
-    with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as closed:
+    with gemini_tui(gemini) as closed:
         gemini_prompt(closed, "Wrap up the greeting work for the next session.", "Handed off.")
         closed.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
         closed.hang_up()
         (begun,) = events(gemini.project, gemini.env, "session.begun")
         first, harness = begun["data"]["session"], begun["data"]["harness_process"]["pid"]
-        with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as second:
+        with gemini_tui(gemini) as second:
             gemini_prompt(second, "hello", "Second start.")
             gemini_exit(second)
         [told] = hook_contexts(google.conversation()[-1])
@@ -977,7 +968,7 @@ def test_gemini_cli_with_its_terminal_closed_hands_its_session_on_once_its_proce
             assert not events(gemini.project, gemini.env, "baton.created")
             _killed(harness)  # as a person ends it
     if outlived:
-        with Terminal([str(gemini.program), "-y"], gemini.project, gemini.env) as third:
+        with gemini_tui(gemini) as third:
             gemini_prompt(third, "hello", "Third start.")
             gemini_exit(third)
         [told] = hook_contexts(google.conversation()[-1])
@@ -1016,16 +1007,10 @@ def _killed(pid: int, timeout: float = 60) -> None:
 def claude_resumed(project: Path, env: dict[str, str], arguments: list[str], prompt: str, reply: str) -> Terminal:
     """Claude Code started with ``arguments`` (``--resume ID``…): the earlier conversation shows,
     one prompt is answered, ``/exit``."""
-    with Terminal([str(harness_program("claude-code")), *arguments], project, env) as claude:
+    with claude_tui(project, env, *arguments) as claude:
         claude.wait_for("Record where the zebra-42 work stands.", why="the resumed conversation")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt, resumed")
-        claude.type(prompt)
-        claude.type("\r")
-        claude.wait_for(reply, why="the model's reply in the resumed conversation")
-        claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
-        claude.type("/exit")
-        claude.type("\r")
-        assert claude.wait_until_ended() == 0, claude.screen()
+        claude_prompt(claude, prompt, reply)
+        claude_exit(claude)
     return claude
 
 
@@ -1133,38 +1118,6 @@ def test_codex_resume_in_the_tui_claims_nothing_and_fork_there_runs_no_start_so_
 
 
 # -- two terminals on one branch -----------------------------------------------------------------
-
-def claude_prompt(claude: Terminal, prompt: str, reply: str) -> None:
-    """At Claude Code's prompt: type ``prompt``, send it, wait for ``reply`` and the prompt after it."""
-    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
-    claude.type(prompt)
-    claude.type("\r")
-    claude.wait_for(reply, why="the model's reply")
-    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
-
-
-def claude_exit(claude: Terminal) -> None:
-    """``/exit`` at Claude Code's prompt, and its process ends with status 0."""
-    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
-    claude.type("/exit")
-    claude.type("\r")
-    assert claude.wait_until_ended() == 0, claude.screen()
-
-
-def claude_tui(project: Path, env: dict[str, str], *arguments: str) -> Terminal:
-    """Claude Code's TUI (``claude ARGUMENTS…``) in a terminal, once it shows its prompt."""
-    terminal = Terminal([str(harness_program("claude-code")), *arguments], project, env)
-    terminal.wait_for(CLAUDE_READY, why="Claude Code's prompt")
-    return terminal
-
-
-def gemini_tui(gemini: Session, *arguments: str) -> Terminal:
-    """Gemini CLI's TUI (``gemini -y ARGUMENTS…``: tools run without asking) in a terminal, once it
-    shows its prompt."""
-    terminal = Terminal([str(gemini.program), "-y", *arguments], gemini.project, gemini.env)
-    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt")
-    return terminal
-
 
 @frozen
 class Harness:
