@@ -32,7 +32,12 @@ pressed it: the turn is cancelled, the session goes on, its end is recorded
 once), a terminal closed under each harness (``Terminal.hang_up``: its end
 hook runs, or the next start's rule for a session that never ended holds),
 ``claude --resume ID`` and ``--fork-session``, and Codex's own ``/clear``,
-``/resume`` and ``/fork``.
+``/resume`` and ``/fork``; two terminals on one branch at once (a second harness
+started while the first runs is told of its live session and claims nothing;
+the start after the first exits claims its baton once); Claude Code's ``--resume``
+picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume``; a terminal
+closed during a running turn in Claude Code and Gemini CLI; and Codex's "Run in
+background" answer when leaving during a turn.
 """
 
 from __future__ import annotations
