@@ -1467,3 +1467,46 @@ def test_run_in_background_when_leaving_codex_during_a_turn_leaves_it_running_an
     assert subject(created) == [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env,
                                                                               "handoff.promoted")][0]
     no_hook_trouble_shown(terminal)
+
+
+def test_chat_resume_in_a_fresh_gemini_cli_session_loads_the_checkpoint_and_records_nothing_twice(
+        tmp_path, google, trap):
+    """``/chat save TAG`` in a session that readied its handoff ("Conversation checkpoint saved with
+    tag"), then its exit leaves the baton; a fresh ``gemini`` start claims it, once, and ``/chat
+    resume TAG`` there loads the checkpoint into that session (no hook runs: no second start, no
+    claim, no end). What its model is then given is the checkpoint's history, with the *earlier*
+    session's brief and id (0.61.0 replaces the history, and the fresh start's brief with it) — the
+    fresh start's claimed baton reached no model (docs/hooks.md, the defect beside ``/resume``)."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), "Resumed."]
+    screens = []
+    with gemini_tui(gemini) as terminal:
+        gemini_prompt(terminal, "Wrap up the greeting work for the next session.", "Handed off.")
+        terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
+        terminal.type("/chat save greeting")
+        terminal.wait_for("/chat save greeting", why="/chat save typed", now=True)
+        terminal.type("\r")
+        terminal.wait_for("Conversation checkpoint saved with tag: greeting.", why="the checkpoint saved")
+        gemini_exit(terminal)
+    screens.append(terminal)
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    with gemini_tui(gemini) as terminal:
+        terminal.type("/chat resume greeting")
+        terminal.wait_for("/chat resume greeting", why="/chat resume typed", now=True)
+        terminal.type("\r")
+        terminal.wait_for("Handed off.", why="the checkpoint's conversation", now=True)
+        gemini_prompt(terminal, "go on", "Resumed.")
+        gemini_exit(terminal)
+    screens.append(terminal)
+    _, fresh = sessions_of(gemini.project, gemini.env, "session.begun")
+    told = "\n".join(hook_contexts(google.conversation()[-1]))
+    assert "Wrap up the greeting work" in user_text(google.conversation()[-1])
+    assert f"This is gemini-cli session `{first}`" in told and fresh not in told, told
+    assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
+        == [(subject(created), fresh)]
+    assert len(events(gemini.project, gemini.env, "baton.created")) == 1
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [first, fresh]
+    assert not trap.seen
+    for screen in screens:
+        no_hook_trouble_shown(screen)
