@@ -35,7 +35,7 @@ hook runs, or the next start's rule for a session that never ended holds),
 ``/resume`` and ``/fork``; two terminals on one branch at once (a second harness
 started while the first runs is told of its live session and claims nothing;
 the start after the first exits claims its baton once); Claude Code's ``--resume``
-picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume``; a terminal
+picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume`` and ``/chat resume``; a terminal
 closed during a running turn in Claude Code and Gemini CLI; and Codex's "Run in
 background" answer when leaving during a turn.
 """
