@@ -1510,3 +1510,60 @@ def test_chat_resume_in_a_fresh_gemini_cli_session_loads_the_checkpoint_and_reco
     assert not trap.seen
     for screen in screens:
         no_hook_trouble_shown(screen)
+
+
+def test_a_second_terminal_on_the_branch_while_a_codex_turn_runs_claims_nothing_until_its_stop_leaves_the_baton(
+        tmp_path, anthropic, openai, trap):
+    """Terminal A runs Codex, whose agent has readied its handoff in a turn still running (the
+    model's answer held: its ``Stop``, which records a Codex session's end, has not run); terminal
+    B starts Claude Code on the same project and branch: B's brief says A's session "has not
+    reported its end", and B claims nothing. Once A's turn ends, its ``Stop`` leaves the baton; the
+    next start claims it, exactly once."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    codex = codex_ready(tmp_path, openai, trap)
+    assert codex.project == project
+    claude = claude_code(project, env, anthropic)
+    held = Held("Handed off.")
+    claude.script(["Second terminal.", "Next start."])
+    screens = []
+    try:
+        openai.script = [*codex_hands_off()[:-1], held]
+        with codex_tui(codex) as a:
+            a.type("Wrap up the parser work for the next session.")
+            a.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            a.type("\r")
+            held.wait_asked()
+            (first,) = sessions_of(project, env, "session.begun")
+            with claude.start() as b:
+                claude.prompt(b, "hello", "Second terminal.")
+                claude.leave(b)
+            screens.append(b)
+            told = claude.told()
+            assert f"Session `{first}` (codex" in told and "has not reported its end" in told, told
+            assert "Nothing was claimed." in told
+            assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+            held.release()
+            (created,) = wait_for_event(project, env, "baton.created")
+            wait_on_screen(a, lambda shown: CODEX_READY in shown and "esc to interrupt" not in shown,
+                           "the end of Codex's turn")
+            codex_exit(a)
+        screens.append(a)
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    assert created["data"]["session"] == first
+    with claude.start() as nxt:
+        claude.prompt(nxt, "hello", "Next start.")
+        claude.leave(nxt)
+    screens.append(nxt)
+    anthropic.check()
+    told = claude.told()
+    assert f"(baton `{subject(created)}`)" in told and "has not reported its end" not in told, told
+    taker = sessions_of(project, env, "session.begun")[-1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(subject(created), taker)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended").count(first) == 1
+    for screen in screens:
+        no_hook_trouble_shown(screen)
