@@ -33,7 +33,8 @@ once), a terminal closed under each harness (``Terminal.hang_up``: its end
 hook runs, or the next start's rule for a session that never ended holds),
 ``claude --resume ID`` and ``--fork-session``, and Codex's own ``/clear``,
 ``/resume`` and ``/fork``; two terminals on one branch at once (a second harness
-started while the first runs is told of its live session and claims nothing;
+started while the first (Claude Code, Gemini CLI, Codex in a turn) runs is told
+of its live session and claims nothing;
 the start after the first exits claims its baton once); Claude Code's ``--resume``
 picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume`` and ``/chat resume``; a terminal
 closed during a running turn in Claude Code and Gemini CLI; and Codex's "Run in
