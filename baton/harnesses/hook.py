@@ -103,11 +103,26 @@ def read_payload(raw: bytes) -> Mapping[str, Any]:
     try:
         payload = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        # The parser's own words (``invalid literal, expected 'null'``) tell a person nothing: what came, does.
-        raise InputError(f"the hook's input on stdin was not JSON (it began `{began(raw)}`)") from None
+        payload = _with_lone_surrogates_replaced(raw)
     if not isinstance(payload, dict):
         raise InputError(f"the hook's input on stdin was JSON but not an object (it began `{began(raw)}`)")
     return payload
+
+
+def _with_lone_surrogates_replaced(raw: bytes) -> Any:
+    """``raw`` parsed once its lone surrogate escapes (``"\\ud83d"``, half an emoji, as Node's
+    ``JSON.stringify`` writes it; orjson refuses them) are U+FFFD (``baton.domain.lone_surrogates``).
+
+    Raises:
+        InputError: not JSON even so.
+    """
+    if b"\\u" in raw:
+        try:
+            return orjson.loads(_load("baton.domain.lone_surrogates").replaced(raw))
+        except orjson.JSONDecodeError:
+            pass
+    # The parser's own words (``invalid literal, expected 'null'``) tell a person nothing: what came, does.
+    raise InputError(f"the hook's input on stdin was not JSON (it began `{began(raw)}`)") from None
 
 
 BEGAN_CHARS = 40
@@ -160,8 +175,9 @@ def fold_limit() -> int:
 
 def _load(module: str) -> Any:
     """Import ``module`` when the hook needs it: the project's half of a hook
-    (``baton.harnesses.hook_project``, with the application object) and the
-    project's root (``baton.project``). An ordinary prompt is answered from its
+    (``baton.harnesses.hook_project``, with the application object), the
+    project's root (``baton.project``), and the lone-surrogate repair of a payload
+    the parser refused (``baton.domain.lone_surrogates``). An ordinary prompt is answered from its
     payload alone and loads neither. ``__import__``, as ``baton.harnesses.adapter``."""
     return __import__(module, fromlist=["_"])
 
