@@ -76,4 +76,10 @@ def read_json_bounded(source: str, flag: str, *, stdin: Any = None, raw: bytes |
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"{flag} {where} is not valid JSON: {exc}", details={"input": where}) from None
+        said = str(exc)
+    if b"\\u" in raw:  # a lone surrogate escape (half an emoji, as Node writes it) is JSON: made U+FFFD
+        try:
+            return orjson.loads(__import__("baton.domain.lone_surrogates", fromlist=["_"]).replaced(raw))
+        except orjson.JSONDecodeError:
+            pass
+    raise InputError(f"{flag} {where} is not valid JSON: {said}", details={"input": where})

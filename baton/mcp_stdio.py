@@ -56,6 +56,7 @@ from mcp.types import (
     JSONRPCResponse,
 )
 
+from baton.domain import lone_surrogates
 from baton.domain.limits import MAX_INPUT_BYTES
 
 MAX_LINE_BYTES = MAX_INPUT_BYTES + 64 * 1024
@@ -206,7 +207,8 @@ def _unreadable_answer(exc: BaseException) -> JSONRPCError:
 
 
 class BoundedLines:
-    """stdin's lines as text (UTF-8, undecodable bytes replaced, as the SDK reads them), none
+    """stdin's lines as text (UTF-8, undecodable bytes replaced, as the SDK reads them, and each lone
+    UTF-16 surrogate escape too, which the SDK's parser refuses: ``baton.domain.lone_surrogates``), none
     held longer than ``limit`` bytes: an over-long line becomes ``_OVER_LONG`` and its head,
     which the SDK's parser refuses and ``unreadable_answer`` answers."""
 
@@ -219,6 +221,8 @@ class BoundedLines:
         if not line:
             return None
         if len(line) <= self._limit or line.endswith(b"\n"):
+            if b"\\u" in line:  # a lone surrogate escape (half an emoji, as Node writes it): U+FFFD
+                line = lone_surrogates.replaced(line)
             return line.decode("utf-8", "replace")
         head = line[:_HEAD_BYTES]
         del line

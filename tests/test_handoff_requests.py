@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from baton.domain import handoff_requests
 from baton.domain.handoff_requests import MAX_WORDS, is_explicit_request
 
 REQUESTS = [
@@ -107,3 +110,59 @@ def test_a_request_after_a_file_name_is_still_one():
        st.sampled_from(THINGS))
 def test_stopping_here_then_going_on_working_in_the_next_sentence_is_not_a_request(stop, cut, verb, thing):
     assert is_explicit_request(f"{stop}{cut}{verb} {thing}.") is False
+
+
+# -- linear and bounded (tester-use21 T2: one long unbroken token took minutes) --------------------------------------
+
+_NAME_AS_BEFORE = r"[\w./:-]*\w[./:]\w(?:[\w./:-]*\w)?"
+"""The pattern that found file names before: quadratic in a long run of word characters with no joint."""
+
+
+def _as_before(prompt: str) -> bool:
+    """The recogniser as it answered before it was made linear and bounded."""
+    stripped = prompt.strip().casefold()
+    if any(stripped == c or stripped.startswith(c + " ") for c in handoff_requests.COMMANDS):
+        return True
+    folded = handoff_requests._fold(prompt)
+    if not folded or len(folded.split()) > MAX_WORDS:
+        return False
+    named = re.sub(_NAME_AS_BEFORE, " file ", folded)
+    sentences = [sentence for sentence in handoff_requests._SENTENCE_CUT.split(named) if sentence.strip()]
+    return any(handoff_requests._asks(sentence, sentences[at + 1:]) for at, sentence in enumerate(sentences))
+
+
+@given(st.text(alphabet="ab_1é.:/- ,;!?", max_size=80))
+def test_file_names_are_found_in_one_pass_where_the_pattern_found_them(text):
+    assert handoff_requests._names_marked(text) == re.sub(_NAME_AS_BEFORE, " file ", text)
+
+
+_WORDS = ["handoff", "hand", "off", "over", "write", "a", "the", "baton", "please", "stop", "here", "and", "then",
+          "fix", "bug", "continue", "later", "new", "session", "to", "codex", "handoff.py", "src/handoff",
+          "baton.handoff()", "wrap", "up", "call", "it", "day", "ok", "let's", "Let’s", "/handoff", "HANDOFF",
+          "x" * 40, "next", "agent", "—", "--", "-", "tomorrow", "save", "progress", "for", "🙂"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from([" ", ", ", ". ", "; ", "! ", "? ", "  "])),
+                max_size=2 * MAX_WORDS))
+def test_a_prompt_of_ordinary_shape_is_answered_as_before(words):
+    prompt = "".join(word + cut for word, cut in words)
+    assert is_explicit_request(prompt) is _as_before(prompt)
+
+
+@pytest.mark.parametrize("token", ["0123456789abcdef" * 4096, "x" * 200_000, "a." * 100_000, "é" * 100_000])
+def test_a_prompt_of_one_long_unbroken_token_is_no_request_and_runs_no_pattern(token, monkeypatch):
+    for name in ("_RUN", "_JOINED", "_NON_WORD", "_SPACES", "_SENTENCE_CUT", "_CLAUSE_CUT", "_WHOLE"):
+        monkeypatch.setattr(handoff_requests, name, handoff_requests.lazy(getattr(handoff_requests, name).regex))
+    assert is_explicit_request("Why does this fail to parse: " + token) is False
+    assert is_explicit_request(token + " handoff") is False
+    assert not any(getattr(handoff_requests, name).compiled
+                   for name in ("_RUN", "_JOINED", "_NON_WORD", "_SPACES", "_SENTENCE_CUT", "_CLAUSE_CUT", "_WHOLE"))
+
+
+def test_a_slash_command_is_a_request_whatever_follows_it():
+    assert is_explicit_request("/handoff " + "x" * 200_000) is True
+    assert is_explicit_request("  /HANDOFF" + " " * 200_000) is True
+
+
+def test_a_request_with_a_long_path_in_it_is_still_one():
+    assert is_explicit_request("I changed src/" + "deep/" * 100 + "handoff.py. write a handoff") is True

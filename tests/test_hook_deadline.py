@@ -10,6 +10,9 @@ stdin, the lock held by another process.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -217,3 +220,38 @@ def test_a_long_notice_is_never_cut_inside_a_command():
     problem = "it failed: " + "`baton verify --feed " + "x " * 200 + "`; no brief was delivered"
     said = notices.render([{"harness": "codex", "event": "SessionStart", "problem": problem}]).strip()
     assert "`" not in said and said.endswith("it failed…; no brief was delivered")
+
+
+STALLED_IN_A_PATTERN = """
+import re, sys
+from baton.domain import handoff_requests
+# A pattern match that runs for ages in C, never letting another thread run (catastrophic backtracking)
+handoff_requests.is_explicit_request = lambda prompt: bool(re.match(r"(x+x+)+y", "x" * 64))
+sys.argv = ["baton", *sys.argv[1:]]
+from baton.cli_run import run
+run()
+"""
+
+
+def test_a_hook_stalled_inside_a_pattern_match_gives_up_at_its_deadline(repo):
+    body = {"session_id": "s-matching", "cwd": str(repo), "prompt": "anything"}
+    done = subprocess.run([sys.executable, "-c", STALLED_IN_A_PATTERN, "hook", "claude-code", "UserPromptSubmit"],
+                          cwd=repo, input=json.dumps(body), capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "BATON_HOOK_DEADLINE": "1"})
+    assert done.returncode == 0
+    assert done.stdout == ""  # Claude Code's "nothing"
+    assert "gave up after 1 s (BATON_HOOK_DEADLINE)" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("harness", "event", "prompt_field", "nothing"), [
+    ("claude-code", "UserPromptSubmit", "prompt", ""), ("codex", "UserPromptSubmit", "prompt", ""),
+    ("gemini-cli", "BeforeAgent", "prompt", "{}"), ("cursor", "beforeSubmitPrompt", "prompt", '{"continue":true}'),
+])
+def test_a_prompt_hook_fed_one_50_mb_unbroken_token_answers_nothing(repo, harness, event, prompt_field, nothing):
+    body = {"session_id": "s-pasted", "conversation_id": "s-pasted", "cwd": str(repo), "workspace_roots": [str(repo)],
+            "hook_event_name": event, prompt_field: "Why does this fail to parse: " + "x" * 50_000_000}
+    done = run_baton("hook", harness, event, cwd=repo, input=json.dumps(body), timeout=120)
+    assert done.returncode == 0 and done.stderr == ""  # answered by the hook itself, not its deadline
+    assert done.stdout.strip() == nothing

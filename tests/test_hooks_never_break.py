@@ -306,3 +306,15 @@ def test_a_session_end_that_fails_says_what_it_left_undone(project):
     _assert_quiet_failure(result)
     assert "config.json" in result.stderr
     assert "the session's end was not recorded and no baton was left" in result.stderr
+
+
+@pytest.mark.parametrize("cwd", ["b" * 300, "/a" * 100_000], ids=["a-name-too-long", "a-path-of-100k-parts"])
+def test_a_cwd_no_file_system_could_hold_is_a_folder_that_is_not_there_not_an_internal_error(project, cwd):
+    """tester-use21 section 3: ``Path.is_dir`` raises ENAMETOOLONG: the hook said "internal error" and
+    quoted the whole value on stderr; it answers as for a session folder that is gone."""
+    payload = fixture("claude-code", "SessionStart.startup", project, session_id="s-long-cwd")
+    payload["cwd"] = str(project / cwd) if not cwd.startswith("/") else cwd
+    result = _run(project, "claude-code", "SessionStart", json.dumps(payload))
+    assert result.returncode == 0
+    assert "internal error" not in result.stderr and len(result.stderr) < 1000
+    assert injected("claude-code", result.stdout)

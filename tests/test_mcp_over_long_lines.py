@@ -85,3 +85,13 @@ def test_input_without_a_newline_is_read_in_bounded_memory(project, tmp_path):
         server.stdin.close()
         server.wait(timeout=120)
         stderr.close()
+
+
+def test_a_request_holding_a_lone_surrogate_escape_is_read_with_it_replaced(project):
+    """Node's ``JSON.stringify`` writes half an emoji as ``"\\ud83d"`` (tester-use21 T6): JSON, which the
+    SDK's parser refuses; read as U+FFFD, the request is answered, not called unreadable."""
+    init = {**INIT, "params": {**INIT["params"], "clientInfo": {"name": "node \ud83d", "version": "1"}}}
+    text = _lines(init, READY, STATUS)
+    assert "\\ud83d" in text
+    answers = _answers(project, text)
+    assert "result" in answers[0] and "result" in answers[3]

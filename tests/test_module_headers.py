@@ -27,7 +27,9 @@ LOADERS_BY_NAME = {
     "projections/registry.py": "a projection's fold, on the first event it folds",
     "harnesses/__init__.py": "one harness adapter, the one a hook names",
     "harnesses/hook.py": "the hook's project half, only when an event needs the application; the notices' "
-                         "writer, only when a hook leaves or settles a notice",
+                         "writer, only when a hook leaves or settles a notice; the lone-surrogate repair, only for "
+                         "a payload the parser refused",
+    "cli_read.py": "the lone-surrogate repair, only for JSON the parser refused (off the hook path's imports)",
     "harnesses/protocol.py": "the recogniser of handoff requests, only for a prompt's metadata",
     "commands/lineage.py": "the lineage graph, only in a project with a branch",
     "commands/context.py": "the writer-id claim, only when an id is minted or .baton/ is not where it was minted",

@@ -9,7 +9,7 @@ A prompt is a request when
 - it starts with one of the slash commands (``/handoff``, ``/baton-handoff``,
   ``/baton handoff``, and the MCP prompt commands ``/baton:handoff`` and
   ``/mcp__baton__handoff``); or
-- it is short (at most ``MAX_WORDS`` words) and one of its clauses — the
+- it is short (at most ``MAX_WORDS`` words and ``MAX_CHARS`` characters) and one of its clauses — the
   prompt cut at punctuation and at "and" / "then" / "so" — is, once polite
   and filler words are dropped, one of the phrases below. A file name, path
   or dotted name (``handoff.py``, ``src/handoff``) is one word, never cut
@@ -21,6 +21,12 @@ A prompt is a request when
   ";" and a spaced dash (" - ", " -- ", an em or en dash). "hand off to
   codex" (to another harness, or the next agent or session) is a request.
 
+Linear in the prompt, and bounded: a prompt past ``MAX_CHARS`` is never
+folded or matched (only its start is compared with the slash commands), and
+no pattern run over a prompt backtracks (a file name is found in one pass:
+``_names_marked``), so a pasted hex dump or a 50 MB log answers in
+milliseconds.
+
 Pure and cheap: only ``re`` (patterns compiled on first use, ``baton.domain.regexes``) and
 ``unicodedata``; the prompt is read here and
 nowhere kept.
@@ -30,9 +36,17 @@ from __future__ import annotations
 
 import unicodedata
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook runs this module)
+if TYPE_CHECKING:
+    import re
+
 from baton.domain.regexes import lazy
 
 MAX_WORDS = 14
+MAX_CHARS = 1000
+"""The longest prompt read as a request (a slash command aside): a request is at most
+``MAX_WORDS`` words, and fourteen words with a path or two among them fit with room to
+spare; a longer prompt (a pasted log, a hex dump) is no request, and is never folded."""
 
 COMMANDS = ("/handoff", "/baton-handoff", "/baton handoff", "/baton:handoff", "/mcp__baton__handoff")
 
@@ -85,7 +99,8 @@ _SENTENCE_CUT = lazy(r"\s*(?:[.!?]+(?:\s+|$)|;+\s*|\s-+\s)")
 """Sentences end at ``.``, ``!``, ``?``, and at ``;`` and a spaced dash (an em or en dash,
 ``--``): "Stop here — we are out of context" is "Stop here. We are out of context"."""
 _CLAUSE_CUT = lazy(r"\s*(?:[,.;:!?]+|\s-\s|\band\b|\bthen\b|\bso\b)\s*")
-_NAME = lazy(r"[\w./:-]*\w[./:]\w(?:[\w./:-]*\w)?")
+_RUN = lazy(r"[\w./:-]+")
+_JOINED = lazy(r"\w[./:]\w")
 """A file name, path or dotted name (``handoff.py``, ``src/handoff``, ``baton.handoff``): a word
 and a dot, slash or colon joined with no space, which a clause cut must not split into its words."""
 _NON_WORD = lazy(r"[^\w\s,.;:!?/-]+")
@@ -100,6 +115,23 @@ def _fold(text: str) -> str:
     """Lower case, compatibility-folded, dashes spaced, apostrophes and quotes gone, spacing collapsed."""
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_DASHES).replace("’", "'").replace("'", " ")
     return _SPACES.sub(" ", _NON_WORD.sub(" ", folded)).strip()
+
+
+def _names_marked(text: str) -> str:
+    """``text`` with each file name, path or dotted name (``_JOINED``) made the word ``file``:
+    each run of word characters, dots, slashes, colons and hyphens that holds a joint,
+    up to its last word character (a name's closing dot stays: it may end a sentence).
+    One pass over the text: what the pattern ``[\\w./:-]*\\w[./:]\\w(?:[\\w./:-]*\\w)?``
+    replaced, without its backtracking (quadratic in a long run with no joint)."""
+    return _RUN.sub(_name_marked, text)
+
+
+def _name_marked(run: re.Match[str]) -> str:
+    word = run.group()
+    if _JOINED.search(word) is None:
+        return word
+    name = word.rstrip("./:-")
+    return " file " + word[len(name):]
 
 
 def _reduced(clause: str) -> str:
@@ -160,16 +192,23 @@ def _asks(sentence: str, then: list[str]) -> bool:
     return False
 
 
+_COMMAND_CHARS = max(len(c) for c in COMMANDS) + 1
+
+
 def is_explicit_request(prompt: str) -> bool:
     """Whether ``prompt`` asks for a handoff, by the documented phrase set (module docstring)."""
     if not isinstance(prompt, str):
         return False
-    stripped = prompt.strip().casefold()
-    if any(stripped == c or stripped.startswith(c + " ") for c in COMMANDS):
+    stripped = prompt.strip()
+    head = stripped[:_COMMAND_CHARS].casefold()  # casefold maps each character on its own: a prefix's is the prefix
+    whole = len(stripped) <= _COMMAND_CHARS  # then ``head`` is all of it
+    if any(whole and head == c or head.startswith(c + " ") for c in COMMANDS):
         return True
-    folded = _fold(prompt)
+    if len(stripped) > MAX_CHARS:
+        return False
+    folded = _fold(stripped)
     if not folded or len(folded.split()) > MAX_WORDS:
         return False
-    named = _NAME.sub(" file ", folded)  # ``handoff.py`` is a file, not the clause ``handoff``
+    named = _names_marked(folded)  # ``handoff.py`` is a file, not the clause ``handoff``
     sentences = [sentence for sentence in _SENTENCE_CUT.split(named) if sentence.strip()]
     return any(_asks(sentence, sentences[at + 1:]) for at, sentence in enumerate(sentences))

@@ -26,7 +26,8 @@ for it: ``KEPT_WHILE_BUSY``), and the ``baton hook`` process has its own
 deadline, ``BATON_HOOK_DEADLINE`` seconds (``DEADLINE_SECONDS``): past it, a
 watchdog answers "nothing", writes its line to stderr and ends the process
 with exit 0, whatever the hook was doing (a stalled file system, git, a
-lock). The ledger is safe from that exit: each of a hook's writes is one
+lock, a pattern match that holds the interpreter: the process's alarm,
+``Watchdog``). The ledger is safe from that exit: each of a hook's writes is one
 append (a session's end included), and an append cut short is a torn tail
 the next writer sets aside.
 
@@ -40,6 +41,7 @@ until the project is fixed — no brief would ever come to deliver it.
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # signal's C module (loaded by every run: baton.launch)
 import _thread  # threading's C module: its lock and thread, without ``threading`` (~3 M instructions a hook)
 import os
 import sys
@@ -101,11 +103,26 @@ def read_payload(raw: bytes) -> Mapping[str, Any]:
     try:
         payload = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        # The parser's own words (``invalid literal, expected 'null'``) tell a person nothing: what came, does.
-        raise InputError(f"the hook's input on stdin was not JSON (it began `{began(raw)}`)") from None
+        payload = _with_lone_surrogates_replaced(raw)
     if not isinstance(payload, dict):
         raise InputError(f"the hook's input on stdin was JSON but not an object (it began `{began(raw)}`)")
     return payload
+
+
+def _with_lone_surrogates_replaced(raw: bytes) -> Any:
+    """``raw`` parsed once its lone surrogate escapes (``"\\ud83d"``, half an emoji, as Node's
+    ``JSON.stringify`` writes it; orjson refuses them) are U+FFFD (``baton.domain.lone_surrogates``).
+
+    Raises:
+        InputError: not JSON even so.
+    """
+    if b"\\u" in raw:
+        try:
+            return orjson.loads(_load("baton.domain.lone_surrogates").replaced(raw))
+        except orjson.JSONDecodeError:
+            pass
+    # The parser's own words (``invalid literal, expected 'null'``) tell a person nothing: what came, does.
+    raise InputError(f"the hook's input on stdin was not JSON (it began `{began(raw)}`)") from None
 
 
 BEGAN_CHARS = 40
@@ -158,8 +175,9 @@ def fold_limit() -> int:
 
 def _load(module: str) -> Any:
     """Import ``module`` when the hook needs it: the project's half of a hook
-    (``baton.harnesses.hook_project``, with the application object) and the
-    project's root (``baton.project``). An ordinary prompt is answered from its
+    (``baton.harnesses.hook_project``, with the application object), the
+    project's root (``baton.project``), and the lone-surrogate repair of a payload
+    the parser refused (``baton.domain.lone_surrogates``). An ordinary prompt is answered from its
     payload alone and loads neither. ``__import__``, as ``baton.harnesses.adapter``."""
     return __import__(module, fromlist=["_"])
 
@@ -417,7 +435,18 @@ class Watchdog:
     The thread and its locks are ``_thread``'s, which ``threading`` wraps: a
     thread the interpreter does not wait for at exit (``threading``'s daemon),
     a wait on a lock with a timeout (``threading.Timer``'s), without importing
-    ``threading`` on the hook path."""
+    ``threading`` on the hook path.
+
+    A stall that holds the interpreter itself — a pattern match or other C
+    code that runs for long without letting another thread take the
+    interpreter — would keep that thread from ever running; so the process's
+    alarm (``SIGALRM``, an interval timer set to the same deadline) does the same
+    from the main thread: Python runs a signal's handler there as soon as
+    the C code checks for signals (``re`` does, every few thousand steps; a
+    blocking system call is interrupted by it). Whichever comes first
+    answers; the other then does nothing. The alarm is set only in the main
+    thread, and only when no other alarm is pending (a caller's own is left
+    alone); ``settle`` cancels it and puts the handler back."""
 
     def __init__(self, run: HookRun, seconds: float) -> None:
         # What expiring needs is imported with this module (_thread):
@@ -430,7 +459,26 @@ class Watchdog:
 
     def start(self) -> "Watchdog":
         _thread.start_new_thread(self._watch, ())
+        self._alarm = self._set_alarm()
         return self
+
+    def _set_alarm(self) -> list[object]:
+        """``[handler SIGALRM had before]`` (to put back), or ``[]`` when no alarm was set."""
+        try:
+            if _signal.getitimer(_signal.ITIMER_REAL)[0]:
+                return []  # someone else's alarm is pending: not ours to replace
+            previous = _signal.signal(_signal.SIGALRM, self._on_alarm)
+        except (ValueError, OSError):  # not the main thread: the watchdog's thread alone
+            return []
+        try:
+            _signal.setitimer(_signal.ITIMER_REAL, self.seconds)
+        except (ValueError, OSError, OverflowError):  # a deadline past what the timer holds: never reached
+            _signal.signal(_signal.SIGALRM, previous)
+            return []
+        return [previous]
+
+    def _on_alarm(self, signum: int, frame: object) -> None:
+        self._expire()
 
     def _watch(self) -> None:
         if not self._settled.acquire(timeout=self.seconds):
@@ -464,6 +512,9 @@ class Watchdog:
     def settle(self) -> None:
         self._answered.acquire()
         self._settled.release()
+        for previous in self._alarm:
+            _signal.setitimer(_signal.ITIMER_REAL, 0)
+            _signal.signal(_signal.SIGALRM, previous if previous is not None else _signal.SIG_DFL)
 
 
 NOTICE_WAIT_SECONDS = 1.0

@@ -63,7 +63,7 @@ def project_found(project: str | os.PathLike | None, cwd: str | None,
     """
     if project:
         return resolve_root(project), Path(project), False
-    start = Path(cwd) if cwd and Path(cwd).is_dir() else None
+    start = Path(cwd) if cwd and _a_folder(Path(cwd)) else None
     if not os.environ.get("BATON_PROJECT"):
         own = _own_folder()
         for folder in (project_dir, own):
@@ -97,12 +97,22 @@ def _above_the_gone(*named: str | None) -> tuple[Path, Path] | None:
         if not gone or not os.path.isabs(gone):
             continue
         for folder in Path(gone).parents:
-            if folder.is_dir():  # a branch switch removes folders of a git work tree only
+            if _a_folder(folder):  # a branch switch removes folders of a git work tree only
                 found = _holding(str(folder), None) if git_toplevel(folder.resolve()) is not None else None
                 if found is not None:
                     return found
                 break
     return None
+
+
+def _a_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder; False too when it cannot be one (a name longer than the
+    file system allows, ``ENAMETOOLONG``, which ``Path.is_dir`` raises: a payload's ``cwd``
+    of megabytes is a folder that is not there, not an internal error)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _own_folder() -> str | None:
@@ -228,7 +238,7 @@ def from_elsewhere(project: str | os.PathLike | None, cwd: str | None) -> str:
     folder): what it says and claims is that project's (``named_elsewhere``). It is
     what the setting is for — Baton's project kept beside the code, or one project for
     several folders — so the start still claims; a leftover setting is seen at once."""
-    start = Path(cwd) if cwd and Path(cwd).is_dir() else None
+    start = Path(cwd) if cwd and _a_folder(Path(cwd)) else None
     elsewhere = named_elsewhere(project, cwd=start)
     if elsewhere is None:
         return ""
