@@ -196,7 +196,12 @@ class _Walk:
         return known[0], list(known[1])
 
     def _scrub(self, text: str) -> tuple[str, list[Rule]]:
-        text, fired = self._fixed_point(text, [])
+        # A text with a line break is read with each marker's place in the text as
+        # given kept (``origins``): a value a continuation splits is widened there
+        # afterwards (``_spread``), over exactly what this reading redacted.
+        origins = _Origins() if "\n" in text else None
+        given = text
+        text, fired = self._fixed_point(text, [], origins)
         # Two views hide what the rules need from them in the text as written, and
         # the rules run once more over each: a line continuation (``API_KEY=\\``,
         # the value on the next line: ``joined``) parts a name from its value, and
@@ -214,12 +219,48 @@ class _Walk:
                 self._found(joined(text), markers, found)
             if "%" in text:
                 self._found(percent_decoded(text), markers, found)
-        if not found:
+        if found:
+            made: list[tuple[int, int, Rule]] = []
+            text, applied = _replace_spans(text, found, made)
+            if origins is not None:
+                origins.update(made)
+            for rule in applied:
+                _note_fired(fired, rule)
+            text, fired = self._fixed_point(text, fired, origins)
+        if origins is None or not origins.marks:
             return text, fired
-        text, applied = _replace_spans(text, found)
+        wider = self._spread(given, origins.covered())
+        if not wider:
+            return text, fired
+        # What this reading redacted, each marker widened: the text as given with the
+        # union replaced, so nothing it redacted can come back; the fixed point only adds.
+        text, applied = _replace_spans(given, origins.covered() + wider)
         for rule in applied:
             _note_fired(fired, rule)
         return self._fixed_point(text, fired)
+
+    def _spread(self, given: str, covered: list[tuple[int, int, Rule]]) -> list[tuple[int, int, Rule]]:
+        """Spans of ``given`` that widen a redacted one (``covered``) over the rest of its
+        value: a value split by a line continuation (``API_KEY=Zx9…\\`` and its rest
+        below, one word to the shell), whose first piece alone the rules took for the
+        whole value. A span the joined view of ``given`` finds that overlaps a redacted
+        one, and the rest of a word a continuation splits after a redacted span."""
+        wider: list[tuple[int, int, Rule]] = []
+        starts = [start for start, _, _ in covered]
+        spans = [(start, end) for start, end, _ in covered]
+        view = joined(given)
+        if view is not None:
+            hits: list[tuple[int, int, Rule]] = []
+            self._found(view, marker_spans(given), hits)
+            for start, end, rule in hits:
+                i = bisect.bisect_left(starts, end) - 1
+                if i >= 0 and spans[i][1] > start and not (spans[i][0] <= start and end <= spans[i][1]):
+                    wider.append((start, end, rule))
+        for start, end, rule in covered:
+            rest = continued_word_end(given, end)
+            if rest > end:
+                wider.append((end, rest, rule))
+        return wider
 
     def _found(self, decoded: tuple[str, list[int], list[int]] | None, markers: list[tuple[int, int]],
                found: list[tuple[int, int, Rule]]) -> None:
@@ -237,7 +278,8 @@ class _Walk:
                 if not _overlaps(start, end, markers):
                     found.append((start, end, rule))
 
-    def _fixed_point(self, text: str, fired: list[Rule]) -> tuple[str, list[Rule]]:
+    def _fixed_point(self, text: str, fired: list[Rule],
+                     origins: _Origins | None = None) -> tuple[str, list[Rule]]:
         # Run every rule until none fires: a replacement can split a string so
         # that an earlier rule now matches a piece, and a fixed point is what
         # makes redaction idempotent. Each pass turns unredacted characters
@@ -250,8 +292,11 @@ class _Walk:
             any_hit = False
             markers = marker_spans(text)
             for rule in candidates:
-                text, hit = apply_rule(text, rule, self.policy, markers)
+                made: list[tuple[int, int]] | None = [] if origins is not None else None
+                text, hit = apply_rule(text, rule, self.policy, markers, made)
                 if hit:
+                    if origins is not None and made:
+                        origins.update([(start, end, rule) for start, end in made])
                     markers = marker_spans(text)
                     any_hit = True
                     _note_fired(fired, rule)
@@ -539,17 +584,78 @@ def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     return i >= 0 and spans[i][1] > start
 
 
-def _replace_spans(text: str, spans: list[tuple[int, int, Rule]]) -> tuple[str, list[Rule]]:
+def _replace_spans(text: str, spans: list[tuple[int, int, Rule]],
+                   made: list[tuple[int, int, Rule]] | None = None) -> tuple[str, list[Rule]]:
     """Each span replaced by its rule's marker; a span overlapping the one
-    before it is covered by that marker. The rules whose marker was used."""
-    out, last, applied = [], 0, []
+    before it is covered by that marker. The rules whose marker was used;
+    ``made``, when given, receives each replaced span (merged) with its rule."""
+    merged: list[list[Any]] = []
     for start, end, rule in sorted(spans, key=lambda span: (span[0], -span[1])):
-        if start < last:  # overlaps the span before it: that marker covers this one too
-            last = max(last, end)
+        if merged and start < merged[-1][1]:  # overlaps the span before it: that marker covers this one too
+            merged[-1][1] = max(merged[-1][1], end)
             continue
+        merged.append([start, end, rule])
+    out, last, applied = [], 0, []
+    for start, end, rule in merged:
         out.append(text[last:start])
         out.append(replacement_for(rule.name))
         applied.append(rule)
         last = end
+        if made is not None:
+            made.append((start, end, rule))
     out.append(text[last:])
     return "".join(out), applied
+
+
+class _Origins:
+    """The markers a walk made in a text, each with its place in the text as given
+    (``marks``: place now, place in the text as given, rule; in order). Every
+    replacement is of text between markers, so a place outside a marker is the
+    given one shifted by the markers before it."""
+
+    __slots__ = ("marks",)
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[int, int, int, int, Rule]] = []
+
+    def update(self, spans: list[tuple[int, int, Rule]]) -> None:
+        """``spans`` (in the text now, in order, apart, none over a marker) were each
+        replaced by their rule's marker."""
+        marks, kept = self.marks, []
+        i = shift = given = 0  # given: a place's shift into the text as given, past the last mark
+        for start, end, rule in spans:
+            while i < len(marks) and marks[i][0] < start:
+                now, now_end, at, at_end, known = marks[i]
+                kept.append((now + shift, now_end + shift, at, at_end, known))
+                given = at_end - now_end
+                i += 1
+            width = len(replacement_for(rule.name))
+            kept.append((start + shift, start + shift + width, start + given, end + given, rule))
+            shift += width - (end - start)
+        for now, now_end, at, at_end, known in marks[i:]:
+            kept.append((now + shift, now_end + shift, at, at_end, known))
+        self.marks = kept
+
+    def covered(self) -> list[tuple[int, int, Rule]]:
+        """Each marker's span in the text as given, with its rule."""
+        return [(at, at_end, rule) for _, _, at, at_end, rule in self.marks]
+
+
+def continued_word_end(text: str, end: int) -> int:
+    """Past the rest of the word a line continuation splits after ``end``
+    (``Zx9…\\`` or cmd's ``Zx9…^`` ending a line, its next line going on at once:
+    one word to the shell, through every further continuation); ``end`` when no
+    continuation is crossed. PowerShell's backquote is left out: it parts words."""
+    at, crossed, size = end, False, len(text)
+    while True:
+        while at < size and not text[at].isspace():
+            at += 1
+        line_start = text.rfind("\n", 0, at) + 1
+        newline = at + 1 if text.startswith("\r\n", at) else at if text.startswith("\n", at) else -1
+        if newline < 0 or newline + 1 >= size or text[newline + 1].isspace():
+            break
+        continued = _continued(text[line_start:at])
+        if continued is None or continued[1] or text[at - 1] == "`" or at - line_start < 2 or text[at - 2].isspace():
+            break
+        at, crossed = newline + 1, True
+    return at if crossed else end
