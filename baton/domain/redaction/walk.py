@@ -227,14 +227,18 @@ class _Walk:
             for rule in applied:
                 _note_fired(fired, rule)
             text, fired = self._fixed_point(text, fired, origins)
-        if origins is None or not origins.marks:
+        if origins is None:
             return text, fired
-        wider = self._spread(given, origins.covered())
+        covered = origins.covered()
+        wider = self._spread(given, covered) if covered else []
+        wider.extend(self._yaml_values(given))
+        wider = _outside(wider, covered)
         if not wider:
             return text, fired
-        # What this reading redacted, each marker widened: the text as given with the
-        # union replaced, so nothing it redacted can come back; the fixed point only adds.
-        text, applied = _replace_spans(given, origins.covered() + wider)
+        # What this reading redacted, each marker widened and the YAML values added:
+        # the text as given with the union replaced, so nothing it redacted can come
+        # back; the fixed point only adds.
+        text, applied = _replace_spans(given, covered + wider)
         for rule in applied:
             _note_fired(fired, rule)
         return self._fixed_point(text, fired)
@@ -277,6 +281,31 @@ class _Walk:
                 start, end = starts[start], ends[end - 1]
                 if not _overlaps(start, end, markers):
                     found.append((start, end, rule))
+
+    def _yaml_values(self, given: str) -> list[tuple[int, int, Rule]]:
+        """The lines of each YAML value below its key (``yaml_values``) whose key the
+        rules take, on the value's line, for a secret's name (``password: Zx9…`` as
+        written on one line): every line of a block scalar or a plain scalar over
+        several lines, each item of a sequence, found and replaced whole."""
+        spans: list[tuple[int, int, Rule]] = []
+        for key, values, item in yaml_values(given):
+            # An item of a sequence is judged as its key's one: ``api_keys:`` / ``  - Zx9…`` as ``api_key: Zx9…``.
+            names = (key, key[:-2] + ":") if item and key[-2:-1] in ("s", "S") else (key,)
+            rule = next((rule for start, end in values for name in names
+                         if (rule := self._names_a_secret(name, given[start:end]))), None)
+            if rule is not None:
+                spans.extend((start, end, rule) for start, end in values)
+        return spans
+
+    def _names_a_secret(self, key: str, value: str) -> Rule | None:
+        """The rule that redacts (part of) ``value`` written on its key's line, if one does."""
+        line = f"{key} {value}"
+        for rule in self.prefilter.candidates(line.lower()):
+            if isinstance(rule, PathRule):
+                continue
+            if any(end > len(key) + 1 for _, end in rule.spans(line, self.policy)):
+                return rule
+        return None
 
     def _fixed_point(self, text: str, fired: list[Rule],
                      origins: _Origins | None = None) -> tuple[str, list[Rule]]:
@@ -659,3 +688,102 @@ def continued_word_end(text: str, end: int) -> int:
             break
         at, crossed = newline + 1, True
     return at if crossed else end
+
+
+def _outside(spans: list[tuple[int, int, Rule]], covered: list[tuple[int, int, Rule]]) -> list[tuple[int, int, Rule]]:
+    """``spans`` but those inside one of ``covered`` (in order, apart): nothing to widen."""
+    starts = [start for start, _, _ in covered]
+    kept = []
+    for start, end, rule in spans:
+        i = bisect.bisect_right(starts, start) - 1
+        if not (i >= 0 and covered[i][1] >= end):
+            kept.append((start, end, rule))
+    return kept
+
+
+_KEY_READ = 256
+"""How much of a YAML key's line, before its colon, a value below it is judged with."""
+_MAPPING_ENTRY = r"[^\s:]+:(?:[ \t]|$)"
+"""A line's content that is a mapping entry (``description: …``, ``valueFrom:``)."""
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """Each line's span, without its line break (``\r\n`` too)."""
+    spans, begin = [], 0
+    while begin <= len(text):
+        newline = text.find("\n", begin)
+        end = len(text) if newline < 0 else newline
+        spans.append((begin, end - 1 if end > begin and text[end - 1] == "\r" else end))
+        if newline < 0:
+            break
+        begin = newline + 1
+    return spans
+
+
+def yaml_values(text: str) -> list[tuple[str, list[tuple[int, int]], bool]]:
+    """Each YAML value written below its key: the key's line up to its colon, and the
+    spans of the value's lines' content. A key ending its line (with a tag, an anchor,
+    a comment or a block scalar's indicator after the colon, ``_continued``) has below
+    it, more indented and across blank lines, a block scalar (``|``, ``>``: every
+    line), a plain scalar (its lines up to a mapping entry) or a sequence (each item
+    not itself a mapping, with its more indented lines: a value of its own); a
+    mapping below the key is no value. Whether each is an item of a sequence. Linear:
+    the lines of a scalar are read once."""
+    lines = _lines(text)
+    found: list[tuple[str, list[tuple[int, int]], bool]] = []
+    i = 0
+    while i < len(lines):
+        start, end = lines[i]
+        line = text[start:end]
+        continued = _continued(line) if line.rstrip(" \t")[-1:] in ":|>+-0123456789&" or "#" in line else None
+        if continued is None or not continued[1]:
+            i += 1
+            continue
+        indent = len(line) - len(line.lstrip(" \t"))
+        block = line[continued[0]:].split("#")[0].rstrip(" \t+-123456789").endswith(("|", ">"))
+        values, j, scalar = _values_below(text, lines, i + 1, indent, block)
+        key = line[max(0, continued[0] - _KEY_READ):continued[0]]  # the name ends the line: a long one is read once
+        found.extend((key, value, not scalar) for value in values)
+        i = j if scalar else i + 1  # a scalar's lines are no keys; a sequence's items may hold some
+    return found
+
+
+def _values_below(text: str, lines: list[tuple[int, int]], j: int, indent: int,
+                  block: bool) -> tuple[list[list[tuple[int, int]]], int, bool]:
+    """The values below a key indented by ``indent`` from line ``j`` on, the line
+    after them, and whether they are one scalar's lines (no sequence)."""
+    values: list[list[tuple[int, int]]] = []
+    item_indent = -1
+    current: list[tuple[int, int]] | None = None
+    while j < len(lines):
+        start, end = lines[j]
+        content = text[start:end].lstrip(" \t")
+        if not content:
+            j += 1
+            continue
+        at = end - len(content)
+        depth = at - start
+        item = content == "-" or content.startswith(("- ", "-\t"))
+        if block:
+            if depth <= indent:
+                break
+            if not values:
+                values.append([])
+            values[0].append((at, end))
+        elif item and (item_indent < 0 and depth >= indent and not values or depth == item_indent):
+            item_indent = depth
+            rest = content[1:].lstrip(" \t")
+            current = None if not rest or compiled(_MAPPING_ENTRY).match(rest) else [(end - len(rest), end)]
+            if current is not None:
+                values.append(current)
+        elif item_indent >= 0 and depth > item_indent:
+            if current is not None:
+                current.append((at, end))
+        elif depth <= indent or item_indent >= 0 or compiled(_MAPPING_ENTRY).match(content):
+            break
+        else:
+            if not values:
+                values.append([])
+            values[0].append((at, end))
+        j += 1
+    return values, j, bool(values) and item_indent < 0
