@@ -158,3 +158,12 @@ def test_the_whole_value_of_a_split_assignment_is_gone(prefix, name, operator, v
     head = f"{prefix}{name}{operator}"
     assert cleaned.startswith(head) and cleaned.endswith(after), (text, cleaned)
     assert set(cleaned[len(head):len(cleaned) - len(after)]) <= set("\0\\^\r\n"), (text, cleaned)
+
+
+@settings(max_examples=300, deadline=None)
+@given(statements=st.lists(_statement(), min_size=1, max_size=4), separators=st.lists(SEPARATORS, min_size=4,
+                                                                                      max_size=4))
+def test_redacting_a_redacted_text_again_changes_nothing(statements, separators):
+    text = "".join(sep + statement for (statement, _), sep in zip(statements, separators)).lstrip("\n")
+    once = _redacted(text)
+    assert _redacted(once) == once, (text, once)

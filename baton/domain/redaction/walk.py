@@ -79,6 +79,8 @@ class RedactionOutcome:
 
 _IDENT = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _MAX_PASSES = 64
+_WIDEN_ROUNDS = 4
+"""How many times a text whose redaction was widened is read again (each round only adds markers)."""
 
 
 def _child(path: str, key: Any) -> str:
@@ -195,7 +197,7 @@ class _Walk:
             known = self.memo[text] = (screened, tuple(fired))
         return known[0], list(known[1])
 
-    def _scrub(self, text: str) -> tuple[str, list[Rule]]:
+    def _scrub(self, text: str, depth: int = 0) -> tuple[str, list[Rule]]:
         # A text with a line break is read with each marker's place in the text as
         # given kept (``origins``): a value a continuation splits is widened there
         # afterwards (``_spread``), over exactly what this reading redacted.
@@ -234,14 +236,27 @@ class _Walk:
         wider.extend(self._yaml_values(given))
         wider = _outside(wider, covered)
         if not wider:
-            return text, fired
+            return self._again(given, text, fired, depth)
         # What this reading redacted, each marker widened and the YAML values added:
         # the text as given with the union replaced, so nothing it redacted can come
         # back; the fixed point only adds.
         text, applied = _replace_spans(given, covered + wider)
         for rule in applied:
             _note_fired(fired, rule)
-        return self._fixed_point(text, fired)
+        text, fired = self._fixed_point(text, fired)
+        return self._again(given, text, fired, depth)
+
+    def _again(self, given: str, text: str, fired: list[Rule], depth: int) -> tuple[str, list[Rule]]:
+        """``text`` (``given`` redacted) read again while it changes: a marker can change
+        how a line ends (a key's ``: |`` taken into a value, a mapping entry's colon), so
+        a YAML value or a continuation appears only now; a second redaction must change
+        nothing more. Each round only adds markers; ``_WIDEN_ROUNDS`` at most."""
+        if text == given or depth >= _WIDEN_ROUNDS:
+            return text, fired
+        text, more = self._scrub(text, depth + 1)
+        for rule in more:
+            _note_fired(fired, rule)
+        return text, fired
 
     def _spread(self, given: str, covered: list[tuple[int, int, Rule]]) -> list[tuple[int, int, Rule]]:
         """Spans of ``given`` that widen a redacted one (``covered``) over the rest of its
