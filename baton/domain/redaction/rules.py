@@ -613,32 +613,35 @@ _ANCHOR = r"(?<!\[)\^|(?<!\\)\$|\\[AZ]"
 
 
 def apply_rule(text: str, rule: Rule, policy: Thresholds,
-           markers: list[tuple[int, int]] | None = None) -> tuple[str, bool]:
+               markers: list[tuple[int, int]] | None = None,
+               replaced: list[tuple[int, int]] | None = None) -> tuple[str, bool]:
     """Replace ``rule``'s matches in the parts of ``text`` between markers.
 
     The rule runs over the whole text once; only when a match would overlap
     a marker (or the pattern is anchored, so a marker's edge could count as
     the text's) does it run again on each part between markers, as the
     definition says. The result is the same; the cost is one search instead
-    of one per part (a field full of earlier redactions has hundreds)."""
+    of one per part (a field full of earlier redactions has hundreds).
+    ``replaced``, when given, receives each replaced span (in ``text``)."""
     if isinstance(rule, PathRule):
         return text, False
     if markers is None:
         markers = marker_spans(text)
     if not markers:
-        return _replaced(text, sorted(set(rule.spans(text, policy))), rule.name)
+        return _replaced(text, sorted(set(rule.spans(text, policy))), rule.name, replaced)
     if not (isinstance(rule, PatternRule) and compiled(_ANCHOR).search(rule.regex)):
         spans = sorted(set(rule.spans(text, policy)))
         if not _overlaps_a_marker(spans, markers):
-            return _replaced(text, spans, rule.name)
+            return _replaced(text, spans, rule.name, replaced)
     pieces: list[str] = []
     hit = False
     pos = 0
     for start, end in [*markers, (len(text), len(text))]:
         segment = text[pos:start]
         if segment:
-            replaced, segment_hit = _replaced(segment, sorted(set(rule.spans(segment, policy))), rule.name)
-            pieces.append(replaced)
+            cleaned, segment_hit = _replaced(segment, sorted(set(rule.spans(segment, policy))), rule.name,
+                                              replaced, pos)
+            pieces.append(cleaned)
             hit = hit or segment_hit
         pieces.append(text[start:end])
         pos = end
@@ -650,11 +653,14 @@ def marker_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in MARKER.finditer(text)] if "[REDACTED" in text else []
 
 
-def _replaced(text: str, spans: list[tuple[int, int]], rule_name: str) -> tuple[str, bool]:
+def _replaced(text: str, spans: list[tuple[int, int]], rule_name: str,
+              replaced: list[tuple[int, int]] | None = None, offset: int = 0) -> tuple[str, bool]:
     out, last = [], 0
     for start, stop in spans:
         if start < last:
             continue
+        if replaced is not None:
+            replaced.append((offset + start, offset + stop))
         out.append(text[last:start])
         out.append(replacement_for(rule_name))
         last = stop

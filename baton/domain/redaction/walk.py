@@ -80,6 +80,8 @@ class RedactionOutcome:
 
 _IDENT = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _MAX_PASSES = 64
+_WIDEN_ROUNDS = 4
+"""How many times a text whose redaction was widened is read again (each round only adds markers)."""
 
 
 def _child(path: str, key: Any) -> str:
@@ -196,8 +198,13 @@ class _Walk:
             known = self.memo[text] = (screened, tuple(fired))
         return known[0], list(known[1])
 
-    def _scrub(self, text: str) -> tuple[str, list[Rule]]:
-        text, fired = self._fixed_point(text, [])
+    def _scrub(self, text: str, depth: int = 0) -> tuple[str, list[Rule]]:
+        # A text with a line break is read with each marker's place in the text as
+        # given kept (``origins``): a value a continuation splits is widened there
+        # afterwards (``_spread``), over exactly what this reading redacted.
+        origins = _Origins() if "\n" in text else None
+        given = text
+        text, fired = self._fixed_point(text, [], origins)
         # Two views hide what the rules need from them in the text as written, and
         # the rules run once more over each: a line continuation (``API_KEY=\\``,
         # the value on the next line: ``joined``) parts a name from its value, and
@@ -215,12 +222,65 @@ class _Walk:
                 self._found(joined(text), markers, found)
             if "%" in text:
                 self._found(percent_decoded(text), markers, found)
-        if not found:
+        if found:
+            made: list[tuple[int, int, Rule]] = []
+            text, applied = _replace_spans(text, found, made)
+            if origins is not None:
+                origins.update(made)
+            for rule in applied:
+                _note_fired(fired, rule)
+            text, fired = self._fixed_point(text, fired, origins)
+        if origins is None:
             return text, fired
-        text, applied = _replace_spans(text, found)
+        covered = origins.covered()
+        wider = self._spread(given, covered) if covered else []
+        wider.extend(self._yaml_values(given))
+        wider = _outside(wider, covered)
+        if not wider:
+            return self._again(given, text, fired, depth)
+        # What this reading redacted, each marker widened and the YAML values added:
+        # the text as given with the union replaced, so nothing it redacted can come
+        # back; the fixed point only adds.
+        text, applied = _replace_spans(given, covered + wider)
         for rule in applied:
             _note_fired(fired, rule)
-        return self._fixed_point(text, fired)
+        text, fired = self._fixed_point(text, fired)
+        return self._again(given, text, fired, depth)
+
+    def _again(self, given: str, text: str, fired: list[Rule], depth: int) -> tuple[str, list[Rule]]:
+        """``text`` (``given`` redacted) read again while it changes: a marker can change
+        how a line ends (a key's ``: |`` taken into a value, a mapping entry's colon), so
+        a YAML value or a continuation appears only now; a second redaction must change
+        nothing more. Each round only adds markers; ``_WIDEN_ROUNDS`` at most."""
+        if text == given or depth >= _WIDEN_ROUNDS:
+            return text, fired
+        text, more = self._scrub(text, depth + 1)
+        for rule in more:
+            _note_fired(fired, rule)
+        return text, fired
+
+    def _spread(self, given: str, covered: list[tuple[int, int, Rule]]) -> list[tuple[int, int, Rule]]:
+        """Spans of ``given`` that widen a redacted one (``covered``) over the rest of its
+        value: a value split by a line continuation (``API_KEY=Zx9…\\`` and its rest
+        below, one word to the shell), whose first piece alone the rules took for the
+        whole value. A span the joined view of ``given`` finds that overlaps a redacted
+        one, and the rest of a word a continuation splits after a redacted span."""
+        wider: list[tuple[int, int, Rule]] = []
+        starts = [start for start, _, _ in covered]
+        spans = [(start, end) for start, end, _ in covered]
+        view = joined(given)
+        if view is not None:
+            hits: list[tuple[int, int, Rule]] = []
+            self._found(view, marker_spans(given), hits)
+            for start, end, rule in hits:
+                i = bisect.bisect_left(starts, end) - 1
+                if i >= 0 and spans[i][1] > start and not (spans[i][0] <= start and end <= spans[i][1]):
+                    wider.append((start, end, rule))
+        for start, end, rule in covered:
+            rest = continued_word_end(given, end)
+            if rest > end:
+                wider.append((end, rest, rule))
+        return wider
 
     def _found(self, decoded: tuple[str, list[int], list[int]] | None, markers: list[tuple[int, int]],
                found: list[tuple[int, int, Rule]]) -> None:
@@ -238,7 +298,33 @@ class _Walk:
                 if not _overlaps(start, end, markers):
                     found.append((start, end, rule))
 
-    def _fixed_point(self, text: str, fired: list[Rule]) -> tuple[str, list[Rule]]:
+    def _yaml_values(self, given: str) -> list[tuple[int, int, Rule]]:
+        """The lines of each YAML value below its key (``yaml_values``) whose key the
+        rules take, on the value's line, for a secret's name (``password: Zx9…`` as
+        written on one line): every line of a block scalar or a plain scalar over
+        several lines, each item of a sequence, found and replaced whole."""
+        spans: list[tuple[int, int, Rule]] = []
+        for key, values, item in yaml_values(given):
+            # An item of a sequence is judged as its key's one: ``api_keys:`` / ``  - Zx9…`` as ``api_key: Zx9…``.
+            names = (key, key[:-2] + ":") if item and key[-2:-1] in ("s", "S") else (key,)
+            rule = next((rule for start, end in values for name in names
+                         if (rule := self._names_a_secret(name, given[start:end]))), None)
+            if rule is not None:
+                spans.extend((start, end, rule) for start, end in values)
+        return spans
+
+    def _names_a_secret(self, key: str, value: str) -> Rule | None:
+        """The rule that redacts (part of) ``value`` written on its key's line, if one does."""
+        line = f"{key} {value}"
+        for rule in self.prefilter.candidates(line.lower()):
+            if isinstance(rule, PathRule):
+                continue
+            if any(end > len(key) + 1 for _, end in rule.spans(line, self.policy)):
+                return rule
+        return None
+
+    def _fixed_point(self, text: str, fired: list[Rule],
+                     origins: _Origins | None = None) -> tuple[str, list[Rule]]:
         # Run every rule until none fires: a replacement can split a string so
         # that an earlier rule now matches a piece, and a fixed point is what
         # makes redaction idempotent. Each pass turns unredacted characters
@@ -251,8 +337,11 @@ class _Walk:
             any_hit = False
             markers = marker_spans(text)
             for rule in candidates:
-                text, hit = apply_rule(text, rule, self.policy, markers)
+                made: list[tuple[int, int]] | None = [] if origins is not None else None
+                text, hit = apply_rule(text, rule, self.policy, markers, made)
                 if hit:
+                    if origins is not None and made:
+                        origins.update([(start, end, rule) for start, end in made])
                     markers = marker_spans(text)
                     any_hit = True
                     _note_fired(fired, rule)
@@ -539,17 +628,177 @@ def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     return i >= 0 and spans[i][1] > start
 
 
-def _replace_spans(text: str, spans: list[tuple[int, int, Rule]]) -> tuple[str, list[Rule]]:
+def _replace_spans(text: str, spans: list[tuple[int, int, Rule]],
+                   made: list[tuple[int, int, Rule]] | None = None) -> tuple[str, list[Rule]]:
     """Each span replaced by its rule's marker; a span overlapping the one
-    before it is covered by that marker. The rules whose marker was used."""
-    out, last, applied = [], 0, []
+    before it is covered by that marker. The rules whose marker was used;
+    ``made``, when given, receives each replaced span (merged) with its rule."""
+    merged: list[list[Any]] = []
     for start, end, rule in sorted(spans, key=lambda span: (span[0], -span[1])):
-        if start < last:  # overlaps the span before it: that marker covers this one too
-            last = max(last, end)
+        if merged and start < merged[-1][1]:  # overlaps the span before it: that marker covers this one too
+            merged[-1][1] = max(merged[-1][1], end)
             continue
+        merged.append([start, end, rule])
+    out, last, applied = [], 0, []
+    for start, end, rule in merged:
         out.append(text[last:start])
         out.append(replacement_for(rule.name))
         applied.append(rule)
         last = end
+        if made is not None:
+            made.append((start, end, rule))
     out.append(text[last:])
     return "".join(out), applied
+
+
+class _Origins:
+    """The markers a walk made in a text, each with its place in the text as given
+    (``marks``: place now, place in the text as given, rule; in order). Every
+    replacement is of text between markers, so a place outside a marker is the
+    given one shifted by the markers before it."""
+
+    __slots__ = ("marks",)
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[int, int, int, int, Rule]] = []
+
+    def update(self, spans: list[tuple[int, int, Rule]]) -> None:
+        """``spans`` (in the text now, in order, apart, none over a marker) were each
+        replaced by their rule's marker."""
+        marks, kept = self.marks, []
+        i = shift = given = 0  # given: a place's shift into the text as given, past the last mark
+        for start, end, rule in spans:
+            while i < len(marks) and marks[i][0] < start:
+                now, now_end, at, at_end, known = marks[i]
+                kept.append((now + shift, now_end + shift, at, at_end, known))
+                given = at_end - now_end
+                i += 1
+            width = len(replacement_for(rule.name))
+            kept.append((start + shift, start + shift + width, start + given, end + given, rule))
+            shift += width - (end - start)
+        for now, now_end, at, at_end, known in marks[i:]:
+            kept.append((now + shift, now_end + shift, at, at_end, known))
+        self.marks = kept
+
+    def covered(self) -> list[tuple[int, int, Rule]]:
+        """Each marker's span in the text as given, with its rule."""
+        return [(at, at_end, rule) for _, _, at, at_end, rule in self.marks]
+
+
+def continued_word_end(text: str, end: int) -> int:
+    """Past the rest of the word a line continuation splits after ``end``
+    (``Zx9…\\`` or cmd's ``Zx9…^`` ending a line, its next line going on at once:
+    one word to the shell, through every further continuation); ``end`` when no
+    continuation is crossed. PowerShell's backquote is left out: it parts words."""
+    at, crossed, size = end, False, len(text)
+    while True:
+        while at < size and not text[at].isspace():
+            at += 1
+        line_start = text.rfind("\n", 0, at) + 1
+        newline = at + 1 if text.startswith("\r\n", at) else at if text.startswith("\n", at) else -1
+        if newline < 0 or newline + 1 >= size or text[newline + 1].isspace():
+            break
+        continued = _continued(text[line_start:at])
+        if continued is None or continued[1] or text[at - 1] == "`" or at - line_start < 2 or text[at - 2].isspace():
+            break
+        at, crossed = newline + 1, True
+    return at if crossed else end
+
+
+def _outside(spans: list[tuple[int, int, Rule]], covered: list[tuple[int, int, Rule]]) -> list[tuple[int, int, Rule]]:
+    """``spans`` but those inside one of ``covered`` (in order, apart): nothing to widen."""
+    starts = [start for start, _, _ in covered]
+    kept = []
+    for start, end, rule in spans:
+        i = bisect.bisect_right(starts, start) - 1
+        if not (i >= 0 and covered[i][1] >= end):
+            kept.append((start, end, rule))
+    return kept
+
+
+_KEY_READ = 256
+"""How much of a YAML key's line, before its colon, a value below it is judged with."""
+_MAPPING_ENTRY = r"[^\s:]+:(?:[ \t]|$)"
+"""A line's content that is a mapping entry (``description: …``, ``valueFrom:``)."""
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """Each line's span, without its line break (``\r\n`` too)."""
+    spans, begin = [], 0
+    while begin <= len(text):
+        newline = text.find("\n", begin)
+        end = len(text) if newline < 0 else newline
+        spans.append((begin, end - 1 if end > begin and text[end - 1] == "\r" else end))
+        if newline < 0:
+            break
+        begin = newline + 1
+    return spans
+
+
+def yaml_values(text: str) -> list[tuple[str, list[tuple[int, int]], bool]]:
+    """Each YAML value written below its key: the key's line up to its colon, and the
+    spans of the value's lines' content. A key ending its line (with a tag, an anchor,
+    a comment or a block scalar's indicator after the colon, ``_continued``) has below
+    it, more indented and across blank lines, a block scalar (``|``, ``>``: every
+    line), a plain scalar (its lines up to a mapping entry) or a sequence (each item
+    not itself a mapping, with its more indented lines: a value of its own); a
+    mapping below the key is no value. Whether each is an item of a sequence. Linear:
+    the lines of a scalar are read once."""
+    lines = _lines(text)
+    found: list[tuple[str, list[tuple[int, int]], bool]] = []
+    i = 0
+    while i < len(lines):
+        start, end = lines[i]
+        line = text[start:end]
+        continued = _continued(line) if line.rstrip(" \t")[-1:] in ":|>+-0123456789&" or "#" in line else None
+        if continued is None or not continued[1]:
+            i += 1
+            continue
+        indent = len(line) - len(line.lstrip(" \t"))
+        block = line[continued[0]:].split("#")[0].rstrip(" \t+-123456789").endswith(("|", ">"))
+        values, j, scalar = _values_below(text, lines, i + 1, indent, block)
+        key = line[max(0, continued[0] - _KEY_READ):continued[0]]  # the name ends the line: a long one is read once
+        found.extend((key, value, not scalar) for value in values)
+        i = j if scalar else i + 1  # a scalar's lines are no keys; a sequence's items may hold some
+    return found
+
+
+def _values_below(text: str, lines: list[tuple[int, int]], j: int, indent: int,
+                  block: bool) -> tuple[list[list[tuple[int, int]]], int, bool]:
+    """The values below a key indented by ``indent`` from line ``j`` on, the line
+    after them, and whether they are one scalar's lines (no sequence)."""
+    values: list[list[tuple[int, int]]] = []
+    item_indent = -1
+    current: list[tuple[int, int]] | None = None
+    while j < len(lines):
+        start, end = lines[j]
+        content = text[start:end].lstrip(" \t")
+        if not content:
+            j += 1
+            continue
+        at = end - len(content)
+        depth = at - start
+        item = content == "-" or content.startswith(("- ", "-\t"))
+        if block:
+            if depth <= indent:
+                break
+            if not values:
+                values.append([])
+            values[0].append((at, end))
+        elif item and (item_indent < 0 and depth >= indent and not values or depth == item_indent):
+            item_indent = depth
+            rest = content[1:].lstrip(" \t")
+            current = None if not rest or compiled(_MAPPING_ENTRY).match(rest) else [(end - len(rest), end)]
+            if current is not None:
+                values.append(current)
+        elif item_indent >= 0 and depth > item_indent:
+            if current is not None:
+                current.append((at, end))
+        elif depth <= indent or item_indent >= 0 or compiled(_MAPPING_ENTRY).match(content):
+            break
+        else:
+            if not values:
+                values.append([])
+            values[0].append((at, end))
+        j += 1
+    return values, j, bool(values) and item_indent < 0
