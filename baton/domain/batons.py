@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
 
 from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, head_change
-from baton.domain.percent import quote
+from baton.domain.percent import quote, unquote
 from baton.domain.short_ids import short_id
 from baton.values import value_class
 
@@ -137,7 +137,26 @@ def objective_doc_key(owner: str, branch: str) -> str:
 
 
 def baton_key(owner: str, branch: str, shared: bool) -> str:
-    return SHARED_KEY if shared else context_key(owner, branch)
+    """The key of a baton (its stream ``baton/<key>`` and its index document): ``_shared``, or
+    ``context_key`` with an e-mail owner case-folded (``index_key``), so one person's batons on
+    one branch share one key whatever the letter case their e-mail was given in."""
+    return SHARED_KEY if shared else index_key(context_key(owner, branch))
+
+
+def index_key(key: str) -> str:
+    """The baton index's document for the baton stream ``baton/<key>``: ``key`` with its owner
+    side case-folded when that is an e-mail address (``owner_match_key``: ``Bob@Ex.com`` and
+    ``bob@ex.com`` are one person), read from the key itself — so every event of a stream, a
+    forgotten one (whose data is erased) or one of an unknown type too, folds into one document,
+    and the streams older Batons wrote per letter case (``baton/Bob%40Ex.com__main``) fold into
+    the one new batons are written to (``baton/bob%40ex.com__main``). The owner side ends at the
+    first ``__``; any other key (``_shared``, an owner without ``@``) is returned as it is."""
+    owner_part, sep, branch_part = key.partition(KEY_SEPARATOR)
+    if not sep or "%40" not in owner_part:
+        return key
+    owner = unquote(owner_part)
+    folded = owner_match_key(owner)
+    return key if folded == owner else f"{encode_key_part(folded)}{KEY_SEPARATOR}{branch_part}"
 
 
 def baton_stream(key: str) -> str:
