@@ -497,6 +497,33 @@ def missed_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str |
             f"handoff show {shown}`).")
 
 
+def collided_unseen(record: BatonRecord | None, owner: str, branch: str) -> list[dict[str, Any]]:
+    """The batons for ``owner`` on ``branch`` that ``record`` — the current baton of their key, for
+    *another* owner or branch whose names share the key (docs/batons.md "Names that share a key")
+    — superseded unseen: left on two clones apart (``baton sync``), where one clone would have
+    refused the second (``check_key_free``). No session of ``owner`` on ``branch`` receives them."""
+    if record is None or record.shared or (same_owner(record.owner, owner) and record.branch == branch):
+        return []
+    return [u for u in record.replaced_unseen
+            if u.get("shared") is not True and isinstance(u.get("owner"), str) and same_owner(u["owner"], owner)
+            and u.get("branch") == branch]
+
+
+def collided_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str | None = None,
+                    objective: str | None = None) -> str:
+    """The line a start of the owner and branch of ``unseen`` is told of it (``collided_unseen``):
+    whose it was, that the baton for another owner or branch sharing its key replaced it, and how
+    to read it."""
+    shown = _shown(unseen.get("id"))
+    who = left_by or (f"session `{_shown(unseen['sessionId'])}`" if unseen.get("sessionId") else "another session")
+    about = f", objective: {_clipped(objective)}" if objective else ""
+    return (f"Baton `{shown}`, left by {_shown(who)} at {_shown(unseen.get('createdAt') or 'an unknown time')} for "
+            f"{scope_words(unseen)}{about}, was replaced (by `baton sync`: the two were left on clones apart) by "
+            f"baton `{_shown(record.id)}` for {scope_words({'owner': record.owner, 'branch': record.branch})}, "
+            f"whose names share one baton key ({_shown(record.key)}), so no session of {scope_words(unseen)} "
+            f"receives it; read it with `baton resume {shown}` (or `baton handoff show {shown}`).")
+
+
 def scope_words(unseen: Mapping[str, Any]) -> str:
     """Whom a baton is for, as a listing names it: ``owner on branch``, or, for a shared baton
     (everyone's), ``shared (left on branch by owner)``."""

@@ -31,6 +31,7 @@ from baton.domain.batons import (
     baton_file,
     baton_stream,
     clipped_text,
+    collided_unseen,
     handoff_objective,
     index_key,
 )
@@ -149,8 +150,20 @@ def unseen_details(runner, record: BatonRecord, summaries: Iterable[dict[str, An
         objective = handoff_objective(runner.get("handoffs", ident)) if indexed else None
         if objective is not None:
             objective = clipped_text(objective)
-        out.append({**u, "writer": creators.get(ident), "objective": objective})
+        other = collided_with(record, u)
+        out.append({**u, "writer": creators.get(ident), "objective": objective, **other})
     return out
+
+
+def collided_with(record: BatonRecord, unseen: dict[str, Any]) -> dict[str, Any]:
+    """``{"supersededFor": {owner, branch}}`` when ``record``, which replaced ``unseen``, is for
+    another owner or branch whose names share its key (``domain.batons.collided_unseen``: left on
+    clones apart), so a listing says the baton was replaced by another name's; else nothing."""
+    owner = unseen.get("owner")
+    if unseen.get("shared") is True or not isinstance(owner, str) or not collided_unseen(record, owner,
+                                                                                       str(unseen.get("branch"))):
+        return {}
+    return {"supersededFor": {"owner": record.owner, "branch": record.branch}}
 
 
 def unseen_sources(runner, record: BatonRecord, summaries: Iterable[dict[str, Any]] | None = None
