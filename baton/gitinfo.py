@@ -611,7 +611,9 @@ def _wildmatch(text: str, pattern: str, fold: bool, *, directory: bool = True) -
     for token in re.split(r"(\*\*/|/\*\*$|\*\*|\*|\?)", pattern):
         out.append({"**/": "(?:.*/)?", "/**": "(?:/.*)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}.get(token)
                    or re.escape(token))
-    return re.fullmatch("".join(out), text, re.IGNORECASE if fold else 0) is not None
+    # ``gitdir/i:`` folds ASCII letters only, as git's wildmatch does (WM_CASEFOLD, its
+    # ``tolower``): ``Ö`` and ``ö`` stay two letters, so the owner is what `git config` says
+    return re.fullmatch("".join(out), text, re.IGNORECASE | re.ASCII if fold else 0) is not None
 
 
 def _user_config_value(section: str, name: str) -> str | None:

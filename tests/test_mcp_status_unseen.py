@@ -73,3 +73,19 @@ async def test_baton_status_clips_the_unseen_batons_objective_as_the_cli_text_do
     [unseen] = (await _status(b))["superseded_unseen"]
     assert unseen["objective"] == clipped_text("y" * 3000)
     assert len(unseen["objective"]) == CARRIED_TEXT_MAX
+
+
+async def test_baton_status_names_the_other_owner_and_branch_whose_baton_replaced_one_sharing_its_key(
+        capsys, tmp_path):
+    from tests.test_sync_baton_key_collision import _left_apart
+
+    a, _c, first, second = _left_apart(capsys, tmp_path)
+    [unseen] = (await _status(a))["superseded_unseen"]
+    assert (unseen["id"], unseen["superseded_by"]) == (first, second)
+    assert unseen["superseded_for"] == {"owner": "x", "branch": "y__z"}
+
+
+async def test_baton_status_names_no_other_owner_and_branch_for_batons_left_apart_on_one(capsys, team):
+    _a, b, _alices, _bobs = batons_left_apart(capsys, team)
+    [unseen] = (await _status(b))["superseded_unseen"]
+    assert "superseded_for" not in unseen

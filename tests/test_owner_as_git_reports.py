@@ -135,3 +135,27 @@ def test_an_identity_an_include_on_the_remotes_url_sets_is_the_owner_as_in_git(w
         _git(work_repo, "remote", "add", "origin", remote)
     assert _git(work_repo, "config", "user.email") == email
     assert resolve_owner(work_repo) == email
+
+
+@pytest.fixture
+def woerk_repo(isolated_home: Path) -> Path:
+    """A repository at ``~/wörk dir/repo`` (a non-ASCII letter in its path), with the work identity
+    in ``~/.gitconfig-work``, as ``work_repo``."""
+    repo = isolated_home / "wörk dir" / "repo"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    (isolated_home / ".gitconfig-work").write_text("[user]\n\temail = alice@work.example\n")
+    return repo
+
+
+def test_gitdir_i_folds_only_ascii_letters_as_git_does_so_a_non_ascii_letter_in_another_case_does_not_match(
+        woerk_repo, isolated_home):
+    _user_config(isolated_home, f"gitdir/i:{isolated_home}/WÖRK DIR/**")
+    assert _git(woerk_repo, "config", "user.email") == "alice@home.example"  # what git says
+    assert resolve_owner(woerk_repo) == "alice@home.example"
+
+
+def test_gitdir_i_matches_a_non_ascii_path_whose_ascii_letters_differ_in_case(woerk_repo, isolated_home):
+    _user_config(isolated_home, f"gitdir/i:{isolated_home}/wöRK DIR/**")
+    assert _git(woerk_repo, "config", "user.email") == "alice@work.example"  # what git says
+    assert resolve_owner(woerk_repo) == "alice@work.example"

@@ -158,6 +158,10 @@ def render_unseen(unseen: list[dict[str, Any]]) -> list[str]:
         how = "claimed before this one arrived (by `baton sync`), so no brief named it" \
             if u.get("arrivedAfterClaim") else "left by another session before any session read it" \
             if u.get("unread") else "left apart without seeing it"
+        other = u.get("supersededFor")
+        if isinstance(other, dict):  # another name's baton, sharing the key (docs/batons.md "Names that share a key")
+            how = (f"for {scope_words(other)}, whose names share its key, {how}: no session of "
+                   f"{scope_words(u)} receives it")
         lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {scope_words(u)}: "
                      f"left by {unseen_left_by(u)}{about}; replaced by baton {u.get('supersededBy')}, "
                      f"{how}; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")

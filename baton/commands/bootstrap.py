@@ -64,6 +64,8 @@ from baton.domain.batons import (
     brief_may_use,
     collect_decisions,
     collect_traps,
+    collided_notice,
+    collided_unseen,
     dismissed_elsewhere,
     gone_branch_notice,
     held_up_notice,
@@ -226,7 +228,34 @@ def waiting_elsewhere(project: "Project", runner, ctx: SessionContext, *, peek: 
     (``left_for_another_owner``) — each once, unless peeking. ``session begin`` tells the same."""
     _waiting, own = peek_at_start(runner, ctx)
     return [*_missed_after_claim(project, runner, own, ctx, peek=peek),
+            *_collided(project, runner, own, ctx, peek=peek),
             *left_for_another_owner(project, runner, ctx, peek=peek, wording=wording)]
+
+
+def collided_mark(baton_id: str) -> str:
+    """The told-file mark of a baton for this owner and branch that a baton for another name
+    sharing its key superseded unseen (``_collided``), once a brief here named it."""
+    return f"collided:{baton_id}"
+
+
+def _collided(project: "Project", runner, own: BatonRecord | None, ctx: SessionContext, *,
+              peek: bool) -> list[str]:
+    """Notices for the batons for this owner and branch that the current baton of their key, for
+    another owner or branch sharing it, superseded unseen (``collided_unseen``: left on two clones
+    apart), each told once here (unless peeking), recorded with the lost claims told."""
+    if own is None:
+        return []
+    told = _read_told(project)
+    fresh = [u for u in collided_unseen(own, ctx.owner, ctx.branch) if collided_mark(str(u.get("id"))) not in told]
+    if not fresh:
+        return []
+    left_by, objectives = unseen_sources(runner, own, fresh)
+    notices = [collided_notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id"))))
+               for u in fresh]
+    if not peek:
+        write_json_atomic(_told_path(project), {"told": (told + [collided_mark(str(u.get("id"))) for u in fresh])
+                                                [-TOLD_KEPT:]})
+    return notices
 
 
 def left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
@@ -654,6 +683,8 @@ class Start:
             self.tell_claimed_elsewhere(own)
             notices.extend(_safely("batons that arrived after a claim", notices,
                                    lambda: _missed_after_claim(self.project, runner, own, ctx, peek=peek), []))
+            notices.extend(_safely("batons another name's baton replaced", notices,
+                                   lambda: _collided(self.project, runner, own, ctx, peek=peek), []))
             notices.extend(_safely("batons left for another owner", notices,
                                    lambda: left_for_another_owner(self.project, runner, ctx, peek=peek,
                                                                    wording=self.wording), []))

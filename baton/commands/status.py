@@ -114,6 +114,7 @@ def unseen_json(unseen: dict[str, Any]) -> dict[str, Any]:
             "writer": unseen.get("writer"), "objective": clipped_text(objective) if isinstance(objective, str) and objective else None,
             "superseded_by": unseen.get("supersededBy"), "unread": bool(unseen.get("unread")),
             "first_step": unseen.get("firstStep"),
+            **({"superseded_for": unseen["supersededFor"]} if isinstance(unseen.get("supersededFor"), dict) else {}),
             "read_with": [f"baton resume {ident}", f"baton handoff show {ident}"]}
 
 

@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
 
 from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, head_change
-from baton.domain.percent import quote
+from baton.domain.percent import quote, unquote
 from baton.domain.short_ids import short_id
 from baton.values import value_class
 
@@ -137,7 +137,26 @@ def objective_doc_key(owner: str, branch: str) -> str:
 
 
 def baton_key(owner: str, branch: str, shared: bool) -> str:
-    return SHARED_KEY if shared else context_key(owner, branch)
+    """The key of a baton (its stream ``baton/<key>`` and its index document): ``_shared``, or
+    ``context_key`` with an e-mail owner case-folded (``index_key``), so one person's batons on
+    one branch share one key whatever the letter case their e-mail was given in."""
+    return SHARED_KEY if shared else index_key(context_key(owner, branch))
+
+
+def index_key(key: str) -> str:
+    """The baton index's document for the baton stream ``baton/<key>``: ``key`` with its owner
+    side case-folded when that is an e-mail address (``owner_match_key``: ``Bob@Ex.com`` and
+    ``bob@ex.com`` are one person), read from the key itself — so every event of a stream, a
+    forgotten one (whose data is erased) or one of an unknown type too, folds into one document,
+    and the streams older Batons wrote per letter case (``baton/Bob%40Ex.com__main``) fold into
+    the one new batons are written to (``baton/bob%40ex.com__main``). The owner side ends at the
+    first ``__``; any other key (``_shared``, an owner without ``@``) is returned as it is."""
+    owner_part, sep, branch_part = key.partition(KEY_SEPARATOR)
+    if not sep or "%40" not in owner_part:
+        return key
+    owner = unquote(owner_part)
+    folded = owner_match_key(owner)
+    return key if folded == owner else f"{encode_key_part(folded)}{KEY_SEPARATOR}{branch_part}"
 
 
 def baton_stream(key: str) -> str:
@@ -476,6 +495,33 @@ def missed_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str |
             f"{scope_words(unseen)}{about}, arrived (by `baton sync`) after the newer baton `{_shown(record.id)}` "
             f"had been claimed{by}, so no brief named it; read it with `baton resume {shown}` (or `baton "
             f"handoff show {shown}`).")
+
+
+def collided_unseen(record: BatonRecord | None, owner: str, branch: str) -> list[dict[str, Any]]:
+    """The batons for ``owner`` on ``branch`` that ``record`` — the current baton of their key, for
+    *another* owner or branch whose names share the key (docs/batons.md "Names that share a key")
+    — superseded unseen: left on two clones apart (``baton sync``), where one clone would have
+    refused the second (``check_key_free``). No session of ``owner`` on ``branch`` receives them."""
+    if record is None or record.shared or (same_owner(record.owner, owner) and record.branch == branch):
+        return []
+    return [u for u in record.replaced_unseen
+            if u.get("shared") is not True and isinstance(u.get("owner"), str) and same_owner(u["owner"], owner)
+            and u.get("branch") == branch]
+
+
+def collided_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str | None = None,
+                    objective: str | None = None) -> str:
+    """The line a start of the owner and branch of ``unseen`` is told of it (``collided_unseen``):
+    whose it was, that the baton for another owner or branch sharing its key replaced it, and how
+    to read it."""
+    shown = _shown(unseen.get("id"))
+    who = left_by or (f"session `{_shown(unseen['sessionId'])}`" if unseen.get("sessionId") else "another session")
+    about = f", objective: {_clipped(objective)}" if objective else ""
+    return (f"Baton `{shown}`, left by {_shown(who)} at {_shown(unseen.get('createdAt') or 'an unknown time')} for "
+            f"{scope_words(unseen)}{about}, was replaced (by `baton sync`: the two were left on clones apart) by "
+            f"baton `{_shown(record.id)}` for {scope_words({'owner': record.owner, 'branch': record.branch})}, "
+            f"whose names share one baton key ({_shown(record.key)}), so no session of {scope_words(unseen)} "
+            f"receives it; read it with `baton resume {shown}` (or `baton handoff show {shown}`).")
 
 
 def scope_words(unseen: Mapping[str, Any]) -> str:

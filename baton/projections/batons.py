@@ -24,7 +24,17 @@ of other owners' and branches' briefs.
 from __future__ import annotations
 
 from baton.canonical import pretty_bytes
-from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file, clipped_text, handoff_objective
+from baton.domain.batons import (
+    CLAIMED,
+    PENDING,
+    BatonRecord,
+    baton_file,
+    baton_stream,
+    clipped_text,
+    collided_unseen,
+    handoff_objective,
+    index_key,
+)
 from baton.events.names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
@@ -48,7 +58,7 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 12
+    version = 13
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
     5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
@@ -64,15 +74,38 @@ class BatonsBase:
     10: a dismissed baton names how (``endedVia``: ``resumed`` when its handoff was resumed another
     way, ``baton.domain.taken_up``) and by which session (``endedBySession``).
     11: a baton dismissed in the batch of its handoff's resume says so (``endedWithResume``), so a
-    resume that named no session is told as one on that writer's clone, not as one met after a sync."""
+    resume that named no session is told as one on that writer's clone, not as one met after a sync.
+    12: a baton superseded unseen by one already claimed is named by the claim (``missedUnseen``).
+    13: one document per e-mail owner in any letter case (``index_key``): the streams older Batons
+    wrote per spelling (``baton/Bob%40Ex.com__main``, ``baton/bob%40ex.com__main``) fold into one,
+    so a newer baton for one person and branch supersedes the older whatever its spelling."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 
     def keys(self, event: Event) -> Iterable[str]:
         # Every event of the stream, known type or not, so ``version`` always
         # equals the stream's version and a claim can name it.
+        # An e-mail owner's key in any letter case folds into one document (``index_key``).
         family, key = split_stream(event.stream)
-        return (key,) if family == BATON else ()
+        return (index_key(key),) if family == BATON else ()
+
+    def late_bounds(self, event: Event, get: Any) -> list[tuple]:
+        """What a late event of a baton stream must sort after beyond its own stream's last event
+        (the runner's ``_late_foldable``): a document that folded a stream other than its own
+        (``lastKey``, the newest event it folded), and, for an event of such a stream, the last
+        event of the document's own stream — so a late event folds incrementally only when a
+        replay would fold it last too."""
+        family, key = split_stream(event.stream)
+        if family != BATON:
+            return []
+        doc_key = index_key(key)
+        doc = get(self.name, doc_key)
+        out = [tuple(doc["lastKey"])] if isinstance(doc, dict) and isinstance(doc.get("lastKey"), list) else []
+        if doc_key != key:
+            own = get("streams", baton_stream(doc_key))
+            if isinstance(own, dict) and isinstance(own.get("last_key"), list):
+                out.append(tuple(own["last_key"]))
+        return out
 
     def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
         current = doc.get("current")
@@ -117,8 +150,20 @@ def unseen_details(runner, record: BatonRecord, summaries: Iterable[dict[str, An
         objective = handoff_objective(runner.get("handoffs", ident)) if indexed else None
         if objective is not None:
             objective = clipped_text(objective)
-        out.append({**u, "writer": creators.get(ident), "objective": objective})
+        other = collided_with(record, u)
+        out.append({**u, "writer": creators.get(ident), "objective": objective, **other})
     return out
+
+
+def collided_with(record: BatonRecord, unseen: dict[str, Any]) -> dict[str, Any]:
+    """``{"supersededFor": {owner, branch}}`` when ``record``, which replaced ``unseen``, is for
+    another owner or branch whose names share its key (``domain.batons.collided_unseen``: left on
+    clones apart), so a listing says the baton was replaced by another name's; else nothing."""
+    owner = unseen.get("owner")
+    if unseen.get("shared") is True or not isinstance(owner, str) or not collided_unseen(record, owner,
+                                                                                       str(unseen.get("branch"))):
+        return {}
+    return {"supersededFor": {"owner": record.owner, "branch": record.branch}}
 
 
 def unseen_sources(runner, record: BatonRecord, summaries: Iterable[dict[str, Any]] | None = None

@@ -34,8 +34,8 @@ _FOLD_MEMBERS = ("apply", "apply_all", "materialize", "setup_index", "reset_inde
 class Deferred:
     """A projection whose fold is imported on first use.
 
-    ``name``, ``version``, ``order``, ``index_tables`` and ``keys`` are the
-    light class's (``base``); any other member (``apply``, ``materialize``,
+    ``name``, ``version``, ``order``, ``index_tables``, ``keys`` and
+    ``late_bounds`` are the light class's (``base``); any other member (``apply``, ``materialize``,
     ``setup_index``, ``index``...) is the fold's: an instance of the class
     ``fold`` names (``"module:Class"``), a subclass of ``base``'s class.
     The runner binds ``apply`` for every projection before a batch, but only
@@ -50,6 +50,7 @@ class Deferred:
         self.keys = base.keys
         self.types = getattr(base, "types", None)  # here, not through ``__getattr__`` (which loads the fold)
         self.folds_runs = getattr(base, "folds_runs", False)
+        self.late_bounds = getattr(base, "late_bounds", None)  # the runner asks it of a late event
         self.fold_path = fold
         self._fold: Any = None
 

@@ -907,7 +907,19 @@ class ProjectionRunner:
             if before is not None and before >= key:
                 return False
             latest[event.stream] = key
+            if any(bound >= key for bound in self._late_bounds(event)):
+                return False
         return True
+
+    def _late_bounds(self, event: Event) -> Iterator[tuple]:
+        """The merge keys ``event``, late, must sort after beyond its own stream's: a
+        ``STREAM_ORDER`` projection whose document folds several streams (the baton index: a
+        stream older Batons wrote per letter case of an e-mail owner) names them
+        (``late_bounds``)."""
+        for projection in self.projections:
+            bounds = getattr(projection, "late_bounds", None)
+            if bounds is not None:
+                yield from bounds(event, self.get)
 
     def fold_appended(self, events: Sequence[Event]) -> CatchUp:
         """Fold what this process just appended, as the append returned it.

@@ -35,6 +35,7 @@ from baton.domain.batons import (
     REPLACED_KEPT,
     SUPERSEDED,
     BatonRecord,
+    baton_stream,
     encode_key_part,
     missed_by_claim,
     same_owner,
@@ -76,12 +77,19 @@ class BatonKey:
     """Claims that lost, newest first: made on another replica while it was
     apart (``baton sync``), after the baton had already been claimed (or
     replaced) in project order. Shown, never silently dropped."""
+    last_key: tuple[Any, ...] | None = None
+    """The merge key of the newest event folded, kept once the key folded an event of a stream
+    other than its own (``baton.domain.batons.index_key``: an e-mail owner's stream in another
+    letter case, as older Batons wrote it), so a late event that sorts before it is replayed,
+    not folded after it (``BatonsBase.late_bounds``)."""
 
     def to_doc(self) -> dict[str, Any]:
         doc = {"key": self.key, "version": self.version,
                "current": self.current.to_json() if self.current else None, "previous": list(self.previous)}
         if self.conflicts:
             doc["conflicts"] = list(self.conflicts)
+        if self.last_key is not None:
+            doc["lastKey"] = list(self.last_key)
         return doc
 
     @classmethod
@@ -91,9 +99,11 @@ class BatonKey:
         version = doc.get("version")
         previous = doc.get("previous")
         conflicts = doc.get("conflicts")
+        last_key = doc.get("lastKey")
         return cls(key, version if isinstance(version, int) else 0, BatonRecord.from_json(doc.get("current")),
                    tuple(p for p in previous if isinstance(p, dict)) if isinstance(previous, list) else (),
-                   tuple(c for c in conflicts if isinstance(c, dict)) if isinstance(conflicts, list) else ())
+                   tuple(c for c in conflicts if isinstance(c, dict)) if isinstance(conflicts, list) else (),
+                   tuple(last_key) if isinstance(last_key, list) else None)
 
 
 # -- commands ------------------------------------------------------------------------
@@ -244,9 +254,10 @@ def check_key_free(state: BatonKey, owner: str, branch: str, shared: bool) -> No
     current = state.current
     if shared or current is None or not current.pending or current.shared:
         return
-    if (current.owner, current.branch) == (owner, branch):
+    same = same_owner(current.owner, owner)  # an e-mail owner in any letter case: one key, one person
+    if same and current.branch == branch:
         return
-    if current.owner == owner:
+    if same:
         theirs, ours = f"on {current.branch!r}", f"on {branch!r}"
         free = (f"let a session on {current.branch!r} claim it, dismiss it (`dismiss` {current.id} in `baton session "
                 "handoff`, or the status page's Dismiss button), or make this baton `shared`")
@@ -329,7 +340,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     only accepted events)."""
     event = decode(recorded)
     current, previous = state.current, state.previous
-    moved = replace_fields(state, version=max(state.version, recorded.stream_version))  # apart: docs/sync.md
+    moved = _moved(state, recorded)
     if recorded.erased and recorded.type == BatonCreated.TYPE:
         return _forgotten_created(moved)
     if isinstance(event, BatonCreated):
@@ -386,6 +397,19 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
                          ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session,
                          ended_with_resume=with_resume)
     return Folded(replace_fields(moved, current=record), True)
+
+
+def _moved(state: BatonKey, recorded: Event) -> BatonKey:
+    """``state`` past ``recorded``: ``version`` is the highest its own stream reached (apart:
+    docs/sync.md) — the version a claim or a new baton names when it appends there; an event of
+    another letter case's stream (``index_key``) moves none, and from it on ``last_key`` follows
+    every event folded."""
+    own = recorded.stream == baton_stream(state.key)
+    version = max(state.version, recorded.stream_version) if own else state.version
+    last_key = state.last_key
+    if not own or last_key is not None:
+        last_key = max(last_key, recorded.merge_key) if last_key is not None else recorded.merge_key
+    return replace_fields(state, version=version, last_key=last_key)
 
 
 def _forgotten_created(moved: BatonKey) -> Folded:
