@@ -292,3 +292,34 @@ def test_a_new_session_started_in_a_gone_subfolder_of_a_project_is_recorded_in_t
     assert started.returncode == 0 and "Traceback" not in started.stderr
     with Baton.open(repo) as app:
         assert session_doc(app.project.reading(), app.project.writer, "fresh") is not None
+
+
+def test_a_refused_hook_of_a_project_moved_away_from_inside_another_project_leaves_no_notice_there(repo, tmp_path):
+    """Its failure is said on stderr; the outer project's next session is told nothing of session ``s1``."""
+    inner, env = _inner_project_moved_mid_session(repo, tmp_path)
+    payload = {"session_id": "s1", "cwd": str(inner), "hook_event_name": "SessionEnd", "reason": "other",
+               "transcript_path": "/dev/null"}
+    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], inner, input=json.dumps(payload),
+                                 env=env)
+    assert "its end was not recorded" in ended.stderr
+    assert not (repo / ".baton" / "hook-notices.jsonl").exists()
+    outer_env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo), "BATON_HOOK_SERVER": "0"}
+    outer = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=repo, env=outer_env, text=True,
+                           input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="o1")),
+                           capture_output=True, timeout=120)
+    assert outer.returncode == 0 and "session s1" not in outer.stdout
+
+
+def test_a_refused_repeated_start_of_a_moved_project_takes_none_of_the_other_projects_notices(repo, tmp_path):
+    """The notices waiting in ``repo`` stay for ``repo``'s next start."""
+    inner, env = _inner_project_moved_mid_session(repo, tmp_path)
+    from baton.harnesses import notices_write
+
+    assert notices_write.leave(repo / ".baton", harness="claude-code", event="SessionEnd", session="o0",
+                               problem="the outer project's own", at=notices_write.stamp())
+    waiting = (repo / ".baton" / "hook-notices.jsonl").read_text()
+    again = fixture("claude-code", "SessionStart.compact", inner, session_id="s1")
+    restarted = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionStart"], inner,
+                                     input=json.dumps(again), env=env)
+    assert "the outer project's own" not in restarted.stdout
+    assert (repo / ".baton" / "hook-notices.jsonl").read_text() == waiting

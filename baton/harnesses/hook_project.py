@@ -195,7 +195,9 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     with Baton.open(worktree, limits=limits) as app:
         if above and not a_new_session(metadata) and not app.begun_here(metadata.session_id):
             # Found above a gone folder, and the session did not begin here: its project moved away
-            # from inside this one's work tree. Nothing is recorded here; the hook says its folder is gone.
+            # from inside this one's work tree. Nothing is recorded here, no notice left nor taken: the
+            # hook says its folder is gone, on stderr (a start: to its agent).
+            run.baton_dir, run.elsewhere = None, True
             raise FolderGone(folder_gone(where.cwd or where.project_dir))
         run.baton_dir = app.project.paths.baton_dir
         result = act(app, metadata)
