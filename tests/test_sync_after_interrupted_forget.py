@@ -133,3 +133,24 @@ def test_a_sync_leaves_another_clones_unfinished_forget_to_that_clone(capsys, tm
     assert [f["handoff"] for f in run_json(capsys, a, "sync")["finished_forgets"]] == [handoff]
     run_json(capsys, b, "sync")  # a's erasure, fetched
     assert files_holding(b / ".baton" / "ledger", SECRET_TEXT) == []
+
+
+def test_verify_and_doctor_say_another_clones_unfinished_forget_is_that_clones_to_finish(capsys, tmp_path, monkeypatch):
+    import json
+
+    from baton.commands import forget
+    from tests.cli_support import run
+
+    _remote, a, handoff = _interrupted_by_an_older_baton(capsys, tmp_path)
+    b = tmp_path / "b"
+    with monkeypatch.context() as older:
+        older.setattr(forget, "finish_interrupted", lambda project: [])  # the older Baton's sync
+        run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    verified = run_json(capsys, b, "verify")
+    assert verified["unfinished_forgets_of_other_clones"] == [handoff]
+    assert [f["handoff"] for f in verified["unfinished_forgets"]] == [handoff]
+    _code, out, _err = run(capsys, b, "doctor", "--json")
+    checks = [c for c in json.loads(out)["checks"] if c["name"] == "forget"]
+    assert checks and "that clone's next `baton sync` finishes it" in checks[0]["detail"]
+    assert run_json(capsys, a, "verify")["unfinished_forgets_of_other_clones"] == []
