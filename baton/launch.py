@@ -502,20 +502,42 @@ def _ran(string: bytes, given: list[bytes]) -> bool:
     """Whether the process below was started for the command ``string``: a shell given it as its
     last word (``sh -c STRING``), or its command run in the shell's place (the shell's ``exec``:
     ``STRING``'s words, quotes, a leading ``exec`` and ``NAME=value`` settings aside; or the last
-    command of a list, after ``&&``, ``||``, ``;``, ``&`` or ``|``)."""
+    command of a list, after ``&&``, ``||``, ``;``, ``&`` or ``|``). The command is compared with
+    the process below as the kernel started it (``_as_said``): a console script or any script
+    with a ``#!`` line (``baton``) runs as ``[interpreter, /path/to/baton, hook, …]``."""
     if not given:
         return False
     if given[-1] == string:
         return True
     said = string.replace(b"'", b"").replace(b'"', b"").split()
-    ran = b" ".join(given).split()
     while said and (said[0] == b"exec" or b"=" in said[0] and not said[0].startswith(b"=")):
         said = said[1:]
-    if said == ran:
-        return True
-    # the last command of a list (``cd x && baton hook …``), which the shell ran in its own place
-    before = said[:len(said) - len(ran)]
-    return bool(ran) and said[-len(ran):] == ran and bool(before) and before[-1].endswith(_LIST_OPERATORS)
+    return any(_ends_with(said, ran) for ran in _as_said(b" ".join(given).split()))
+
+
+def _as_said(ran: list[bytes]) -> list[list[bytes]]:
+    """The ways a command string may have named the process whose words are ``ran``: as they are
+    (``python -m baton hook …``), and, for a script its interpreter runs (a console script's or
+    ``#!`` script's ``[interpreter, options…, /path/to/script, args…]``), from the script on."""
+    forms = [ran]
+    start = 1
+    while start < len(ran) and ran[start].startswith(b"-"):
+        start += 1
+    if start < len(ran):
+        forms.append(ran[start:])
+    return forms
+
+
+def _ends_with(said: list[bytes], ran: list[bytes]) -> bool:
+    """Whether the command string's words ``said`` are the command ``ran`` (its program by the
+    same name, ``baton`` for ``/venv/bin/baton``, with the same arguments), or end with it as the
+    last command of a list (``cd x && baton hook …``), which the shell ran in its own place."""
+    if not ran or len(said) < len(ran):
+        return False
+    before, command = said[:len(said) - len(ran)], said[len(said) - len(ran):]
+    if command[1:] != ran[1:] or command[0].rpartition(b"/")[2] != ran[0].rpartition(b"/")[2]:
+        return False
+    return not before or before[-1].endswith(_LIST_OPERATORS)
 
 
 _LIST_OPERATORS = (b"&&", b"||", b";", b"&", b"|")

@@ -236,3 +236,90 @@ def test_a_project_moved_away_from_inside_another_projects_work_tree_records_not
                                            "its end was not recorded")
     with Baton.open(repo) as app:
         assert session_doc(app.project.reading(), app.project.writer, "s1") is None
+
+
+def _inner_project_moved_mid_session(repo: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """``repo/inner``, a project of its own inside ``repo``'s work tree, whose session ``s1`` started
+    there and which was then moved away: the folder ``inner`` (recreated, for ``_in_a_deleted_folder`` to
+    step into and delete again) and the environment its harness's hooks run with."""
+    from tests.app_support import init_project
+
+    inner = repo / "inner"
+    inner.mkdir()
+    git_init(inner, {"lib.py": "y = 2\n"})
+    init_project(inner)
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(inner), "BATON_HOOK_SERVER": "0"}
+    started = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=inner, env=env, text=True,
+                             input=json.dumps(fixture("claude-code", "SessionStart.startup", inner, session_id="s1")),
+                             capture_output=True, timeout=120)
+    assert started.returncode == 0 and "Traceback" not in started.stderr
+    shutil.move(str(inner), str(tmp_path / "moved-inner"))
+    inner.mkdir()
+    return inner, env
+
+
+@pytest.mark.parametrize("source", ["compact", "clear", "resume"])
+def test_a_repeated_start_of_a_session_whose_project_moved_away_from_inside_another_project_records_nothing_there(
+        repo, tmp_path, source):
+    """Claude Code starts a session again (after a compaction, ``/clear``, a resume) with its id and its
+    gone folder: that start is not the outer project's, nor is the end after it; no brief of the outer
+    project (nor its handoff) is offered to the moved project's agent."""
+    inner, env = _inner_project_moved_mid_session(repo, tmp_path)
+    again = {**fixture("claude-code", "SessionStart.compact", inner, session_id="s1"), "source": source}
+    restarted = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionStart"], inner,
+                                     input=json.dumps(again), env=env)
+    assert restarted.returncode == 0 and "Traceback" not in restarted.stderr
+    assert f"the project folder {inner} {GONE}" in restarted.stdout
+    assert "## Baton" not in restarted.stdout
+    inner.mkdir()
+    payload = {"session_id": "s1", "cwd": str(inner), "hook_event_name": "SessionEnd", "reason": "other",
+               "transcript_path": "/dev/null"}
+    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], inner, input=json.dumps(payload),
+                                 env=env)
+    assert ended.returncode == 0
+    with Baton.open(repo) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "s1") is None
+
+
+def test_a_new_session_started_in_a_gone_subfolder_of_a_project_is_recorded_in_that_project(repo, tmp_path):
+    """A session begun (``startup``) in a folder of the project deleted under it: the project is the one above."""
+    gone = repo / "build"
+    gone.mkdir()
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(gone), "BATON_HOOK_SERVER": "0"}
+    start = fixture("claude-code", "SessionStart.startup", gone, session_id="fresh")
+    started = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionStart"], gone,
+                                   input=json.dumps(start), env=env)
+    assert started.returncode == 0 and "Traceback" not in started.stderr
+    with Baton.open(repo) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "fresh") is not None
+
+
+def test_a_refused_hook_of_a_project_moved_away_from_inside_another_project_leaves_no_notice_there(repo, tmp_path):
+    """Its failure is said on stderr; the outer project's next session is told nothing of session ``s1``."""
+    inner, env = _inner_project_moved_mid_session(repo, tmp_path)
+    payload = {"session_id": "s1", "cwd": str(inner), "hook_event_name": "SessionEnd", "reason": "other",
+               "transcript_path": "/dev/null"}
+    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], inner, input=json.dumps(payload),
+                                 env=env)
+    assert "its end was not recorded" in ended.stderr
+    assert not (repo / ".baton" / "hook-notices.jsonl").exists()
+    outer_env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo), "BATON_HOOK_SERVER": "0"}
+    outer = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=repo, env=outer_env, text=True,
+                           input=json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id="o1")),
+                           capture_output=True, timeout=120)
+    assert outer.returncode == 0 and "session s1" not in outer.stdout
+
+
+def test_a_refused_repeated_start_of_a_moved_project_takes_none_of_the_other_projects_notices(repo, tmp_path):
+    """The notices waiting in ``repo`` stay for ``repo``'s next start."""
+    inner, env = _inner_project_moved_mid_session(repo, tmp_path)
+    from baton.harnesses import notices_write
+
+    assert notices_write.leave(repo / ".baton", harness="claude-code", event="SessionEnd", session="o0",
+                               problem="the outer project's own", at=notices_write.stamp())
+    waiting = (repo / ".baton" / "hook-notices.jsonl").read_text()
+    again = fixture("claude-code", "SessionStart.compact", inner, session_id="s1")
+    restarted = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionStart"], inner,
+                                     input=json.dumps(again), env=env)
+    assert "the outer project's own" not in restarted.stdout
+    assert (repo / ".baton" / "hook-notices.jsonl").read_text() == waiting

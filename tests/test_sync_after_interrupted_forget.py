@@ -109,3 +109,48 @@ def test_a_sync_after_a_finished_forget_finishes_nothing_and_the_next_one_neithe
     run_json(capsys, a, "forget", handoff[-8:], "--yes")
     assert run_json(capsys, a, "sync")["finished_forgets"] == []
     assert run_json(capsys, a, "sync")["finished_forgets"] == []
+
+
+
+def test_a_sync_leaves_another_clones_unfinished_forget_to_that_clone(capsys, tmp_path, monkeypatch):
+    """A forget clone ``a`` left unfinished, published by an older Baton's sync (one that did not
+    finish it first), is ``a``'s to finish: ``b``'s sync records no ``handoff.forgotten`` of its own
+    for it (its user forgot nothing); ``a``'s next sync finishes it."""
+    import json
+
+    from baton.commands import forget
+
+    _remote, a, handoff = _interrupted_by_an_older_baton(capsys, tmp_path)
+    b = tmp_path / "b"
+    with monkeypatch.context() as older:
+        older.setattr(forget, "finish_interrupted", lambda project: [])  # the older Baton's sync
+        run_json(capsys, a, "sync")
+    for _ in range(2):  # the import, then a sync that finds the imported forget unfinished
+        assert run_json(capsys, b, "sync")["finished_forgets"] == []
+    assert files_holding(b / ".baton" / "ledger", SECRET_TEXT)  # a's feed as a published it, whole
+    writer = json.loads((b / ".baton" / "local.json").read_text())["writer"]
+    assert b"handoff.forgotten" not in (b / ".baton" / "ledger" / f"{writer}.jsonl").read_bytes()
+    assert [f["handoff"] for f in run_json(capsys, a, "sync")["finished_forgets"]] == [handoff]
+    run_json(capsys, b, "sync")  # a's erasure, fetched
+    assert files_holding(b / ".baton" / "ledger", SECRET_TEXT) == []
+
+
+def test_verify_and_doctor_say_another_clones_unfinished_forget_is_that_clones_to_finish(capsys, tmp_path, monkeypatch):
+    import json
+
+    from baton.commands import forget
+    from tests.cli_support import run
+
+    _remote, a, handoff = _interrupted_by_an_older_baton(capsys, tmp_path)
+    b = tmp_path / "b"
+    with monkeypatch.context() as older:
+        older.setattr(forget, "finish_interrupted", lambda project: [])  # the older Baton's sync
+        run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    verified = run_json(capsys, b, "verify")
+    assert verified["unfinished_forgets_of_other_clones"] == [handoff]
+    assert [f["handoff"] for f in verified["unfinished_forgets"]] == [handoff]
+    _code, out, _err = run(capsys, b, "doctor", "--json")
+    checks = [c for c in json.loads(out)["checks"] if c["name"] == "forget"]
+    assert checks and "that clone's next `baton sync` finishes it" in checks[0]["detail"]
+    assert run_json(capsys, a, "verify")["unfinished_forgets_of_other_clones"] == []

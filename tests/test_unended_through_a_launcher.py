@@ -289,3 +289,74 @@ def test_a_global_option_before_the_hook_does_not_hide_the_launcher(tmp_path, wo
     probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
     command = f"flock {tmp_path / 'x.lock'} {sys.executable} {probe} {words.format(project=tmp_path)}"
     assert _recorded_through(command)["pid"] == os.getpid()
+
+
+def _hooked_as_one_command_string(repo: Path, lock: Path, string: str) -> None:
+    """The installed hooks rewritten to ``flock LOCK -c STRING`` (``STRING`` naming ``baton`` as a user
+    types it, found on ``PATH``: the installed console script, whose process is ``[python, …/bin/baton,
+    hook, …]``), ``{event}`` in ``STRING`` standing for each hook's event."""
+    _install(repo, str(BATON))
+    settings = repo / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    for event, groups in data["hooks"].items():
+        for group in groups:
+            for hook in group["hooks"]:
+                hook["command"] = f"flock {lock} -c {shlex.quote(string.format(event=event))}"
+    settings.write_text(json.dumps(data))
+
+
+@LINUX
+@pytest.mark.slow
+@pytest.mark.parametrize("relayed", [False, True], ids=["in its own process", "relayed to the hook server"])
+@pytest.mark.parametrize("shell", ["/bin/bash", "/bin/sh"])
+@pytest.mark.parametrize("string", ["baton hook claude-code {event}", "exec baton hook claude-code {event}",
+                                    "cd / && baton hook claude-code {event}"], ids=["simple", "exec", "compound"])
+def test_a_launcher_given_the_installed_baton_as_one_command_string_is_passed_over(
+        repo, tmp_path, runtime, monkeypatch, string, shell, relayed):
+    """``flock LOCK -c "baton hook …"`` run with the user's ``$SHELL``: the real console script, run by its
+    interpreter in the shell's place or below the shell, and the harness is the process recorded."""
+    monkeypatch.setenv("SHELL", shell)
+    monkeypatch.setenv("PATH", f"{BATON.parent}{os.pathsep}{os.environ['PATH']}")
+    _hooked_as_one_command_string(repo, tmp_path / "x.lock", string)
+    if relayed:
+        served = hook_server_started(runtime, repo, _env(runtime))
+    harness = _harness(repo, "working", runtime if relayed else None)
+    if relayed:
+        assert hook_server_served(runtime) == served + 1
+    with killed_at_the_end(harness):
+        assert session_of(repo, "working")["harnessProcess"]["pid"] == harness.pid
+
+
+@LINUX
+@pytest.mark.slow
+def test_a_second_terminals_start_leaves_a_running_session_hooked_through_flock_c_and_the_console_script_its_handoff(
+        repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    monkeypatch.setenv("PATH", f"{BATON.parent}{os.pathsep}{os.environ['PATH']}")
+    _hooked_as_one_command_string(repo, tmp_path / "x.lock", "baton hook claude-code {event}")
+    harness = _harness(repo, "working")
+    with killed_at_the_end(harness):
+        next_start_leaves_its_handoff(repo, "working")
+
+
+@LINUX
+@pytest.mark.parametrize("string", ["{python} -m baton hook claude-code SessionStart",
+                                    "{script} hook claude-code SessionStart",
+                                    "exec {script} hook claude-code SessionStart"],
+                         ids=["python-m", "shebang-script", "exec-shebang-script"])
+@pytest.mark.parametrize("shell", ["/bin/bash", "/bin/sh"])
+def test_a_launcher_given_the_hook_as_one_command_string_is_passed_over_however_baton_is_started(
+        tmp_path, monkeypatch, string, shell):
+    """``python -m baton``, and a script with a ``#!`` line its interpreter runs (``[python, …/run-baton, hook, …]``)."""
+    monkeypatch.setenv("SHELL", shell)
+    package = tmp_path / "pkg" / "baton"
+    package.mkdir(parents=True)
+    (package / "__main__.py").write_text(  # this stand-in package found first, then the real one's probe
+        f"import sys\nsys.path.remove({str(package.parent)!r})\ndel sys.modules['baton']\n" + PROBE)
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    script = tmp_path / "run-baton"
+    script.write_text(f"#!{sys.executable}\n" + PROBE)
+    script.chmod(0o755)
+    command = string.format(python=sys.executable, script=script)
+    launcher = f"cd {tmp_path} && flock {tmp_path / 'x.lock'} -c {shlex.quote(command)}"  # -m: not this checkout's
+    assert _recorded_through(launcher)["pid"] == os.getpid()

@@ -19,7 +19,7 @@ from baton.commands import deferred
 from baton.commands.context import Limits, Project, read_local
 from baton.commands.identity import owner_notice
 from baton.commands.leftovers import leftover_temporaries
-from baton.commands.verify import stray_note, verify_project
+from baton.commands.verify import OTHERS_FORGET, VerifyResult, stray_note, verify_project
 from baton.commands.writer_claim import place_check
 from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
@@ -202,10 +202,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
             feeds = {f.feed for f in report.feeds}
             for name, writer in verified.stray.items():
                 checks.append(Check("ledger", "warn", f"{name}: {stray_note(name, writer, feeds)}"))
-            for handoff, n in sorted(report.unfinished_forgets.items()):
-                checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: "
-                                    f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the "
-                                    f"ledger{FORGET_AGAIN}", handoff=handoff))
+            checks.extend(_unfinished_forgets(verified))
         else:
             checks.append(Check("ledger", "fail", f"{counted(len(report.all_problems()), 'problem')}; run `baton verify`, "
                                                   "then a dry run of `baton repair` to see what it sets aside"))
@@ -264,6 +261,20 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
     else:
         checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
     return runner
+
+
+def _unfinished_forgets(verified: VerifyResult) -> list[Check]:
+    """A ``forget`` warning per unfinished forget: forget it again, or (another clone's) that clone's next sync finishes it."""
+    checks = []
+    for handoff, n in sorted(verified.report.unfinished_forgets.items()):
+        left = f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the ledger"
+        if handoff in verified.others_forgets:
+            checks.append(Check("forget", "warn", f"the forget of handoff {handoff} is unfinished: {left}; "
+                                f"{OTHERS_FORGET}"))
+        else:
+            checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: {left}"
+                                f"{FORGET_AGAIN}", handoff=handoff))
+    return checks
 
 
 FORGET_AGAIN = "; forgetting it again erases them"

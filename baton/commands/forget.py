@@ -214,12 +214,18 @@ def finish_interrupted(project: "Project") -> list[FinishedForget]:
     ``handoff.forgotten`` was recorded and whose payloads the ledger still holds (it was
     interrupted before the rewrite): ``baton sync`` calls it first, so it never publishes what
     the user asked to erase. One never recorded (killed before its append), or already done, is
-    only taken off the list.
+    only taken off the list. Only a forget this clone recorded (its ``handoff.forgotten`` in this
+    clone's own feed) is finished here: another clone's is that clone's to finish (its next sync
+    does), and finishing it here would record this clone's user as forgetting what they did not.
 
     Raises: StorageError (exit 1): the erasure cannot be finished (nothing is published then)."""
     done: list[FinishedForget] = []
     listed = pending_forgets(project)
-    for handoff_id in [*listed, *(h for h in unfinished_in_ledger(project) if h not in listed)]:
+    found = [h for h in unfinished_in_ledger(project) if h not in listed]
+    if found:
+        ours = erase.recorded_forgets([project.ledger.feed_path(project.writer)])
+        found = [h for h in found if h in ours]
+    for handoff_id in [*listed, *found]:
         if erase.unerased_named(project.ledger.feed_paths(), handoff_id):
             result = forget_handoff(project, handoff_id, yes=True)
             done.append(FinishedForget(handoff_id, len(result.plan.events)))

@@ -19,6 +19,7 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
+from baton.ledger.erase import recorded_forgets
 from baton.ledger.feed import (
     FeedHead,
     FeedProblem,
@@ -71,6 +72,9 @@ class VerifyResult:
     it holds when it is named for another writer (a copy: ``cp A.jsonl B.jsonl``), else None (its
     name is no writer id: a cloud drive's conflicted copy, a ``.bak``): not read, never deleted
     (``feed.stray_files``)."""
+    others_forgets: frozenset[str] = frozenset()
+    """The handoffs of ``report.unfinished_forgets`` whose forget another clone recorded (its
+    ``handoff.forgotten`` not in this clone's feed): that clone's to finish, by its next sync."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -118,7 +122,8 @@ class VerifyResult:
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "synced_beyond": self.synced_beyond, "repair": [plan.to_json() for plan in self.repair],
                 "leftovers": self.leftovers, "signers_damaged": self.signers_damaged, "stray_files": list(self.stray),
-                "stray_copies": {name: writer for name, writer in self.stray.items() if writer is not None}}
+                "stray_copies": {name: writer for name, writer in self.stray.items() if writer is not None},
+                "unfinished_forgets_of_other_clones": sorted(self.others_forgets)}
 
     def render(self) -> str:
         r = self.report
@@ -145,6 +150,10 @@ class VerifyResult:
             n = r.erased_by_forget
             lines.append(f"{n} payload{'' if n == 1 else 's'} erased by forget")
         for handoff, n in sorted(r.unfinished_forgets.items()):
+            if handoff in self.others_forgets:
+                lines.append(f"  unfinished forget of handoff {handoff}: {counted(n, 'payload')} it names "
+                             f"{'is' if n == 1 else 'are'} still in the ledger ({OTHERS_FORGET})")
+                continue
             lines.append(f"  unfinished forget of handoff {handoff}: {counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the ledger "
                          f"(it was interrupted); run `baton forget {handoff} --yes` again to erase them")
         for p in r.concurrent:
@@ -219,7 +228,21 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
                         leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer),
-                        signers_damaged=signers_problem(opened))
+                        signers_damaged=signers_problem(opened), others_forgets=others_forgets(opened, report))
+
+
+OTHERS_FORGET = ("another clone recorded this forget and was interrupted: that clone's next `baton sync` finishes "
+                 "it, and a sync here then fetches the erasure")
+"""What ``verify`` and ``doctor`` say of an unfinished forget another clone recorded (``others_forgets``)."""
+
+
+def others_forgets(project: "Project", report: VerifyReport) -> frozenset[str]:
+    """The unfinished forgets of ``report`` this clone did not record (no ``handoff.forgotten`` of
+    theirs in its own feed): a sync here leaves them to the clone that did (``forget.finish_interrupted``)."""
+    if not report.unfinished_forgets:
+        return frozenset()
+    ours = recorded_forgets([project.paths.ledger_dir / f"{project.writer}.jsonl"])
+    return frozenset(h for h in report.unfinished_forgets if h not in ours)
 
 
 STRAY_NOTE = ("in the ledger folder but named no writer id, so no feed (a cloud drive's conflicted copy, a backup): "

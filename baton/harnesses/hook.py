@@ -195,11 +195,15 @@ class HookRun:
         self.project: str | os.PathLike | None = None
         self.adapter: Any = None
         self.opening = False
+        self.elsewhere = False  # the project found is not the session's: nothing is left in it
 
     def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None,
                      handoff: str | None = None, was: str | None = None) -> None:
         """Leave ``problem`` for the next session start: in the project the payload
-        named, else the one the hook runs in (nothing outside a Baton project)."""
+        named, else the one the hook runs in (nothing outside a Baton project, nor
+        in a project the session does not belong to: ``elsewhere``, stderr only)."""
+        if self.elsewhere:
+            return
         if self.baton_dir is None:
             try:
                 root, _ = _load("baton.harnesses.hook_project").project_root(self.project, None)

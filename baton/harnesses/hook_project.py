@@ -203,9 +203,11 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     # fits in the hook's time: the rest is handed to a process of its own (``IndexBehind``).
     limits = Limits(write_wait=write_wait, read_wait=0.0, fold_limit=fold_limit)
     with Baton.open(worktree, limits=limits) as app:
-        if above and metadata.kind != SESSION_START and not app.begun_here(metadata.session_id):
+        if above and not a_new_session(metadata) and not app.begun_here(metadata.session_id):
             # Found above a gone folder, and the session did not begin here: its project moved away
-            # from inside this one's work tree. Nothing is recorded here; the hook says its folder is gone.
+            # from inside this one's work tree. Nothing is recorded here, no notice left nor taken: the
+            # hook says its folder is gone, on stderr (a start: to its agent).
+            run.baton_dir, run.elsewhere = None, True
             raise FolderGone(folder_gone(where.cwd or where.project_dir))
         run.baton_dir = app.project.paths.baton_dir
         result = act(app, metadata)
@@ -230,6 +232,20 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             context = notices.render(as_now(app, waiting)) + context
             context = from_elsewhere(project, chosen.get_project_context(payload).cwd) + context
     return chosen.render_notice(metadata, context), result
+
+
+NEW_SESSION_SOURCES = frozenset({"startup"})
+"""The ``source`` of a session start that begins a new session (Claude Code's, Codex's and Gemini
+CLI's ``startup``); any other (``compact``, ``clear``, ``resume``) starts a session again."""
+
+
+def a_new_session(metadata: SessionMetadata) -> bool:
+    """Whether the event begins a new session: a session start whose ``source`` is
+    ``NEW_SESSION_SOURCES``' or that names none (a harness that does not say). A
+    repeated start (after a compaction, ``/clear``, a resume) is of a session that
+    began before, as every other event is: found above a gone folder (``answer``),
+    it is recorded only in a project where the session began."""
+    return metadata.kind == SESSION_START and (metadata.source is None or metadata.source in NEW_SESSION_SOURCES)
 
 
 def from_elsewhere(project: str | os.PathLike | None, cwd: str | None) -> str:
