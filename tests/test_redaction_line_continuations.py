@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from unittest import mock
@@ -20,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baton.domain.redaction import RedactionPolicy, redact_payload, walk
+from baton.domain.regexes import compiled
 from tests.conftest import run_baton
 
 POLICY = RedactionPolicy()
@@ -204,3 +206,39 @@ def test_the_joined_view_never_exposes_a_value_the_redaction_without_it_redacted
         for secret in (word, value):
             if len(secret) >= 16 and secret not in before:
                 assert secret not in cleaned, (text, before, cleaned)
+
+
+# -- a line without a colon reads no YAML decoration (hook21: a brief's "## " headings) --
+
+LINE_PIECES = st.sampled_from(["password", "key", ":", " ", "\t", "#", "##", "!", "!!str", "&", "&db", "|", ">-",
+                               "+", "2", "x", "Recent decisions", "\\", "`", "^"])
+
+
+@settings(max_examples=500)
+@given(st.lists(LINE_PIECES, max_size=10).map("".join))
+def test_a_line_continues_as_it_did_before_the_colon_check(line):
+    # The decoration pattern opens with a colon: searching it on every line with "#", "!"
+    # or "&" (the check before) answers as searching it only when the line holds a colon.
+    def before(line):
+        if line.endswith(walk._SHELLS) and not walk._escaped(line) and not walk._quoting(line):
+            return len(line) - 1, False
+        blank = line.rstrip(" \t")
+        indicator = blank.rstrip("+-123456789")
+        if indicator.endswith(("|", ">")) and len(blank) - len(indicator) <= 2:
+            blank = indicator[:-1].rstrip(" \t")
+        if blank.endswith(":"):
+            return len(blank), True
+        if "#" in blank or "!" in blank or "&" in blank:
+            decorated = re.search(walk._DECORATED, blank)
+            if decorated is not None:
+                return decorated.start() + 1, True
+        return None
+
+    assert walk._continued(line) == before(line)
+
+
+def test_a_markdown_heading_compiles_no_decoration_pattern():
+    compiled.cache_clear()
+    for line in ("## Recent decisions", "# Baton brief", "- keep #42 & #43 open!"):
+        assert walk._continued(line) is None
+    assert compiled.cache_info().currsize == 0

@@ -342,8 +342,21 @@ def _operator_after(last_words: tuple[str, ...], lowered: str) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _could_assign_regex(last_words: tuple[str, ...]) -> str:
+    """A word, then separators and qualifiers in any order, then the operator.
+
+    The run of separators and qualifiers is matched possessively (``*+``):
+    whatever may follow it (a quote, a blank, ``:`` or ``=``) is no key
+    character, so the only run that can be followed by the operator is the
+    whole run of key characters, and the greedy tokenisation reaches its end
+    whenever any tokenisation does (a shorter qualifier is never the only
+    way on: "prev"+"ious", "str"+"ing", "val"+"ue" end there; "base"+"64" and
+    "base64" reach the same place). Without it, the run written as repeated
+    separators-then-a-qualifier tried every way of cutting a run of digits
+    (``v?[0-9]+`` repeated): "key", 30 digits and ``&`` took minutes
+    (docs/security.md, "Pattern run time")."""
     words = "|".join(re.escape(w) for w in sorted(last_words, key=lambda w: (-len(w), w)))
-    return rf"""(?:{words})(?:[_.\-]*{_QUALIFIER})*[_.\-]*["']?[ \t]*[:=]"""
+    return rf"""(?:{words})(?:[_.\-]|{_QUALIFIER})*+["']?[ \t]*[:=]"""
+
 
 
 @value_class

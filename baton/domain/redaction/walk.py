@@ -583,7 +583,9 @@ def _continued(line: str) -> tuple[int, bool] | None:
         blank = indicator[:-1].rstrip(" \t")
     if blank.endswith(":"):
         return len(blank), True
-    if "#" in blank or "!" in blank or "&" in blank:
+    # The pattern opens with a colon: a line without one (a brief's "## Recent decisions")
+    # compiles and searches nothing.
+    if ":" in blank and ("#" in blank or "!" in blank or "&" in blank):
         decorated = compiled(_DECORATED).search(blank)
         if decorated is not None:
             return decorated.start() + 1, True
