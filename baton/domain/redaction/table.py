@@ -351,6 +351,17 @@ _LINE_WRAPPED_KEYWORDS = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
 _LINE_WRAPPED_PREFIXES = "|".join(re.escape(k) for k in _LINE_WRAPPED_KEYWORDS)
 
 
+URL_SCHEME = r"(?i)(?<![a-z0-9+.\-])(?>(?<!\w)(?=[a-z])|[a-z0-9+.\-]*?[+.\-](?=[a-z]))[a-z0-9+.\-]*+://"
+"""A URL's scheme and its ``://``, as ``\\b[a-z][a-z0-9+.\\-]*://`` reads it (a letter
+at a word's start, scheme characters to the ``://``), but tried only where a run of
+scheme characters starts: the scheme begins at the run's first letter that starts a
+word (the run's first character, or one after ``+``, ``.`` or ``-``), and the run
+ends at the ``://`` or not at all, so no other start inside it can match. The
+pattern it replaces tried every word inside a long run (``a-a-a-…``) and read the
+run to its end from each: quadratic (docs/security.md, "Pattern run time"). The
+whole match now starts at the run, the ``secret`` group where it did."""
+
+
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
              confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
              examples_allowed: bool = True, could_match: Callable[[str], bool] | None = None) -> PatternRule:
@@ -469,8 +480,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _pattern("url-credentials", "password embedded in a URL",
              # The user may be empty (``redis://:password@host``). A password pasted unescaped may
              # hold a "/" (an AWS secret key does), but a port and a path (``host:443/users/@me``) are
-             # no password.
-             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:(?P<secret>[^\s/@]+|(?![0-9]*/)[^\s/@]*/[^\s@]*)@",
+             # no password. The scheme is read from the start of its run of scheme characters
+             # (``URL_SCHEME``), never from each word inside it: linear on a long run.
+             URL_SCHEME + r"[^\s/:@]*:(?P<secret>[^\s/@]+|(?![0-9]*/)[^\s/@]*/[^\s@]*)@",
              keywords=("://",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     # Keyword-gated like every rule: a text naming a pgpass file, or a line with
     # PostgreSQL's or PgBouncer's usual port, or a wildcard field.
