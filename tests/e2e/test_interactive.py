@@ -1568,3 +1568,80 @@ def test_a_second_terminal_on_the_branch_while_a_codex_turn_runs_claims_nothing_
     assert sessions_of(project, env, "session.ended").count(first) == 1
     for screen in screens:
         no_hook_trouble_shown(screen)
+
+
+# -- inter22: Codex's "Exit" after Ctrl-C in a turn, a later Codex turn beside a second terminal ----
+
+def codex_interrupted_then(terminal: Terminal, choice: str) -> None:
+    """Ctrl-C while a Codex turn runs ("Task is still running"), and ``choice`` (``"3. Exit"``, …) chosen
+    with the arrow keys and Enter."""
+    terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+    terminal.type("\x03")
+    terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
+    terminal.wait_for("› 1. Cancel task", why="Codex's first choice, selected", now=True)
+    for number in range(1, int(choice.split(".")[0])):
+        terminal.type("\x1b[B")  # down
+        terminal.wait_for(f"› {number + 1}. ", why="the next choice, selected", now=True)
+    terminal.wait_for(f"› {choice}", why=f"Codex's choice {choice!r}, selected", now=True)
+    terminal.type("\r")
+
+
+def test_exit_when_leaving_codex_during_a_turn_stops_it_and_the_readied_handoff_waits_until_codex_resume_ends_it(
+        tmp_path, openai, trap):
+    """Ctrl-C while a Codex turn runs (the agent has readied its handoff, the model's answer is held)
+    and "3. Exit" ("Stop the current task and exit Codex"): the TUI leaves (status 0, "The current turn
+    was stopped", "To reconnect, run: codex resume ID") and the turn stops with no ``Stop``: no end is
+    recorded, no baton left. Codex's background server, the session's recorded harness process, runs
+    on, so the next start (a fresh ``codex``) claims nothing and says what waits ("has not reported its
+    end … Nothing was claimed"), and its own end hands nothing of it on. ``codex resume ID``, as the
+    TUI says, takes the conversation up again: its turn's ``Stop`` records the session's end, once, and
+    leaves the readied handoff as its baton; the start after it claims that baton, exactly once."""
+    codex = codex_ready(tmp_path, openai, trap)
+    held = Held()
+    screens = []
+    try:
+        openai.script = [*codex_hands_off()[:-1], held, "Next start.", "Resumed.", "Third start."]
+        with codex_tui(codex) as terminal:
+            terminal.type("Wrap up the parser work for the next session.")
+            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            codex_interrupted_then(terminal, "3. Exit")
+            terminal.wait_for("The current turn was stopped.", why="Codex's goodbye, the turn stopped")
+            assert terminal.wait_until_ended() == 0, terminal.screen()
+        screens.append(terminal)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        assert f"codex resume {sid}" in terminal.screen(), terminal.screen()
+        (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
+        assert not events(codex.project, codex.env, "session.ended")  # no Stop for the stopped turn
+        with codex_tui(codex) as second:
+            codex_prompt(second, "hello", "Next start.")
+            codex_exit(second)
+        screens.append(second)
+        told = "\n".join(developer_texts(openai.turns()[-1]))
+        assert f"Session `{sid}` (codex" in told and "has not reported its end" in told, told
+        assert f"handoff `{readied}`" in told and "Nothing was claimed." in told, told
+        assert not events(codex.project, codex.env, "baton.created") and not events(codex.project, codex.env,
+                                                                                    "baton.claimed")
+        with codex_tui(codex, "resume", sid) as resumed:
+            resumed.wait_for("Wrap up the parser work", why="the resumed conversation")
+            codex_prompt(resumed, "go on", "Resumed.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(resumed)
+        screens.append(resumed)
+        with codex_tui(codex) as third:
+            codex_prompt(third, "hello", "Third start.")
+            codex_exit(third)
+        screens.append(third)
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    assert created["data"]["session"] == sid and subject(created) == readied
+    assert f"(baton `{readied}`)" in "\n".join(developer_texts(openai.turns()[-1]))
+    taker = sessions_of(codex.project, codex.env, "session.begun")[-1]
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(readied, taker)]
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended").count(sid) == 1
+    for screen in screens:
+        no_hook_trouble_shown(screen)
