@@ -1645,3 +1645,65 @@ def test_exit_when_leaving_codex_during_a_turn_stops_it_and_the_readied_handoff_
     assert sessions_of(codex.project, codex.env, "session.ended").count(sid) == 1
     for screen in screens:
         no_hook_trouble_shown(screen)
+
+
+def test_a_second_terminal_on_the_branch_during_a_later_codex_turn_claims_nothing_until_that_turns_stop_leaves_the_baton(
+        tmp_path, anthropic, openai, trap):
+    """Terminal A runs Codex: its first turn readies nothing (its ``Stop`` records the session's end,
+    leaving no baton); in its second the agent readies its handoff and the model's answer is held
+    (that turn's ``Stop`` has not run). Terminal B starts Claude Code on the same project and branch:
+    B's brief says A's session "has not reported the end of the turn in which it readied handoff …
+    Nothing was claimed" (its harness process, Codex's background server, lives), and no baton is
+    made or claimed. Once A's turn ends, its ``Stop`` hands the handoff on as the baton (no second
+    end); the next start claims it, exactly once."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    codex = codex_ready(tmp_path, openai, trap)
+    assert codex.project == project
+    claude = claude_code(project, env, anthropic)
+    held = Held("Handed off.")
+    claude.script(["Second terminal.", "Next start."])
+    screens = []
+    try:
+        openai.script = ["Hello.", *codex_hands_off()[:-1], held]
+        with codex_tui(codex) as a:
+            codex_prompt(a, "hello", "Hello.")
+            (first,) = sessions_of(project, env, "session.begun")
+            assert wait_for_event(project, env, "session.ended") and not events(project, env, "baton.created")
+            a.type("Wrap up the parser work for the next session.")
+            a.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            a.type("\r")
+            held.wait_asked()
+            (readied,) = [e["stream"].split("/", 1)[1] for e in events(project, env, "handoff.promoted")]
+            with claude.start() as b:
+                claude.prompt(b, "hello", "Second terminal.")
+                claude.leave(b)
+            screens.append(b)
+            told = claude.told()
+            assert f"Session `{first}` (codex" in told, told
+            assert f"has not reported the end of the turn in which it readied handoff `{readied}`" in told, told
+            assert "Nothing was claimed." in told
+            assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+            held.release()
+            (created,) = wait_for_event(project, env, "baton.created")
+            wait_on_screen(a, lambda shown: CODEX_READY in shown and "esc to interrupt" not in shown,
+                           "the end of Codex's turn")
+            codex_exit(a)
+        screens.append(a)
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    assert created["data"]["session"] == first and subject(created) == readied
+    with claude.start() as nxt:
+        claude.prompt(nxt, "hello", "Next start.")
+        claude.leave(nxt)
+    screens.append(nxt)
+    anthropic.check()
+    told = claude.told()
+    assert f"(baton `{readied}`)" in told and "has not reported" not in told, told
+    taker = sessions_of(project, env, "session.begun")[-1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(readied, taker)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended").count(first) == 1
+    for screen in screens:
+        no_hook_trouble_shown(screen)
