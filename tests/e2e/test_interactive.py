@@ -56,11 +56,11 @@ import pytest
 
 from baton.model import frozen
 from tests.e2e.common import Held, ProxyTrap, git_project, harness_program, ledger_events, run_baton
-from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
+from tests.e2e.fake_anthropic import FakeAnthropic, baton_tool, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
-from tests.e2e.test_claude_code import capture_validate_ready, session_named_in, subject
+from tests.e2e.test_claude_code import capture_validate_ready, draft_named_in, session_named_in, subject
 from tests.e2e.test_codex import MCP, CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
 from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
 
@@ -1706,4 +1706,52 @@ def test_a_second_terminal_on_the_branch_during_a_later_codex_turn_claims_nothin
     assert len(events(project, env, "baton.created")) == 1
     assert sessions_of(project, env, "session.ended").count(first) == 1
     for screen in screens:
+        no_hook_trouble_shown(screen)
+
+
+
+# -- inter22: /compact in an interactive Claude Code session that received a baton ------------------
+
+def test_compact_in_claude_code_after_it_received_a_baton_saves_one_draft_and_its_completion_is_the_baton_claimed_once(
+        tmp_path, anthropic):
+    """A Claude Code session whose start claimed the earlier session's baton looks around (three tool
+    calls), then the person types ``/compact`` ("Compacted"): ``PreCompact`` saves one draft for the
+    session, and the next request is told it ("Baton saved this session's work before the
+    compaction: draft handoff …") and, read-only, the baton the session received ("nothing was
+    claimed again", its next step); no second start, no second claim. The agent completes the draft
+    as told (``handoff_capture`` with the draft as ``parent``, validate, ready); ``/exit`` records the
+    end once and leaves that handoff as the baton, and the next start claims it, exactly once."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    an_earlier_baton(project, env)
+    (earlier,) = [subject(e) for e in events(project, env, "baton.created")]
+    anthropic.script = [baton_tool("baton_status"), baton_tool("handoff_list"), baton_tool("baton_status"), "Looked.",
+                        *capture_validate_ready(parent=draft_named_in)]
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, "Look at the project's handoffs.", "Looked.")
+        claude.type("/compact")
+        claude.wait_for("Free up context by summarizing", why="/compact in Claude Code's command menu", now=True)
+        claude.type("\r")
+        claude.wait_for("Compacted", why="Claude Code's compaction")
+        (sid,) = sessions_of(project, env, "session.begun")
+        (draft,) = [subject(e) for e in events(project, env, "handoff.captured") if subject(e) != earlier]
+        asked = len(anthropic.turns())
+        claude_prompt(claude, "Hand the work on as Baton says.", "Handed off.")
+        claude_exit(claude)
+    told = said(anthropic.turns()[asked])
+    assert f"Baton saved this session's work before the compaction: draft handoff {draft[-8:]} ({draft})" in told
+    assert f"This session received baton `{earlier}`" in told and "nothing was claimed again" in told, told
+    assert EARLIER_STEP in told.split("This session received baton", 1)[1]
+    assert sessions_of(project, env, "session.begun") == [sid]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(earlier, sid)]
+    (created,) = [e for e in events(project, env, "baton.created") if e["data"]["session"] == sid]
+    assert subject(created) not in (earlier, draft)
+    assert sessions_of(project, env, "session.ended") == ["earlier-session", sid]
+    anthropic.script = ["Next start."]
+    nxt = claude_session(project, env, anthropic, "hello", "Next start.")
+    assert f"(baton `{subject(created)}`)" in said(anthropic.turns()[-1])
+    taker = sessions_of(project, env, "session.begun")[-1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
+        == [(earlier, sid), (subject(created), taker)]
+    for screen in (claude, nxt):
         no_hook_trouble_shown(screen)
