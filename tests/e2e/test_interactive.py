@@ -37,8 +37,9 @@ started while the first (Claude Code, Gemini CLI, Codex in a turn) runs is told
 of its live session and claims nothing;
 the start after the first exits claims its baton once); Claude Code's ``--resume``
 picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume`` and ``/chat resume``; a terminal
-closed during a running turn in Claude Code and Gemini CLI; and Codex's "Run in
-background" answer when leaving during a turn.
+closed during a running turn in Claude Code and Gemini CLI; Codex's "Run in
+background" and "Exit" answers when leaving during a turn; a second terminal started
+during a *later* Codex turn; and ``/compact`` in Claude Code after it received a baton.
 """
 
 from __future__ import annotations
@@ -1623,6 +1624,9 @@ def test_exit_when_leaving_codex_during_a_turn_stops_it_and_the_readied_handoff_
         assert f"handoff `{readied}`" in told and "Nothing was claimed." in told, told
         assert not events(codex.project, codex.env, "baton.created") and not events(codex.project, codex.env,
                                                                                     "baton.claimed")
+        # both sessions' hooks ran in the one background server: alive, it tells nothing of either's turn
+        assert len({e["data"]["harness_process"]["pid"] for e in events(codex.project, codex.env,
+                                                                         "session.begun")}) == 1
         with codex_tui(codex, "resume", sid) as resumed:
             resumed.wait_for("Wrap up the parser work", why="the resumed conversation")
             codex_prompt(resumed, "go on", "Resumed.")
