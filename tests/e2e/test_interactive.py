@@ -1759,3 +1759,50 @@ def test_compact_in_claude_code_after_it_received_a_baton_saves_one_draft_and_it
         == [(earlier, sid), (subject(created), taker)]
     for screen in (claude, nxt):
         no_hook_trouble_shown(screen)
+
+
+# -- inter22: Esc during a Codex turn ---------------------------------------------------------------
+
+def test_esc_during_a_codex_turn_interrupts_it_without_a_question_and_the_next_turns_end_leaves_its_baton(
+        tmp_path, openai, trap):
+    """Esc while a Codex turn runs ("esc to interrupt", the key its status line names; the agent has
+    readied its handoff, the model's answer is held) interrupts the turn at once, asking nothing (no
+    "Task is still running"), and runs no ``Stop`` for it: no end is recorded, no baton left. The
+    session goes on: the next turn's ``Stop`` records the end, once, and leaves the handoff readied in
+    the interrupted turn as the baton; the next start claims it, exactly once."""
+    codex = codex_ready(tmp_path, openai, trap)
+    held = Held()
+    screens = []
+    try:
+        openai.script = [*codex_hands_off()[:-1], held, "Going on.", "Next start."]
+        with codex_tui(codex) as terminal:
+            terminal.type("Wrap up the parser work for the next session.")
+            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+            terminal.type("\x1b")
+            wait_on_screen(terminal, lambda shown: "esc to interrupt" not in shown and CODEX_READY in shown,
+                           "the interrupted turn")
+            assert "Task is still running" not in terminal.transcript()
+            assert not events(codex.project, codex.env, "session.ended")  # no Stop for the interrupted turn
+            codex_prompt(terminal, "go on", "Going on.")
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+            codex_exit(terminal)
+        screens.append(terminal)
+        with codex_tui(codex) as after:
+            codex_prompt(after, "hello", "Next start.")
+            codex_exit(after)
+        screens.append(after)
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    sid, taker = sessions_of(codex.project, codex.env, "session.begun")
+    (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
+    assert created["data"]["session"] == sid and subject(created) == readied
+    assert sessions_of(codex.project, codex.env, "session.ended").count(sid) == 1
+    assert f"(baton `{readied}`)" in "\n".join(developer_texts(openai.turns()[-1]))
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(readied, taker)]
+    for screen in screens:
+        no_hook_trouble_shown(screen)
