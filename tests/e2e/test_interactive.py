@@ -38,8 +38,9 @@ of its live session and claims nothing;
 the start after the first exits claims its baton once); Claude Code's ``--resume``
 picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume`` and ``/chat resume``; a terminal
 closed during a running turn in Claude Code and Gemini CLI; Codex's "Run in
-background" and "Exit" answers when leaving during a turn; a second terminal started
-during a *later* Codex turn; and ``/compact`` in Claude Code after it received a baton.
+background" and "Exit" answers when leaving during a turn, and Esc in a Codex turn;
+a second terminal started during a *later* Codex turn; and ``/compact`` in Claude
+Code after it received a baton.
 """
 
 from __future__ import annotations
