@@ -1807,3 +1807,64 @@ def test_esc_during_a_codex_turn_interrupts_it_without_a_question_and_the_next_t
         == [(readied, taker)]
     for screen in screens:
         no_hook_trouble_shown(screen)
+
+
+
+# -- inter22: /compact in an interactive Codex session that received a baton ------------------------
+
+def test_compact_in_codex_after_it_received_a_baton_saves_one_draft_whose_completion_a_later_stop_hands_on_once(
+        tmp_path, openai, trap):
+    """A Codex session whose start claimed the earlier session's baton has one turn (its ``Stop``
+    records the session's end, leaving no baton), then the person types ``/compact`` ("Context
+    compacted"): ``PreCompact`` saves one draft for the session, and the next turn's request is told
+    it ("Baton saved this session's work before the compaction: draft handoff …") and, read-only,
+    the baton the session received ("nothing was claimed again"); no second start, no second claim.
+    The agent completes the draft as told (``handoff_capture`` with the draft as ``parent``,
+    validate, ready); that turn's ``Stop`` hands it on as the baton (no second end), and the next
+    start claims it, exactly once."""
+    codex = codex_ready(tmp_path, openai, trap)
+    screens = []
+
+    def the_draft(recorded) -> dict[str, Any]:
+        found = re.findall(r"`parent` ([0-9a-f-]{36})", "\n".join(developer_texts(recorded)))
+        assert found, developer_texts(recorded)
+        return {**_capture_body(), "parent": found[-1]}
+
+    try:
+        an_earlier_baton(codex.project, codex.env)
+        (earlier,) = [subject(e) for e in events(codex.project, codex.env, "baton.created")]
+        openai.script = ["Hello.", "Summary of the work so far.", *captured_validated_ready(the_draft), "Next start."]
+        with codex_tui(codex) as terminal:
+            codex_prompt(terminal, "hello", "Hello.")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)
+            (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+            terminal.type("/compact")
+            terminal.wait_for("summarize conversation", why="/compact in Codex's command menu", now=True)
+            terminal.type("\r")
+            terminal.wait_for("Context compacted", why="Codex's compaction")
+            (draft,) = [subject(e) for e in events(codex.project, codex.env, "handoff.captured")
+                        if subject(e) != earlier]
+            asked = len(openai.turns())
+            codex_prompt(terminal, "Hand the work on as Baton says.", "Handed off.")
+            (created,) = [e for e in wait_for_event(codex.project, codex.env, "baton.created", 2)
+                          if e["data"]["session"] == sid]
+            codex_exit(terminal)
+        screens.append(terminal)
+        with codex_tui(codex) as after:
+            codex_prompt(after, "hello", "Next start.")
+            codex_exit(after)
+        screens.append(after)
+    finally:
+        codex_daemon_stopped(codex)
+    told = "\n".join(developer_texts(openai.turns()[asked]))
+    assert f"Baton saved this session's work before the compaction: draft handoff {draft[-8:]} ({draft})" in told
+    assert f"This session received baton `{earlier}`" in told and "nothing was claimed again" in told, told
+    assert EARLIER_STEP in told.split("This session received baton", 1)[1]
+    assert subject(created) not in (earlier, draft)
+    assert sessions_of(codex.project, codex.env, "session.ended").count(sid) == 1
+    _, taker = sessions_of(codex.project, codex.env, "session.begun")
+    assert f"(baton `{subject(created)}`)" in "\n".join(developer_texts(openai.turns()[-1]))
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(earlier, sid), (subject(created), taker)]
+    for screen in screens:
+        no_hook_trouble_shown(screen)
