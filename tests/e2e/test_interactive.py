@@ -40,7 +40,7 @@ picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume`` and ``/chat r
 closed during a running turn in Claude Code and Gemini CLI; Codex's "Run in
 background" and "Exit" answers when leaving during a turn, and Esc in a Codex turn;
 a second terminal started during a *later* Codex turn; and ``/compact`` in Claude
-Code after it received a baton.
+Code and in Codex after the session received a baton.
 """
 
 from __future__ import annotations
