@@ -223,3 +223,18 @@ def test_a_baton_dir_another_user_owns_is_read_through_its_index_and_left_as_it_
         assert not (project / ".baton" / "index.sqlite-wal").exists()
     finally:
         shutil.rmtree(place, ignore_errors=True)
+
+
+def test_a_start_on_a_full_disk_within_its_fold_limit_reads_from_the_index_copied(capsys, project, monkeypatch):
+    """A session start's fold limit counts what the copy lacks, not the whole
+    ledger: with a current index it answers (before, a ledger past the limit was
+    refused as a replay too long for the start's time)."""
+    from baton.commands.context import Limits, Project
+
+    _checkpoints(capsys, project, "one", "two")
+    fill_the_disk(monkeypatch)
+    opened = Project.open(project, limits=Limits(fold_limit=1))
+    try:
+        assert opened.reading().counts()["handoffs"] == 2
+    finally:
+        opened.close()
