@@ -238,3 +238,11 @@ def test_a_start_on_a_full_disk_within_its_fold_limit_reads_from_the_index_copie
         assert opened.reading().counts()["handoffs"] == 2
     finally:
         opened.close()
+
+
+def test_doctor_on_a_full_disk_says_the_index_was_read_into_memory(capsys, project, monkeypatch):
+    _checkpoints(capsys, project, "one")
+    fill_the_disk(monkeypatch)
+    checks = {c["name"]: c for c in run_json(capsys, project, "doctor", expect=3)["checks"]}
+    assert checks["index"]["detail"] == ("index.sqlite read into memory and brought up to date there "
+                                         "(not written: the disk holding .baton/ is full)")

@@ -222,6 +222,9 @@ class ProjectionRunner:
         self._memo: dict[str, tuple[tuple, Any]] = {}
         self._fold_limit: int | None = None
         """While a ``catch_up`` with a ``fold_limit`` runs: that limit."""
+        self.copied = False
+        """In memory: the index open now started as a copy of ``index.sqlite``
+        (else empty, for a replay of the whole ledger)."""
         self._copy_refused = False
         """In memory: the copy of ``index.sqlite`` proved damaged; the next open
         starts empty, for a replay of the whole ledger (``discard_index``)."""
@@ -309,9 +312,11 @@ class ProjectionRunner:
         past its cursors — whose lines it checks as every catch-up does; otherwise,
         or when it cannot be read, it starts empty and the catch-up replays the
         whole ledger. Nothing under ``.baton/`` is written (``_read_disk_index``)."""
+        self.copied = False
         if not self._copy_refused:
             db = self._read_disk_index()
             if db is not None:
+                self.copied = True
                 return db
         db = IndexDb(sqlite3.connect(":memory:", check_same_thread=False))
         self._create(db)
