@@ -338,7 +338,7 @@ class ProjectionRunner:
         if not _stat.S_ISREG(before.st_mode):
             return None
         logged = _size(path.with_name(path.name + "-wal")) > 0
-        uri = f"{path.as_uri()}?mode=ro" + ("" if logged else "&immutable=1")
+        uri = f"{path.absolute().as_uri()}?mode=ro" + ("" if logged else "&immutable=1")
         db = IndexDb(sqlite3.connect(":memory:", check_same_thread=False))
         try:
             source = sqlite3.connect(uri, uri=True)
