@@ -107,7 +107,7 @@ def test_a_read_on_a_full_disk_answers_from_a_replay_in_memory_and_says_why_once
     [(text, code)] = _on_a_full_disk(tmp_path, "$B handoff list --project p").values()
     assert code == 0, text
     assert "Before" in text
-    assert text.count("is full (") == 1 and "read from a replay of the ledger in memory" in text
+    assert text.count("is full (") == 1 and "this answer was read in memory" in text
 
 
 @pytest.mark.slow

@@ -71,10 +71,12 @@ def say_untrusted_policy(message: str) -> None:
 
 
 def say_disk_full(message: str) -> None:
-    """A reading command on a full disk: it answers from a replay of the ledger in memory, and says so once."""
-    sys.stderr.write(f"baton: warning: {message}: this answer was read from a replay of the ledger in memory "
-                     "(the index cannot be opened or written, and a line a failed write cut short is read "
-                     "around); writing commands refuse until there is room: free space on that disk\n")
+    """A reading command on a full disk: it answers from memory (the index copied there and brought up to
+    date, or a replay of the ledger), and says so once."""
+    sys.stderr.write(f"baton: warning: {message}: this answer was read in memory (the index copied there and "
+                     "brought up to date, or the ledger replayed there: nothing is written, and a line a failed "
+                     "write cut short is read around); writing commands refuse until there is room: free space "
+                     "on that disk\n")
     sys.stderr.flush()
 
 

@@ -707,8 +707,10 @@ class Project:
         """Bring projections up to date (briefly under the lock) and return them.
         ``deferral``: the work to keep should the catch-up be handed on (``behind``).
 
-        On a read-only ``.baton/`` there is no lock to take and no index to
-        update: the projections are replayed into memory from the feeds."""
+        On a read-only ``.baton/`` (or a full disk) there is no lock to take and
+        no index to update: the index is copied into memory and what the feeds
+        gained past it folded there, or, with no index of this Baton to copy,
+        the whole ledger is replayed there (``ProjectionRunner._memory_index``)."""
         runner = self.runner
         started = time.perf_counter()
         progress = progress or self.on_progress

@@ -142,11 +142,12 @@ def _folder_checks(opened: Project, paths: ProjectPaths) -> list[Check]:
     folder, a missing ``.gitignore``, a damaged ``sync-state.json``."""
     found: list[Check] = []
     if opened.disk_full is not None:
-        found.append(Check("disk", "fail", f"{opened.disk_full}: reading commands replay the ledger in memory, "
+        found.append(Check("disk", "fail", f"{opened.disk_full}: reading commands answer from memory (the index copied "
+                           "there, or the ledger replayed), "
                            f"writing commands exit 1 (disk_full); {DISK_FULL_ADVICE}"))
     elif opened.read_only:
-        found.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "
-                           "ledger in memory, writing commands exit 1 (read_only)"))
+        found.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands answer from "
+                           "memory (the index copied there, or the ledger replayed), writing commands exit 1 (read_only)"))
     if not paths.gitignore.exists():
         found.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
     if (damaged := state_problem(opened)) is not None:
@@ -252,9 +253,13 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
                             f"for more than {LOCK_WAIT:g} s ({who}); shown as the last writer left it"))
     elif pinned:
         checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
-    elif opened.read_only:  # no index is read or written: a replay in memory answers
+    elif opened.read_only:  # no index is written: a copy in memory, or a replay there, answers
         why = "the disk holding .baton/ is full" if opened.disk_full is not None else ".baton/ is read-only here"
-        checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: {why})"))
+        if getattr(runner, "copied", False):
+            checks.append(Check("index", "ok", f"{paths.index.name} read into memory and brought up to date there "
+                                f"(not written: {why})"))
+        else:
+            checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: {why})"))
         if opened.disk_full is not None and not any(c.name == "disk" for c in checks):
             # the disk had room when the project was opened, too little for a write of the index
             checks.append(_folder_checks(opened, paths)[0])

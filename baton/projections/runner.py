@@ -42,6 +42,7 @@ import functools
 import itertools
 import os
 import sqlite3
+import stat as _stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -221,12 +222,18 @@ class ProjectionRunner:
         self._memo: dict[str, tuple[tuple, Any]] = {}
         self._fold_limit: int | None = None
         """While a ``catch_up`` with a ``fold_limit`` runs: that limit."""
+        self.copied = False
+        """In memory: the index open now started as a copy of ``index.sqlite``
+        (else empty, for a replay of the whole ledger)."""
+        self._copy_refused = False
+        """In memory: the copy of ``index.sqlite`` proved damaged; the next open
+        starts empty, for a replay of the whole ledger (``discard_index``)."""
 
     # -- storage -------------------------------------------------------------
     @property
     def db(self):
         if self._db is None:
-            if self.index_path.exists() and not self.index_path.is_file():
+            if not self.in_memory and self.index_path.exists() and not self.index_path.is_file():
                 self.discard_index("index.sqlite is not a file")
             try:
                 self._db = self._open_retrying()
@@ -274,9 +281,7 @@ class ProjectionRunner:
 
     def _open(self) -> "IndexDb":
         if self.in_memory:
-            db = IndexDb(sqlite3.connect(":memory:", check_same_thread=False))
-            self._create(db)
-            return db
+            return self._memory_index()
         try:  # over a JSONL ledger the folder exists; over the in-memory one it may not
             self.baton_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -298,6 +303,64 @@ class ProjectionRunner:
             db.close()
             raise
         return db
+
+    def _memory_index(self) -> "IndexDb":
+        """A read-only ``.baton/`` or a full disk: the index in memory. It starts
+        as a copy of ``index.sqlite`` (``Connection.backup``) when that one is of
+        this Baton (its schema and projections: the check a normal open makes) and
+        not pinned in the past, so the catch-up folds only what the feeds gained
+        past its cursors — whose lines it checks as every catch-up does; otherwise,
+        or when it cannot be read, it starts empty and the catch-up replays the
+        whole ledger. Nothing under ``.baton/`` is written (``_read_disk_index``)."""
+        self.copied = False
+        if not self._copy_refused:
+            db = self._read_disk_index()
+            if db is not None:
+                self.copied = True
+                return db
+        db = IndexDb(sqlite3.connect(":memory:", check_same_thread=False))
+        self._create(db)
+        return db
+
+    def _read_disk_index(self) -> "IndexDb | None":
+        """``index.sqlite`` copied into memory, or None when there is none that
+        fits (``_memory_index``). Opened read-only: through its write-ahead log
+        and shared-memory files when they are there (``mode=ro``: the commits the
+        log holds), else ``immutable`` (no ``-wal``: nothing is missed, and no
+        file is made beside it on a disk that cannot take one). An index that
+        changed while it was copied (another user's writer, on a ``.baton/``
+        read-only for this one) is not used."""
+        path = self.index_path
+        try:
+            before = os.stat(path)
+        except OSError:
+            return None
+        if not _stat.S_ISREG(before.st_mode):
+            return None
+        logged = _size(path.with_name(path.name + "-wal")) > 0
+        uri = f"{path.absolute().as_uri()}?mode=ro" + ("" if logged else "&immutable=1")
+        db = IndexDb(sqlite3.connect(":memory:", check_same_thread=False))
+        try:
+            source = sqlite3.connect(uri, uri=True)
+            try:
+                source.backup(db.conn)
+            finally:
+                source.close()
+            after = os.stat(path)
+            same = (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size,
+                                                                        before.st_mtime_ns)
+            wal_now = _size(path.with_name(path.name + "-wal")) > 0
+            if same and wal_now == logged and self._schema_current(db) and self._pinned(db) is None:
+                return db
+        except (OSError, sqlite3.Error):
+            pass
+        db.conn.close()
+        return None
+
+    @staticmethod
+    def _pinned(db: "IndexDb") -> str | None:
+        row = db.execute("SELECT value FROM meta WHERE key = 'pinned_until'").fetchone()
+        return row[0] if row else None
 
     def _seed_new_index(self) -> None:
         """When there is no index: put an empty one already in WAL mode in
@@ -417,9 +480,13 @@ class ProjectionRunner:
     def discard_index(self, why: str) -> Path:
         """Move a damaged index aside (into ``cache/``, which ``gc`` clears)
         so the next open starts empty and rebuilds from the ledger: the index
-        is a cache, never a source of truth."""
+        is a cache, never a source of truth. In memory nothing on disk is
+        moved: the copy is dropped and the next open starts empty."""
         self.close()
         self._generation = _UNKNOWN
+        if self.in_memory:
+            self._copy_refused = True
+            return self.index_path
         aside = self.baton_dir / "cache" / f"index.sqlite.damaged.{uuid7()}"
         aside.parent.mkdir(parents=True, exist_ok=True)
         for suffix in ("", "-wal", "-shm"):
