@@ -34,6 +34,13 @@ def _ref_blobs(repo_path: Path) -> list[bytes]:
         return out
 
 
+def _published_by_a_sync(remote: Path, a: Path) -> list[bytes]:
+    """``baton sync`` run in ``a`` (it succeeds), then every blob the remote's ledger ref holds."""
+    done = run_baton("sync", cwd=a)
+    assert done.returncode == 0, done.stderr
+    return _ref_blobs(remote)
+
+
 def _interrupted(capsys, tmp_path: Path) -> tuple[Path, Path, str]:
     remote, a, _b = make_team(tmp_path)
     run_json(capsys, a, "session", "end", "s1", "--handoff-steps", f"{SECRET_TEXT} step", "--owner", "al",
@@ -46,9 +53,8 @@ def _interrupted(capsys, tmp_path: Path) -> tuple[Path, Path, str]:
 
 def test_a_sync_after_an_interrupted_forget_publishes_none_of_the_text_it_was_erasing(capsys, tmp_path):
     remote, a, _handoff = _interrupted(capsys, tmp_path)
-    done = run_baton("sync", cwd=a)
-    assert done.returncode == 0, done.stderr
-    assert _ref_blobs(remote) and not [b for b in _ref_blobs(remote) if SECRET_TEXT.encode() in b]
+    published = _published_by_a_sync(remote, a)
+    assert published and not [b for b in published if SECRET_TEXT.encode() in b]
 
 
 def test_the_sync_finishes_the_interrupted_forget_and_says_so(capsys, tmp_path):
@@ -84,9 +90,8 @@ def _interrupted_by_an_older_baton(capsys, tmp_path: Path) -> tuple[Path, Path, 
 
 def test_a_sync_after_a_forget_an_older_baton_left_unfinished_publishes_none_of_its_text(capsys, tmp_path):
     remote, a, _handoff = _interrupted_by_an_older_baton(capsys, tmp_path)
-    done = run_baton("sync", cwd=a)
-    assert done.returncode == 0, done.stderr
-    assert _ref_blobs(remote) and not [b for b in _ref_blobs(remote) if SECRET_TEXT.encode() in b]
+    published = _published_by_a_sync(remote, a)
+    assert published and not [b for b in published if SECRET_TEXT.encode() in b]
 
 
 def test_the_sync_finishes_a_forget_an_older_baton_left_unfinished_and_says_so(capsys, tmp_path):
