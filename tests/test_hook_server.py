@@ -27,7 +27,7 @@ from baton.process_end import NOTHING_DONE
 from tests.app_support import init_project
 from tests.cli_support import run_here
 from tests.handoff_support import git_init
-from tests.harness_support import hook_server_runtime, lock_held_elsewhere
+from tests.harness_support import lock_held_elsewhere
 
 BATON = Path(sys.executable).parent / "baton"
 NOT_RELAYED = 97
@@ -42,13 +42,6 @@ REAL_SERVERS = pytest.mark.slow(reason="a hook server's lifecycle: real servers 
 starts real processes and waits for them (a server's start, idle end, death). The relayed
 commands' list stays in the main suite; the relay's fallback is also held there by the
 hooks' tests, which run each hook in its own process (``BATON_HOOK_SERVER=0``)."""
-
-
-@pytest.fixture
-def runtime():
-    """A private socket folder of this test's own for the hook server (stopped at the end)."""
-    with hook_server_runtime() as folder:
-        yield folder
 
 
 @pytest.fixture
