@@ -230,8 +230,7 @@ def _relayed_and_waiting(repo: Path, runtime: Path, words: list[str]) -> subproc
             time.sleep(0.02)
         if waiting.poll() is None and _served(runtime) > before:
             return waiting
-        waiting.stdin.close()
-        waiting.communicate()
+        waiting.communicate()  # closes its standard input (closed first, communicate would flush it: ValueError)
         assert waiting.returncode == NOT_RELAYED, waiting.returncode
     raise AssertionError("the server never took the relayed command")
 
