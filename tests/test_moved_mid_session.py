@@ -44,12 +44,6 @@ sys.stdin.buffer.readline()  # works on until told to exit
 """
 
 
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
 def _gone_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "was-here"
     folder.mkdir()
