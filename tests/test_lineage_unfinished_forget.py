@@ -14,7 +14,7 @@ import pytest
 
 from baton.domain.lineage import ERASED, ERASING, PLACEHOLDERS
 from tests.app_support import project_id_of, status_server
-from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
+from tests.browser_support import IN_A_BROWSER, find_chromium, status_page_open
 from tests.cli_support import forked_twice, run, run_json
 from tests.conftest import run_baton
 from tests.test_forget import SECRET_TEXT, _forget_killed_after_its_record, files_holding
@@ -108,14 +108,9 @@ def test_the_status_page_reads_the_unfinished_forget_as_forget_unfinished(tmp_pa
                  "--objective", f"Parent plan objective {SECRET_TEXT}")["id"]
     cli("fork", parent, "--label", "redis")
     _forget_killed_after_its_record(root, parent[-8:])
-    with status_server(root) as server:
-        browser = Browser(CHROMIUM)
-        try:
-            page = browser.open(server.url)
-            page.eval("document.getElementById('tabbtn-lineage').click()")
-            page.wait_for("document.querySelectorAll('#lineage-tree li').length > 0")
-            first = page.eval("Array.from(document.querySelector('#lineage-tree li').childNodes)"
-                              ".filter(c => c.tagName !== 'UL').map(c => c.textContent).join('')")
-        finally:
-            browser.close()
+    with status_page_open(root, CHROMIUM) as page:
+        page.eval("document.getElementById('tabbtn-lineage').click()")
+        page.wait_for("document.querySelectorAll('#lineage-tree li').length > 0")
+        first = page.eval("Array.from(document.querySelector('#lineage-tree li').childNodes)"
+                          ".filter(c => c.tagName !== 'UL').map(c => c.textContent).join('')")
     assert first == f"{parent[-8:]} ({PLACEHOLDERS[ERASING]})"
