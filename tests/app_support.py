@@ -147,6 +147,15 @@ def status_server(root: Any) -> Iterator[Any]:
         thread.join(timeout=10)
 
 
+def project_id_of(root: Any) -> str:
+    """The project's id (``.baton/config.json``'s), as the status page's API takes it in ``?project=``."""
+    opened = Project.open(root)
+    try:
+        return opened.config.project_id
+    finally:
+        opened.close()
+
+
 def fork_handoff(root: Any = None, token: str = "", **kw: Any) -> Any:
     return _call(root, "fork", token, **kw)
 

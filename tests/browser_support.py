@@ -16,6 +16,9 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -200,3 +203,17 @@ class Page:
             if time.monotonic() > deadline:
                 raise BrowserError(f"never true: {condition}")
             time.sleep(0.05)
+
+
+@contextmanager
+def status_page_open(root: Path, chromium: str) -> Iterator[Page]:
+    """``root``'s status page, served on a free loopback port, open in a headless ``chromium`` until the
+    block ends (the browser closed, then the server stopped)."""
+    from tests.app_support import status_server
+
+    with status_server(root) as server:
+        browser = Browser(chromium)
+        try:
+            yield browser.open(server.url)
+        finally:
+            browser.close()

@@ -44,6 +44,15 @@ def run_here(*args: str, cwd: Path) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def forked_twice(capsys, project: Path, objective: str = "Parent objective here") -> tuple[str, list[str]]:
+    """A parent P captured (title ``Parent``, ``objective``) and forked twice, ``redis`` and ``pg``:
+    (P's id, the forks' ids)."""
+    parent = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "Parent",
+                      "--objective", objective)["id"]
+    forks = [run_json(capsys, project, "fork", parent, "--label", label)["id"] for label in ("redis", "pg")]
+    return parent, forks
+
+
 def ledger_size(project: Path) -> int:
     """Lines in every feed: what a refused command must leave unchanged."""
     return sum(len(p.read_bytes().splitlines()) for p in (project / ".baton" / "ledger").glob("*.jsonl"))

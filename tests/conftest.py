@@ -88,6 +88,24 @@ def project(project_dir) -> Path:
 
 
 @pytest.fixture
+def repo(project) -> Path:
+    """An initialised Baton project that is a git repository: one commit, of ``src/app.py``."""
+    from tests.handoff_support import git_init
+
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+@pytest.fixture
+def runtime() -> Iterator[Path]:
+    """A private socket folder of this test's own for its hook servers (every one stopped at the end)."""
+    from tests.harness_support import hook_server_runtime
+
+    with hook_server_runtime() as folder:
+        yield folder
+
+
+@pytest.fixture
 def other_file_system(tmp_path) -> Iterator[Path]:
     """A folder on another file system than ``tmp_path`` (tmpfs), removed afterwards: where a project
     ``mv``-ed there is copied, then deleted (the test is skipped where /dev/shm shares the file system)."""

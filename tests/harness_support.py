@@ -200,6 +200,30 @@ def hook_server_started(runtime: Path, project: Path, env: dict[str, str]) -> in
     raise AssertionError("no hook server started")
 
 
+@contextmanager
+def relayed_once(runtime: Path, project: Path, env: dict[str, str]) -> Iterator[None]:
+    """A hook server listening in ``runtime`` before the block (started as a first hook run with ``env``
+    starts it), that has taken exactly one command more at its end: the block's one hook was relayed to
+    it and ran in its child, for the relaying process."""
+    served = hook_server_started(runtime, project, env)
+    yield
+    assert hook_server_served(runtime) == served + 1
+
+
+def stand_in_started(stand_in: str, project: Path, session: str, env: dict[str, str], *args: str) -> subprocess.Popen:
+    """A process standing for a harness (the Python code ``stand_in``, given ``args``), started in ``project``
+    as a terminal starts one, that has run its session's start: a Claude Code startup of ``session`` on its
+    stdin, its hook's exit status (which must be 0) on its first line out."""
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", project, session_id=session))
+    harness = subprocess.Popen([sys.executable, "-c", stand_in, *args], cwd=project, env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, start_new_session=True)
+    assert harness.stdin is not None and harness.stdout is not None
+    harness.stdin.write(payload.encode())
+    harness.stdin.close()
+    assert harness.stdout.readline().strip() == b"0", "the stand-in's SessionStart hook failed"
+    return harness
+
+
 def hook_server_served(runtime: Path) -> int | None:
     """How many commands the hook server in ``runtime`` has taken, as its lock file says; None before it says."""
     try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
 from pathlib import Path
 
 import orjson
@@ -21,7 +20,7 @@ from dulwich import porcelain
 from mcp import Client
 
 from baton.mcp_server import build_server
-from tests.app_support import listen_target
+from tests.app_support import status_server
 from tests.conftest import run_baton
 from tests.handoff_support import git_commit, git_init
 
@@ -168,18 +167,11 @@ async def test_a_day_of_use(day):
     assert max(len(line) for line in status_text.splitlines()[1:]) <= 150
 
     # -- the status page opens a handoff: the same content as show --format md ----------------------
-    server = __import__("baton.web.server", fromlist=["bind_status_server"]).bind_status_server(
-        listen_target(main, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    try:
+    with status_server(main) as server:
         conn = http.client.HTTPConnection("127.0.0.1", server.app.port, timeout=10)
         conn.request("GET", f"/api/handoffs/{store}?project={status['projectId']}")
         view = orjson.loads(conn.getresponse().read())
         conn.close()
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
     shown, _ = text("handoff", "show", store, "--format", "md", cwd=main)
     assert view["markdown"] == shown.rstrip("\n")
     assert view["branch"] == "feature/oauth-replay" and view["lineage"]["parents"] == [oauth]

@@ -6,20 +6,10 @@ leaving it ready and undelivered."""
 
 from __future__ import annotations
 
-import pytest
-
 from baton.app import Baton
 from tests.app_support import promote_handoff, validate_handoff_command
-from tests.handoff_support import git_init, payload
+from tests.handoff_support import payload
 from tests.harness_support import codex_start, codex_stop
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
 
 
 def _ready(repo, session):

@@ -20,7 +20,7 @@ from baton.harnesses import adapter
 from baton.harnesses.gemini_cli import unwrap_prompt
 from baton.harnesses.install import ALL_EVENTS, install_hooks
 from tests.cli_support import run, run_json
-from tests.handoff_support import git_init, ledger_lines
+from tests.handoff_support import ledger_lines
 from tests.harness_support import fixture, hook, injected
 
 BRIEF = ("## Baton\n\nNo ready handoff is waiting. Say \"continue later\" or \"handoff\" to prepare one; "
@@ -30,12 +30,6 @@ BRIEF = ("## Baton\n\nNo ready handoff is waiting. Say \"continue later\" or \"h
 def _wrapped(context: str, typed: str) -> str:
     """What Gemini CLI 0.61 passes as BeforeAgent's ``prompt`` (gemini.js: ``${wrappedContext}\\n\\n${input}``)."""
     return f"<hook_context>{context}</hook_context>\n\n{typed}"
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _prompt(repo, prompt):

@@ -19,16 +19,7 @@ import pytest
 
 from baton.harnesses import notices, notices_write
 from tests.conftest import run_baton
-from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected, lock_held_elsewhere
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
 
 
 def _hook(repo, harness, event, name, session, **env):

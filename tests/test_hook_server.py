@@ -27,7 +27,7 @@ from baton.process_end import NOTHING_DONE
 from tests.app_support import init_project
 from tests.cli_support import run_here
 from tests.handoff_support import git_init
-from tests.harness_support import hook_server_runtime, lock_held_elsewhere
+from tests.harness_support import lock_held_elsewhere
 
 BATON = Path(sys.executable).parent / "baton"
 NOT_RELAYED = 97
@@ -42,13 +42,6 @@ REAL_SERVERS = pytest.mark.slow(reason="a hook server's lifecycle: real servers 
 starts real processes and waits for them (a server's start, idle end, death). The relayed
 commands' list stays in the main suite; the relay's fallback is also held there by the
 hooks' tests, which run each hook in its own process (``BATON_HOOK_SERVER=0``)."""
-
-
-@pytest.fixture
-def runtime():
-    """A private socket folder of this test's own for the hook server (stopped at the end)."""
-    with hook_server_runtime() as folder:
-        yield folder
 
 
 @pytest.fixture
@@ -237,8 +230,7 @@ def _relayed_and_waiting(repo: Path, runtime: Path, words: list[str]) -> subproc
             time.sleep(0.02)
         if waiting.poll() is None and _served(runtime) > before:
             return waiting
-        waiting.stdin.close()
-        waiting.communicate()
+        waiting.communicate()  # closes its standard input (closed first, communicate would flush it: ValueError)
         assert waiting.returncode == NOT_RELAYED, waiting.returncode
     raise AssertionError("the server never took the relayed command")
 

@@ -8,16 +8,9 @@ import pytest
 
 from baton.app import Baton
 from baton.domain.paths import is_harness_configuration
-from tests.handoff_support import git_init
 from tests.harness_support import fixture, hook, injected
 
 SID = "0b7c4f2e-synthetic-claude-session"
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _start(repo, source, **changes):

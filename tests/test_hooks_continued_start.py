@@ -7,19 +7,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.cli_support import run, run_json
-from tests.handoff_support import git_init
 from tests.harness_support import fixture, hook, injected
 
 SID = "0b7c4f2e-synthetic-claude-session"
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _start(repo, source):

@@ -9,16 +9,10 @@ import json
 import pytest
 
 from baton.app import Baton
-from tests.handoff_support import git_init, ledger_lines
+from tests.handoff_support import ledger_lines
 from tests.harness_support import fixture, hook, injected
 
 PROMPT_EVENTS = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini-cli": "BeforeAgent"}
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _detector_events(repo):

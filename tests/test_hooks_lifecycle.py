@@ -14,7 +14,7 @@ import pytest
 from baton.app import Baton
 from baton.projections.sessions import session_doc
 from tests.app_support import promote_handoff, validate_handoff_command
-from tests.handoff_support import git_init, payload
+from tests.handoff_support import payload
 from tests.harness_support import fixture, hook, injected
 
 LIFECYCLES = {
@@ -24,12 +24,6 @@ LIFECYCLES = {
     "gemini-cli": ("SessionStart", "PreCompress", "SessionEnd"),
     "cursor": ("sessionStart", "preCompact", "sessionEnd"),
 }
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _ids(harness, session):

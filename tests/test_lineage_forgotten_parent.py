@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from baton.domain.lineage import ERASED, MISSING, Node, with_placeholders
-from tests.cli_support import run, run_json
+from tests.cli_support import forked_twice, run, run_json
 
 
 def _capture(capsys, project, title: str) -> str:
@@ -23,8 +23,7 @@ def _capture(capsys, project, title: str) -> str:
 @pytest.fixture
 def forgotten(capsys, project):
     """Parent P forked twice (two branches), then P forgotten: (P's id, the forks' ids)."""
-    parent = _capture(capsys, project, "Parent")
-    forks = [run_json(capsys, project, "fork", parent, "--label", label)["id"] for label in ("redis", "pg")]
+    parent, forks = forked_twice(capsys, project)
     run_json(capsys, project, "forget", parent, "--yes")
     return parent, forks
 

@@ -9,29 +9,21 @@ The forget is a real process killed with SIGKILL at ``tests/test_forget.py``'s s
 from __future__ import annotations
 
 import json
-import threading
-from pathlib import Path
 
 import pytest
 
 from baton.domain.lineage import ERASED, ERASING, PLACEHOLDERS
-from tests.app_support import listen_target
-from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
-from tests.cli_support import run, run_json
+from tests.app_support import project_id_of, status_server
+from tests.browser_support import IN_A_BROWSER, find_chromium, status_page_open
+from tests.cli_support import forked_twice, run, run_json
 from tests.conftest import run_baton
 from tests.test_forget import SECRET_TEXT, _forget_killed_after_its_record, files_holding
-
-
-def _capture(capsys, project, title: str) -> str:
-    return run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", title,
-                    "--objective", f"{title} objective here {SECRET_TEXT}")["id"]
 
 
 @pytest.fixture
 def interrupted(capsys, project):
     """Parent P forked twice, then a forget of P killed before its rewrite: (P's id, the forks' ids)."""
-    parent = _capture(capsys, project, "Parent")
-    forks = [run_json(capsys, project, "fork", parent, "--label", label)["id"] for label in ("redis", "pg")]
+    parent, forks = forked_twice(capsys, project, objective=f"Parent objective here {SECRET_TEXT}")
     _forget_killed_after_its_record(project, parent[-8:])
     assert files_holding(project / ".baton" / "ledger", SECRET_TEXT)
     return parent, forks
@@ -84,37 +76,15 @@ def test_once_the_forget_is_run_again_lineage_says_erased(capsys, project, inter
     assert _node(run_json(capsys, project, "lineage", "--format", "json"), parent)["status"] == ERASED
 
 
-def _serve(root: Path):
-    server = __import__("baton.web.server", fromlist=["bind_status_server"]).bind_status_server(
-        listen_target(root, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    return server, thread
-
-
-def _project_id(root: Path) -> str:
-    from baton.commands.context import Project
-
-    opened = Project.open(root)
-    try:
-        return opened.config.project_id
-    finally:
-        opened.close()
-
-
 def test_the_status_servers_api_labels_the_unfinished_forget_erasing(project, interrupted):
     import http.client
 
     parent, _ = interrupted
-    server, thread = _serve(project)
-    try:
+    with status_server(project) as server:
         conn = http.client.HTTPConnection("127.0.0.1", server.app.port, timeout=10)
-        conn.request("GET", f"/api/handoffs?project={_project_id(project)}")
+        conn.request("GET", f"/api/handoffs?project={project_id_of(project)}")
         body = json.loads(conn.getresponse().read())
         conn.close()
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
     [node] = [n for n in body["lineage"]["nodes"] if n["id"] == parent]
     assert node["status"] == ERASING
 
@@ -138,16 +108,9 @@ def test_the_status_page_reads_the_unfinished_forget_as_forget_unfinished(tmp_pa
                  "--objective", f"Parent plan objective {SECRET_TEXT}")["id"]
     cli("fork", parent, "--label", "redis")
     _forget_killed_after_its_record(root, parent[-8:])
-    server, thread = _serve(root)
-    browser = Browser(CHROMIUM)
-    try:
-        page = browser.open(server.url)
+    with status_page_open(root, CHROMIUM) as page:
         page.eval("document.getElementById('tabbtn-lineage').click()")
         page.wait_for("document.querySelectorAll('#lineage-tree li').length > 0")
         first = page.eval("Array.from(document.querySelector('#lineage-tree li').childNodes)"
                           ".filter(c => c.tagName !== 'UL').map(c => c.textContent).join('')")
-    finally:
-        browser.close()
-        server.shutdown()
-        thread.join(timeout=10)
     assert first == f"{parent[-8:]} ({PLACEHOLDERS[ERASING]})"

@@ -17,7 +17,6 @@ from baton.domain.lone_surrogates import replaced
 from baton.harnesses.hook import read_payload
 from tests.batons_support import events
 from tests.conftest import run_baton
-from tests.handoff_support import git_init
 from tests.harness_support import every_fixture, fixture, hook, injected
 
 ANY_TEXT = st.lists(st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr),
@@ -61,12 +60,6 @@ def test_a_hook_payload_that_is_not_json_is_still_said_so():
 
 def test_the_command_line_s_json_input_with_a_lone_surrogate_is_read_with_it_replaced():
     assert read_json_bounded("-", "--input", raw=b'{"title":"done \\ud83d"}') == {"title": "done \ufffd"}
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 @pytest.mark.parametrize(("harness", "name"), every_fixture())

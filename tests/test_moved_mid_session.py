@@ -44,12 +44,6 @@ sys.stdin.buffer.readline()  # works on until told to exit
 """
 
 
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
 def _gone_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "was-here"
     folder.mkdir()
@@ -62,6 +56,14 @@ def _in_a_deleted_folder(argv: list[str], folder: Path, **kwargs) -> subprocess.
              "sys.exit(subprocess.run(sys.argv[2:]).returncode)"
     return subprocess.run([sys.executable, "-c", script, str(folder), *argv], capture_output=True, text=True,
                           timeout=120, **kwargs)
+
+
+def _session_end_in_a_deleted_folder(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Claude Code's ``SessionEnd`` hook of session ``s1`` run in ``folder``, deleted before it starts."""
+    payload = {"session_id": "s1", "cwd": str(folder), "hook_event_name": "SessionEnd", "reason": "other",
+               "transcript_path": "/dev/null"}
+    return _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], folder, input=json.dumps(payload),
+                                env=env)
 
 
 @pytest.mark.parametrize(("event", "undone"), [
@@ -175,10 +177,7 @@ def test_a_session_whose_subfolder_a_branch_switch_removed_records_its_end_in_th
     subprocess.run([*git, "checkout", "-q", "other"], cwd=repo, check=True)
     assert not web.exists()
     web.mkdir()  # only for _in_a_deleted_folder to step into and delete again: the hook runs where web/ was
-    payload = {"session_id": "s1", "cwd": str(web), "hook_event_name": "SessionEnd", "reason": "other",
-               "transcript_path": "/dev/null"}
-    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], web, input=json.dumps(payload),
-                                 env=env)
+    ended = _session_end_in_a_deleted_folder(web, env)
     assert ended.returncode == 0
     assert "gone" not in ended.stderr and "internal error" not in ended.stderr
     with Baton.open(repo) as app:
@@ -189,10 +188,8 @@ def test_a_session_whose_project_was_moved_away_still_says_its_end_was_not_recor
     """The nearest folder above the gone one holds no project: the project itself moved."""
     folder = tmp_path / "outside" / "was-here"
     folder.mkdir(parents=True)
-    payload = {"session_id": "s1", "cwd": str(folder), "hook_event_name": "SessionEnd", "reason": "other",
-               "transcript_path": "/dev/null"}
-    done = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], folder, input=json.dumps(payload),
-                                env={**os.environ, "CLAUDE_PROJECT_DIR": str(folder), "BATON_HOOK_SERVER": "0"})
+    done = _session_end_in_a_deleted_folder(folder, {**os.environ, "CLAUDE_PROJECT_DIR": str(folder),
+                                                     "BATON_HOOK_SERVER": "0"})
     assert done.returncode == 0
     assert done.stderr.strip().startswith(f"baton hook claude-code SessionEnd: the project folder {folder} {GONE}; ")
 
@@ -206,36 +203,6 @@ def test_demo_run_in_a_deleted_folder_says_the_folder_is_gone_with_exit_4(repo, 
     assert error["code"] == "folder_gone"
     assert "the current folder is gone (moved or deleted while this shell was in it)" in error["message"]
     assert "internal error" not in done.stderr
-
-
-def test_a_project_moved_away_from_inside_another_projects_work_tree_records_nothing_in_that_project(repo, tmp_path):
-    """``repo/inner`` is a project of its own (its own repository) inside ``repo``'s work tree. Its
-    session starts there, then ``inner`` is moved to another file system: its end is not the outer
-    project's. The hook says its folder is gone (its end not recorded) and writes nothing in ``repo``."""
-    from tests.app_support import init_project
-
-    inner = repo / "inner"
-    inner.mkdir()
-    git_init(inner, {"lib.py": "y = 2\n"})
-    init_project(inner)
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(inner), "BATON_HOOK_SERVER": "0"}
-    started = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], cwd=inner, env=env, text=True,
-                             input=json.dumps(fixture("claude-code", "SessionStart.startup", inner, session_id="s1")),
-                             capture_output=True, timeout=120)
-    assert started.returncode == 0 and "Traceback" not in started.stderr
-    with Baton.open(inner) as app:
-        assert session_doc(app.project.reading(), app.project.writer, "s1") is not None
-    shutil.move(str(inner), str(tmp_path / "moved-inner"))
-    inner.mkdir()  # only for _in_a_deleted_folder to step into and delete again: the hook runs where inner/ was
-    payload = {"session_id": "s1", "cwd": str(inner), "hook_event_name": "SessionEnd", "reason": "other",
-               "transcript_path": "/dev/null"}
-    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], inner, input=json.dumps(payload),
-                                 env=env)
-    assert ended.returncode == 0
-    assert ended.stderr.strip().startswith(f"baton hook claude-code SessionEnd: the project folder {inner} {GONE}; "
-                                           "its end was not recorded")
-    with Baton.open(repo) as app:
-        assert session_doc(app.project.reading(), app.project.writer, "s1") is None
 
 
 def _inner_project_moved_mid_session(repo: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
@@ -253,9 +220,24 @@ def _inner_project_moved_mid_session(repo: Path, tmp_path: Path) -> tuple[Path, 
                              input=json.dumps(fixture("claude-code", "SessionStart.startup", inner, session_id="s1")),
                              capture_output=True, timeout=120)
     assert started.returncode == 0 and "Traceback" not in started.stderr
+    with Baton.open(inner) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "s1") is not None
     shutil.move(str(inner), str(tmp_path / "moved-inner"))
-    inner.mkdir()
+    inner.mkdir()  # only for _in_a_deleted_folder to step into and delete again: the hook runs where inner/ was
     return inner, env
+
+
+def test_a_project_moved_away_from_inside_another_projects_work_tree_records_nothing_in_that_project(repo, tmp_path):
+    """``repo/inner`` is a project of its own (its own repository) inside ``repo``'s work tree. Its
+    session starts there, then ``inner`` is moved to another file system: its end is not the outer
+    project's. The hook says its folder is gone (its end not recorded) and writes nothing in ``repo``."""
+    inner, env = _inner_project_moved_mid_session(repo, tmp_path)
+    ended = _session_end_in_a_deleted_folder(inner, env)
+    assert ended.returncode == 0
+    assert ended.stderr.strip().startswith(f"baton hook claude-code SessionEnd: the project folder {inner} {GONE}; "
+                                           "its end was not recorded")
+    with Baton.open(repo) as app:
+        assert session_doc(app.project.reading(), app.project.writer, "s1") is None
 
 
 @pytest.mark.parametrize("source", ["compact", "clear", "resume"])
@@ -272,10 +254,7 @@ def test_a_repeated_start_of_a_session_whose_project_moved_away_from_inside_anot
     assert f"the project folder {inner} {GONE}" in restarted.stdout
     assert "## Baton" not in restarted.stdout
     inner.mkdir()
-    payload = {"session_id": "s1", "cwd": str(inner), "hook_event_name": "SessionEnd", "reason": "other",
-               "transcript_path": "/dev/null"}
-    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], inner, input=json.dumps(payload),
-                                 env=env)
+    ended = _session_end_in_a_deleted_folder(inner, env)
     assert ended.returncode == 0
     with Baton.open(repo) as app:
         assert session_doc(app.project.reading(), app.project.writer, "s1") is None
@@ -297,10 +276,7 @@ def test_a_new_session_started_in_a_gone_subfolder_of_a_project_is_recorded_in_t
 def test_a_refused_hook_of_a_project_moved_away_from_inside_another_project_leaves_no_notice_there(repo, tmp_path):
     """Its failure is said on stderr; the outer project's next session is told nothing of session ``s1``."""
     inner, env = _inner_project_moved_mid_session(repo, tmp_path)
-    payload = {"session_id": "s1", "cwd": str(inner), "hook_event_name": "SessionEnd", "reason": "other",
-               "transcript_path": "/dev/null"}
-    ended = _in_a_deleted_folder([str(BATON), "hook", "claude-code", "SessionEnd"], inner, input=json.dumps(payload),
-                                 env=env)
+    ended = _session_end_in_a_deleted_folder(inner, env)
     assert "its end was not recorded" in ended.stderr
     assert not (repo / ".baton" / "hook-notices.jsonl").exists()
     outer_env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo), "BATON_HOOK_SERVER": "0"}

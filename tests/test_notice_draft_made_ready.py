@@ -23,14 +23,8 @@ from baton.domain.notice_fate import CONTINUED, DROP, KEEP, MADE_READY, Successo
 from baton.domain.short_ids import short_id
 from tests.cli_support import run_here
 from tests.conftest import run_baton
-from tests.handoff_support import baton_json, git_init, payload
+from tests.handoff_support import baton_json, payload
 from tests.harness_support import fixture, injected
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _hook(repo, event: str, name: str, session: str) -> subprocess.CompletedProcess:

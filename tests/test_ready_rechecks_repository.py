@@ -8,13 +8,7 @@ import pytest
 from baton.app import Baton
 from baton.errors import PromotionRefused
 from tests.app_support import promote_handoff, validate_handoff_command
-from tests.handoff_support import git_commit, git_init, payload
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
+from tests.handoff_support import git_commit, payload
 
 
 def _capture(root) -> str:

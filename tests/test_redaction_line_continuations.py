@@ -20,18 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.domain.redaction import RedactionPolicy, redact_payload, walk
+from baton.domain.redaction import redact_payload, walk
 from baton.domain.regexes import compiled
 from tests.conftest import run_baton
+from tests.redaction_support import POLICY, kept_whole, redacted
 
-POLICY = RedactionPolicy()
 VALUE = "q8Zr2" + "LmX9vT4wK7pN3sJ6hB1"
 HEROKU = "01234567-89ab-" + "cdef-0123-456789abcdef"
-
-
-def _redacted(text: str) -> tuple[str, set[str]]:
-    outcome = redact_payload(text, POLICY)
-    return outcome.payload, {r.rule for r in outcome.redactions}
 
 
 @pytest.mark.parametrize("text", [
@@ -43,26 +38,26 @@ def _redacted(text: str) -> tuple[str, set[str]]:
     f"password = \\\n    {VALUE}",
 ], ids=["lf", "crlf", "two-continuations", "quoted-below", "quote-opened-above", "env-or-ini-indented"])
 def test_a_secret_assignment_continued_on_the_next_line_by_a_backslash_is_redacted(text):
-    cleaned, rules = _redacted(text)
+    cleaned, rules = redacted(text)
     assert VALUE not in cleaned and rules == {"generic-secret-assignment"}
 
 
 def test_the_continuation_and_the_line_break_are_kept_only_the_value_replaced():
-    cleaned, _ = _redacted(f"export API_KEY=\\\n{VALUE}\necho done")
+    cleaned, _ = redacted(f"export API_KEY=\\\n{VALUE}\necho done")
     assert cleaned == "export API_KEY=\\\n[REDACTED:generic-secret-assignment]\necho done"
 
 
 @pytest.mark.parametrize("text", [f"$env:API_KEY = `\r\n{VALUE}", f"set PASSWORD=^\r\n{VALUE}"],
                          ids=["powershell-backquote", "cmd-caret"])
 def test_a_secret_assignment_continued_by_powershell_or_cmd_is_redacted(text):
-    cleaned, _ = _redacted(text)
+    cleaned, _ = redacted(text)
     assert VALUE not in cleaned
 
 
 @pytest.mark.parametrize("text", [f"password:\n  {VALUE}", f"password: |\n  {VALUE}", f"password: >-\n  {VALUE}"],
                          ids=["plain", "literal-block", "folded-block"])
 def test_a_yaml_secret_whose_value_is_indented_below_its_key_is_redacted(text):
-    cleaned, _ = _redacted(text)
+    cleaned, _ = redacted(text)
     assert VALUE not in cleaned
 
 
@@ -70,13 +65,13 @@ def test_a_yaml_secret_whose_value_is_indented_below_its_key_is_redacted(text):
                                   f"password: &db\n  {VALUE}", f"password: !!str &db # prod\n  {VALUE}"],
                          ids=["comment", "tag", "anchor", "tag-anchor-comment"])
 def test_a_yaml_secret_below_a_key_followed_by_a_comment_tag_or_anchor_is_redacted(text):
-    cleaned, _ = _redacted(text)
+    cleaned, _ = redacted(text)
     assert VALUE not in cleaned and cleaned.startswith(text.split("\n")[0] + "\n")
 
 
 def test_a_yaml_key_with_a_mapping_below_it_is_not_taken_for_a_secret():
     text = "password:\n  file: /run/secrets/db\n  mode: 0400"
-    assert _redacted(text) == (text, set())
+    assert kept_whole(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -86,36 +81,36 @@ def test_a_yaml_key_with_a_mapping_below_it_is_not_taken_for_a_secret():
     "password:\n  default: changeme_default_value\n",
 ], ids=["github-action-input", "kubernetes-value-from", "from-env", "default"])
 def test_a_mapping_nested_under_a_secret_named_yaml_key_keeps_its_child_keys(text):
-    assert _redacted(text) == (text, set())
+    assert kept_whole(text)
 
 
 def test_a_markdown_line_ending_in_a_backquote_is_no_continuation():
     text = "Run `export API_KEY=`\nthen_paste_here_the_value_you_got"
-    assert _redacted(text) == (text, set())
+    assert kept_whole(text)
 
 
 def test_a_provider_key_continued_on_the_next_line_is_redacted_by_its_own_rule():
-    cleaned, rules = _redacted(f"HEROKU_API_KEY=\\\n{HEROKU}")
+    cleaned, rules = redacted(f"HEROKU_API_KEY=\\\n{HEROKU}")
     assert HEROKU not in cleaned and rules == {"heroku-api-key"}
 
 
 @pytest.mark.parametrize("text", [f"curl -u \\\n  admin:{VALUE} https://x", f"mysql -u root -p\\\n{VALUE}"],
                          ids=["curl-user", "mysql-password"])
 def test_a_password_argument_continued_on_the_next_line_is_redacted(text):
-    cleaned, _ = _redacted(text)
+    cleaned, _ = redacted(text)
     assert VALUE not in cleaned
 
 
 def test_a_backslash_ending_a_line_without_a_secret_changes_nothing():
     text = "make build \\\n  CFLAGS=-O2 \\\n  TARGET=release"
-    assert _redacted(text) == (text, set())
+    assert kept_whole(text)
 
 
 @pytest.mark.parametrize("text", ["export PASSWORD=\\\\\n./deploy_production_cluster_now.sh",
                                   "PASSWORD=\\\\\\\\\n./deploy_production_cluster_now.sh"],
                          ids=["one-escaped-backslash", "two-escaped-backslashes"])
 def test_an_escaped_backslash_ending_a_line_is_no_continuation_and_the_next_line_is_kept(text):
-    assert _redacted(text) == (text, set())
+    assert kept_whole(text)
 
 
 NAMES = st.sampled_from(["API_KEY", "password", "DB_PASSWORD", "secret", "auth_token", "clientSecret", "PASSWD"])
@@ -128,10 +123,10 @@ CONTINUATIONS = st.sampled_from(["\\\n", "\\\r\n", "\\\n  ", "\\\n\t", "\\\n\\\n
        continuation=CONTINUATIONS)
 def test_a_line_continuation_never_exposes_a_value_the_one_line_form_redacts(prefix, name, operator, value,
                                                                              continuation):
-    one_line, _ = _redacted(f"{prefix}{name}{operator}{value}")
+    one_line, _ = redacted(f"{prefix}{name}{operator}{value}")
     if value in one_line:
         return  # the one-line form keeps it (a placeholder, too little entropy): nothing to hide
-    continued, _ = _redacted(f"{prefix}{name}{operator}{continuation}{value}")
+    continued, _ = redacted(f"{prefix}{name}{operator}{continuation}{value}")
     assert value not in continued
 
 
@@ -164,12 +159,12 @@ SECRET = "Zx9Qw8Er7" + "Ty6Ui5Op4As3Df2Gh1Jk0Lm"
     f"secret:\n  tenant_8f3c2a91d4_token %3D {SECRET}",
 ], ids=["yaml-key", "shell-continuation", "yaml-key-tenant-name"])
 def test_a_percent_escaped_assignment_below_a_secret_name_still_has_its_value_redacted(text):
-    cleaned, _ = _redacted(text)
+    cleaned, _ = redacted(text)
     assert SECRET not in cleaned
 
 
 def test_a_secret_below_a_nested_yaml_key_is_redacted_and_the_nested_key_kept():
-    cleaned, _ = _redacted(f"password:\n  client_3f9a7c2e_secret:\n    {SECRET}")
+    cleaned, _ = redacted(f"password:\n  client_3f9a7c2e_secret:\n    {SECRET}")
     assert cleaned == "password:\n  client_3f9a7c2e_secret:\n    [REDACTED:generic-secret-assignment]"
 
 
@@ -201,7 +196,7 @@ def test_the_joined_view_never_exposes_a_value_the_redaction_without_it_redacted
     # separator of the one-line or percent rules, a value: the shapes each view knows.
     text = "\n".join("".join(line) for line in lines)
     before = _without_the_joined_view(text)
-    cleaned, _ = _redacted(text)
+    cleaned, _ = redacted(text)
     for _name, _break, word, _join, value in lines:
         for secret in (word, value):
             if len(secret) >= 16 and secret not in before:

@@ -15,7 +15,6 @@ import pytest
 
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text
 from tests.conftest import run_baton
-from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected
 
 POLICY = RedactionPolicy()
@@ -47,12 +46,6 @@ def test_a_quote_closed_on_its_line_ends_the_value_as_before():
 def test_an_unclosed_quote_around_a_placeholder_or_a_weak_value_is_kept(value):
     text = f'export DB_PASSWORD="{value}\nnext'
     assert screen_text(text, POLICY) == text
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _stored(root: Path) -> bytes:

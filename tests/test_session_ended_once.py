@@ -31,14 +31,6 @@ from tests.handoff_support import git_init, payload
 from tests.harness_support import codex_start, codex_stop
 
 
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
-
-
 def _ready(app: Baton, session: str) -> str:
     handoff_id = app.capture(payload(), session=session).handoff_id
     app.validate(handoff_id)

@@ -18,7 +18,7 @@ from mcp import Client
 
 from baton.mcp_server import build_server
 from tests.conftest import run_baton
-from tests.handoff_support import git_init, payload
+from tests.handoff_support import payload
 from tests.harness_support import fixture, hook, injected
 
 pytestmark = pytest.mark.anyio
@@ -35,12 +35,6 @@ SESSION_LINE = re.compile(r"This is \S+ session `([^`]+)`\. Pass `\"session_id\"
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
 
 
 def _hook(repo, harness, which, session):

@@ -18,9 +18,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from baton.commands.context import Project
 from baton.web.server import bind_status_server
-from tests.app_support import listen_target
+from tests.app_support import listen_target, project_id_of
 from tests.conftest import run_baton
 
 PLANTED = "PLANTED-FORGET-TEXT-5c1e"
@@ -33,14 +32,6 @@ def cli(root: Path, *args: str):
     return json.loads(r.stdout)
 
 
-def project_id(root: Path) -> str:
-    opened = Project.open(root)
-    try:
-        return opened.config.project_id
-    finally:
-        opened.close()
-
-
 class Running:
     """A status server in a thread of this process, kept across the forget."""
 
@@ -50,7 +41,7 @@ class Running:
                                        daemon=True)
         self.thread.start()
         self.port = self.server.app.port
-        self.pid = project_id(root)
+        self.pid = project_id_of(root)
 
     def get(self, path: str) -> tuple[int, bytes]:
         return get(self.port, path)

@@ -18,23 +18,14 @@ from pathlib import Path
 import orjson
 import pytest
 
-from baton.commands.context import Project
 from baton.commands.status_page import loopback_address
 from baton.errors import PolicyBlock, PortInUse
 from baton.web.page import PAGE_CSP, SCRIPT, STYLE, _source_hash, render_page
 from baton.web.server import bind_status_server
-from tests.app_support import listen_target, status_overview, status_server
+from tests.app_support import listen_target, project_id_of, status_overview, status_server
 from tests.batons_support import ALICE, BOB, events, leave, start
 from tests.cli_support import run_here
 from tests.conftest import run_baton
-
-
-def _project_id(root: Path) -> str:
-    opened = Project.open(root)
-    try:
-        return opened.config.project_id
-    finally:
-        opened.close()
 
 
 @pytest.fixture
@@ -87,12 +78,12 @@ def test_get_lists_the_pending_batons_newest_first_with_the_spec_fields(project,
     older = leave(project, "s-a", ["fix the parser", "run the tests"], failed=["regex approach"],
                   questions=["keep the old flag?"])
     newer = leave(project, "s-b", ["ship it"], owner=BOB, branch="feature/x")
-    answer = get_handoffs(served, _project_id(project))
+    answer = get_handoffs(served, project_id_of(project))
     assert answer.status == 200
     assert answer.headers["Content-Type"] == "application/json"
     body = answer.json
     assert {"items", "total", "projectId", "lastSeenRoot"} <= set(body)
-    assert body["projectId"] == _project_id(project)
+    assert body["projectId"] == project_id_of(project)
     assert body["lastSeenRoot"] == str(project.resolve())
     assert body["total"] == 2
     assert [i["id"] for i in body["items"]] == [newer.id, older.id]
@@ -109,29 +100,29 @@ def test_get_lists_the_pending_batons_newest_first_with_the_spec_fields(project,
 def test_get_leaves_out_claimed_batons(project, served):
     leave(project, "s-a", ["claimed soon"])
     start(project, session="s-next")
-    body = get_handoffs(served, _project_id(project)).json
+    body = get_handoffs(served, project_id_of(project)).json
     assert body["items"] == [] and body["total"] == 0
 
 
 def test_get_lists_the_latest_batons_apart_from_the_latest_handoffs(project, served):
     baton = leave(project, "s-a", ["a step"])
-    body = get_handoffs(served, _project_id(project)).json
+    body = get_handoffs(served, project_id_of(project)).json
     assert body["latestHandoffs"] == []
     assert [h["id"] for h in body["latestBatons"]] == [baton.id]
 
 
 def test_a_session_batons_row_carries_its_baton_state_not_only_its_draft_record(project, served):
     baton = leave(project, "s-a", ["a step"])
-    row = get_handoffs(served, _project_id(project)).json["latestBatons"][0]
+    row = get_handoffs(served, project_id_of(project)).json["latestBatons"][0]
     assert row["id"] == baton.id and row["status"] == "draft" and row["batonStatus"] == "pending"
     start(project, session="s-next")
-    row = get_handoffs(served, _project_id(project)).json["latestBatons"][0]
+    row = get_handoffs(served, project_id_of(project)).json["latestBatons"][0]
     assert row["batonStatus"] == "claimed"
 
 
 def test_a_session_batons_view_carries_its_baton_state(project, served):
     baton = leave(project, "s-a", ["a step"])
-    view = request(served, "GET", f"/api/handoffs/{baton.id}?project={_project_id(project)}").json
+    view = request(served, "GET", f"/api/handoffs/{baton.id}?project={project_id_of(project)}").json
     assert view["kind"] == "baton" and view["batonStatus"] == "pending"
 
 
@@ -152,7 +143,7 @@ def test_get_for_another_project_id_is_404(project, served):
 
 def test_delete_from_the_page_origin_dismisses_the_baton(project, served):
     baton = leave(project, "s-a", ["to be dismissed"])
-    pid = _project_id(project)
+    pid = project_id_of(project)
     answer = dismiss(served, baton.id, pid)
     assert answer.status == 200
     assert answer.json["dismissed"] is True and answer.json["handoffId"] == baton.id
@@ -164,14 +155,14 @@ def test_delete_from_the_page_origin_dismisses_the_baton(project, served):
 
 def test_delete_with_the_token_and_no_origin_dismisses(project, served):
     baton = leave(project, "s-a", ["from a script"])
-    answer = dismiss(served, baton.id, _project_id(project), X_Baton_Token=served.app.token)
+    answer = dismiss(served, baton.id, project_id_of(project), X_Baton_Token=served.app.token)
     assert answer.status == 200
 
 
 def test_delete_from_localhost_origin_is_accepted(project, served):
     baton = leave(project, "s-a", ["from localhost"])
     port = served.app.port
-    answer = request(served, "DELETE", f"/api/handoffs/{baton.id}?project={_project_id(project)}",
+    answer = request(served, "DELETE", f"/api/handoffs/{baton.id}?project={project_id_of(project)}",
                      host=f"localhost:{port}", headers={"Origin": f"http://localhost:{port}"})
     assert answer.status == 200
 
@@ -179,7 +170,7 @@ def test_delete_from_localhost_origin_is_accepted(project, served):
 def test_delete_of_a_claimed_baton_is_409(project, served):
     baton = leave(project, "s-a", ["claimed first"])
     start(project, session="s-next")
-    answer = dismiss(served, baton.id, _project_id(project))
+    answer = dismiss(served, baton.id, project_id_of(project))
     assert answer.status == 409
     assert answer.json["error"]["code"] == "baton_already_claimed"
     assert events(project, "baton.dismissed") == []
@@ -188,27 +179,27 @@ def test_delete_of_a_claimed_baton_is_409(project, served):
 def test_delete_of_a_superseded_baton_is_409(project, served):
     old = leave(project, "s-a", ["old plan"])
     leave(project, "s-b", ["new plan"])
-    answer = dismiss(served, old.id, _project_id(project))
+    answer = dismiss(served, old.id, project_id_of(project))
     assert answer.status == 409
 
 
 def test_delete_twice_is_409_the_second_time(project, served):
     baton = leave(project, "s-a", ["once"])
-    pid = _project_id(project)
+    pid = project_id_of(project)
     assert dismiss(served, baton.id, pid).status == 200
     assert dismiss(served, baton.id, pid).status == 409
 
 
 def test_delete_of_an_unknown_baton_is_404(project, served):
-    answer = dismiss(served, "01900000-0000-7000-8000-000000000000", _project_id(project))
+    answer = dismiss(served, "01900000-0000-7000-8000-000000000000", project_id_of(project))
     assert answer.status == 404
 
 
 def test_delete_by_a_prefix_names_nothing(project, served):
     baton = leave(project, "s-a", ["exact ids only"])
-    answer = dismiss(served, baton.id[:13], _project_id(project))
+    answer = dismiss(served, baton.id[:13], project_id_of(project))
     assert answer.status == 404
-    assert get_handoffs(served, _project_id(project)).json["total"] == 1
+    assert get_handoffs(served, project_id_of(project)).json["total"] == 1
 
 
 @pytest.mark.parametrize("query", ["", "?project=all"])
@@ -230,7 +221,7 @@ def test_delete_for_another_project_is_404(project, served):
                                     "http://127.0.0.1:1", "http://127.0.0.1.evil.example:{port}"])
 def test_delete_from_a_foreign_origin_is_403_even_with_the_token(project, served, origin):
     baton = leave(project, "s-a", ["kept"])
-    answer = dismiss(served, baton.id, _project_id(project), Origin=origin.format(port=served.app.port),
+    answer = dismiss(served, baton.id, project_id_of(project), Origin=origin.format(port=served.app.port),
                      X_Baton_Token=served.app.token)
     assert answer.status == 403
     assert events(project, "baton.dismissed") == []
@@ -240,7 +231,7 @@ def test_delete_from_a_foreign_origin_is_403_even_with_the_token(project, served
 def test_delete_without_origin_needs_the_right_token(project, served, token):
     baton = leave(project, "s-a", ["kept"])
     headers = {} if token is None else {"X-Baton-Token": token}
-    answer = request(served, "DELETE", f"/api/handoffs/{baton.id}?project={_project_id(project)}", headers=headers)
+    answer = request(served, "DELETE", f"/api/handoffs/{baton.id}?project={project_id_of(project)}", headers=headers)
     assert answer.status == 403
     assert events(project, "baton.dismissed") == []
 
@@ -257,21 +248,21 @@ def test_a_foreign_host_header_is_403(project, served, host, path):
 
 def test_a_foreign_host_header_cannot_dismiss(project, served):
     baton = leave(project, "s-a", ["kept"])
-    answer = request(served, "DELETE", f"/api/handoffs/{baton.id}?project={_project_id(project)}",
+    answer = request(served, "DELETE", f"/api/handoffs/{baton.id}?project={project_id_of(project)}",
                      host="evil.example", headers={"Origin": "http://evil.example", "X-Baton-Token": served.app.token})
     assert answer.status == 403
     assert events(project, "baton.dismissed") == []
 
 
 def test_the_localhost_host_header_is_accepted(project, served):
-    answer = request(served, "GET", f"/api/handoffs?project={_project_id(project)}",
+    answer = request(served, "GET", f"/api/handoffs?project={project_id_of(project)}",
                      host=f"localhost:{served.app.port}")
     assert answer.status == 200
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "HEAD", "OPTIONS", "TRACE", "PROPFIND"])
 def test_any_other_method_is_405(project, served, method):
-    answer = request(served, method, f"/api/handoffs?project={_project_id(project)}")
+    answer = request(served, method, f"/api/handoffs?project={project_id_of(project)}")
     assert answer.status == 405
     assert answer.headers["Allow"]
 
@@ -286,7 +277,7 @@ def test_nothing_but_the_page_and_the_api_is_served(project, served, path):
 
 @pytest.mark.parametrize("path", ["/", "/api/handoffs?project={pid}", "/api/handoffs", "/nope"])
 def test_every_answer_carries_the_security_headers(project, served, path):
-    answer = request(served, "GET", path.format(pid=_project_id(project)))
+    answer = request(served, "GET", path.format(pid=project_id_of(project)))
     assert answer.headers["X-Content-Type-Options"] == "nosniff"
     assert answer.headers["X-Frame-Options"] == "DENY"
     assert answer.headers["Cache-Control"] == "no-store"
@@ -303,7 +294,7 @@ SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 def test_a_secret_in_a_next_step_never_appears_in_the_api(project, served):
     leave(project, "s-a", [f"push with token {SECRET}"], failed=[f"export GITHUB_TOKEN={SECRET}"])
-    answer = get_handoffs(served, _project_id(project))
+    answer = get_handoffs(served, project_id_of(project))
     assert answer.status == 200
     assert SECRET.encode() not in answer.body
     assert b"[REDACTED" in answer.body
@@ -317,7 +308,7 @@ def _add_policy_rule(project: Path, name: str, regex: str) -> None:
 def test_a_policy_rule_added_after_the_baton_was_left_redacts_the_api(project, served):
     leave(project, "s-a", ["brief the falcon-team about it"])
     _add_policy_rule(project, "codename", r"falcon-\w+")
-    listed = get_handoffs(served, _project_id(project))
+    listed = get_handoffs(served, project_id_of(project))
     assert listed.status == 200
     assert b"falcon-" not in listed.body
     assert listed.json["items"][0]["nextSteps"] == ["brief the [REDACTED:codename] about it"]
@@ -327,7 +318,7 @@ def test_an_error_body_is_redacted_too(project, served):
     baton = leave(project, "s-a", ["a step"])
     start(project, session="falcon-session")
     _add_policy_rule(project, "codename", r"falcon-\w+")
-    answer = dismiss(served, baton.id, _project_id(project))  # the 409 names the claiming session
+    answer = dismiss(served, baton.id, project_id_of(project))  # the 409 names the claiming session
     assert answer.status == 409
     assert b"falcon-" not in answer.body and b"[REDACTED:codename]" in answer.body
 
@@ -477,7 +468,7 @@ def test_serve_prints_the_url_and_stops_cleanly_on_ctrl_c(project):
             lines.append(proc.stdout.readline())
         info = orjson.loads("".join(lines))
         assert info["url"] == f"http://127.0.0.1:{info['port']}/" and info["port"] > 0
-        assert info["projectId"] == _project_id(project)
+        assert info["projectId"] == project_id_of(project)
         conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=10)
         conn.request("GET", f"/api/handoffs?project={info['projectId']}")
         assert conn.getresponse().status == 200
@@ -508,14 +499,14 @@ def _raw(server, lines: list[str]) -> int:
 
 
 def test_two_host_headers_are_a_bad_request(project, served):
-    pid = _project_id(project)
+    pid = project_id_of(project)
     port = served.app.port
     assert _raw(served, [f"GET /api/handoffs?project={pid} HTTP/1.1", f"Host: 127.0.0.1:{port}",
                          "Host: evil.example", "Connection: close"]) == 400
 
 
 def test_an_absolute_form_request_target_is_a_bad_request(project, served):
-    pid = _project_id(project)
+    pid = project_id_of(project)
     port = served.app.port
     assert _raw(served, [f"GET http://evil.example/api/handoffs?project={pid} HTTP/1.1",
                          f"Host: 127.0.0.1:{port}", "Connection: close"]) == 400
@@ -525,7 +516,7 @@ def test_an_absolute_form_request_target_is_a_bad_request(project, served):
 
 def test_get_one_handoff_answers_its_show_md_content(project, served):
     baton = leave(project, "s-a", ["fix the parser"])
-    answer = request(served, "GET", f"/api/handoffs/{baton.id}?project={_project_id(project)}")
+    answer = request(served, "GET", f"/api/handoffs/{baton.id}?project={project_id_of(project)}")
     assert answer.status == 200
     body = answer.json
     assert body["id"] == baton.id and body["kind"] == "baton"
@@ -536,7 +527,7 @@ def test_get_one_handoff_answers_its_show_md_content(project, served):
 
 def test_get_one_handoff_takes_only_a_full_id(project, served):
     baton = leave(project, "s-a", ["fix the parser"])
-    answer = request(served, "GET", f"/api/handoffs/{baton.id[-8:]}?project={_project_id(project)}")
+    answer = request(served, "GET", f"/api/handoffs/{baton.id[-8:]}?project={project_id_of(project)}")
     assert answer.status == 404
 
 
@@ -558,7 +549,7 @@ def test_the_text_status_says_how_many_of_how_many_handoffs_it_lists(project):
 
 def test_two_origin_headers_on_a_delete_are_a_bad_request_and_dismiss_nothing(project, served):
     baton = leave(project, "s-a", ["not to be dismissed"])
-    pid = _project_id(project)
+    pid = project_id_of(project)
     port = served.app.port
     for origins in ([f"http://127.0.0.1:{port}", "http://evil.example"],
                     ["http://evil.example", f"http://127.0.0.1:{port}"]):
@@ -571,12 +562,12 @@ def test_a_redaction_rule_added_to_config_json_applies_to_the_running_servers_ne
     """The server re-reads ``config.json`` when its stat moves, as it re-reads ``policy.json``
     and the trust record (docs/security.md, "Trusting a committed policy")."""
     leave(project, steps=("close TKT-0badf00d",))
-    assert b"TKT-0badf00d" in get_handoffs(served, _project_id(project)).body
+    assert b"TKT-0badf00d" in get_handoffs(served, project_id_of(project)).body
     path = project / ".baton" / "config.json"
     config = orjson.loads(path.read_bytes())
     config["policy"] = {"rules": [{"name": "ticket-id", "regex": "TKT-[0-9a-f]{8}", "action": "redact",
                                    "reason": "internal ticket ids"}]}
     path.write_bytes(orjson.dumps(config))
-    answer = get_handoffs(served, _project_id(project))
+    answer = get_handoffs(served, project_id_of(project))
     assert answer.status == 200
     assert b"TKT-0badf00d" not in answer.body

@@ -11,14 +11,12 @@ or point ``BATON_CHROMIUM`` at one).
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
 from dulwich import porcelain
 
-from baton.commands.context import Project
-from tests.app_support import listen_target
+from tests.app_support import project_id_of, status_server
 from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
 from tests.conftest import run_baton
 from tests.handoff_support import git_commit, git_init
@@ -68,21 +66,13 @@ def site(tmp_path_factory):
     docs = ready(root, HOSTILE, item="**bold** and `code` and <script>alert(1)</script>")
     child = cli(root, "handoff", "amend", docs, "--close-item", "O-1", "--work-state", "completed")["id"]
     cli(root, "session", "end", "s-1", "--handoff-steps", "check the docs build")
-    server = __import__("baton.web.server", fromlist=["bind_status_server"]).bind_status_server(
-        listen_target(root, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    browser = Browser(CHROMIUM)
-    opened = Project.open(root)
-    project_id = opened.config.project_id
-    opened.close()
-    try:
-        yield {"root": root, "url": server.url, "oauth": oauth, "docs": docs, "child": child, "browser": browser,
-               "project_id": project_id}
-    finally:
-        browser.close()
-        server.shutdown()
-        thread.join(timeout=10)
+    with status_server(root) as server:
+        browser = Browser(CHROMIUM)
+        try:
+            yield {"root": root, "url": server.url, "oauth": oauth, "docs": docs, "child": child, "browser": browser,
+                   "project_id": project_id_of(root)}
+        finally:
+            browser.close()
 
 
 def open_handoffs_tab(site, *, width: int = 1280):
@@ -340,11 +330,7 @@ def test_an_open_view_of_a_handoff_forgotten_meanwhile_closes_at_the_next_refres
     planted = "PLANTED-IN-THE-VIEW-3e9a"
     gone = cli(root, "checkpoint", "create", "--no-input", "--title", f"{planted} plan",
                "--objective", f"{planted} works")["id"]
-    server = __import__("baton.web.server", fromlist=["bind_status_server"]).bind_status_server(
-        listen_target(root, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    try:
+    with status_server(root) as server:
         page = site["browser"].open(server.url + "#handoff=" + gone)
         page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{gone}'")
         assert planted in page.eval("document.getElementById('view-body').textContent")
@@ -353,6 +339,3 @@ def test_an_open_view_of_a_handoff_forgotten_meanwhile_closes_at_the_next_refres
         page.wait_for("document.getElementById('handoff-view').hidden")
         assert planted not in page.eval("document.body.textContent")
         assert "no longer there" in page.eval("document.getElementById('status-line').textContent")
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)

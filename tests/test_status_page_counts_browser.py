@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from baton.app import Baton
-from tests.app_support import status_server
-from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
+from tests.browser_support import IN_A_BROWSER, find_chromium, status_page_open
 from tests.handoff_support import payload
 
 CHROMIUM = find_chromium()
@@ -20,15 +19,10 @@ pytestmark = [IN_A_BROWSER, pytest.mark.skipif(CHROMIUM is None, reason="no Chro
 
 
 def _count_shown(root) -> str:
-    with status_server(root) as server:
-        browser = Browser(CHROMIUM)
-        try:
-            page = browser.open(server.url)
-            page.eval("document.getElementById('tabbtn-handoffs').click()")
-            page.wait_for("document.querySelectorAll('#latest-rows tr.row').length > 0")
-            return page.eval("document.getElementById('latest-count').textContent")
-        finally:
-            browser.close()
+    with status_page_open(root, CHROMIUM) as page:
+        page.eval("document.getElementById('tabbtn-handoffs').click()")
+        page.wait_for("document.querySelectorAll('#latest-rows tr.row').length > 0")
+        return page.eval("document.getElementById('latest-count').textContent")
 
 
 @pytest.mark.parametrize(("captured", "said"), [(12, "10 of 12"), (3, "3")])

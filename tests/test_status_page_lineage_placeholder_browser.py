@@ -10,12 +10,11 @@ or point ``BATON_CHROMIUM`` at one).
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
 
-from tests.app_support import listen_target
+from tests.app_support import status_server
 from tests.browser_support import IN_A_BROWSER, Browser, find_chromium
 from tests.conftest import run_baton
 
@@ -43,17 +42,12 @@ def site(tmp_path_factory):
                  "--objective", "Parent plan objective here")["id"]
     forks = [cli(root, "fork", parent, "--label", label)["id"] for label in ("redis", "pg")]
     cli(root, "forget", parent, "--yes")
-    server = __import__("baton.web.server", fromlist=["bind_status_server"]).bind_status_server(
-        listen_target(root, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    browser = Browser(CHROMIUM)
-    try:
-        yield {"url": server.url, "parent": parent, "forks": forks, "browser": browser}
-    finally:
-        browser.close()
-        server.shutdown()
-        thread.join(timeout=10)
+    with status_server(root) as server:
+        browser = Browser(CHROMIUM)
+        try:
+            yield {"url": server.url, "parent": parent, "forks": forks, "browser": browser}
+        finally:
+            browser.close()
 
 
 def open_lineage_tab(site):

@@ -19,23 +19,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from baton.commands.context import Project
 from baton.web import server as web_server
 from baton.web.server import bind_status_server
-from tests.app_support import listen_target
+from tests.app_support import listen_target, project_id_of
 from tests.batons_support import leave
 
 SLOW_CLIENTS = 300
 FLOOD_TOTAL = 500
 FLOOD_AT_ONCE = 64
-
-
-def _project_id(root) -> str:
-    opened = Project.open(root)
-    try:
-        return opened.config.project_id
-    finally:
-        opened.close()
 
 
 def _serve(project):
@@ -130,7 +121,7 @@ def test_a_get_is_answered_while_300_clients_trickle_their_headers(project, monk
     leave(project, "s-a", ["a step"])
     server, thread = _serve(project)
     try:
-        pid = _project_id(project)
+        pid = project_id_of(project)
         slow = [open_slow_client(server, head_start(server)) for _ in range(SLOW_CLIENTS)]
         with Trickle(slow):
             assert get(server, f"/api/handoffs?project={pid}")[0] == 200
@@ -144,7 +135,7 @@ def test_a_get_is_answered_while_300_clients_trickle_their_headers(project, monk
 
 def test_500_gets_arriving_64_at_a_time_are_all_answered(project, served):
     leave(project, "s-a", ["a step"])
-    path = f"/api/handoffs?project={_project_id(project)}"
+    path = f"/api/handoffs?project={project_id_of(project)}"
     statuses: list[int] = []
     with ThreadPoolExecutor(FLOOD_AT_ONCE) as pool:
         for start in range(0, FLOOD_TOTAL, FLOOD_AT_ONCE):
@@ -218,7 +209,7 @@ def test_a_request_past_the_worker_queue_is_answered_503_not_dropped(project, mo
     monkeypatch.setattr(web_server, "MAX_WORKERS", 1)
     monkeypatch.setattr(web_server, "MAX_QUEUED", 1)
     server, thread = _serve(project)
-    path = f"/api/handoffs?project={_project_id(project)}"
+    path = f"/api/handoffs?project={project_id_of(project)}"
     pool = ThreadPoolExecutor(2)
     try:
         with server.app.lock:  # the one worker waits on the command lock

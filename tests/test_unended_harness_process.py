@@ -11,6 +11,7 @@ before hold unchanged (docs/batons.md, "A session that never ended").
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -26,16 +27,13 @@ from baton.app import Baton
 from baton.domain.aggregates import session as aggregate
 from baton.domain.unended import HARNESS_GONE, RESTARTED, harness_gone, taken_for_ended
 from baton.events.session import SessionResumed
-from tests.handoff_support import git_init
 from tests.harness_support import (
-    fixture,
-    hook_server_runtime,
-    hook_server_served,
-    hook_server_started,
     killed_at_the_end,
     next_start_leaves_its_handoff,
     next_start_takes_over_once_killed,
+    relayed_once,
     session_of,
+    stand_in_started,
 )
 
 BOOT = "81a69e0e-7994-4f2b-a226-b91ca3af3724"
@@ -195,19 +193,6 @@ time.sleep(600)
 BATON = Path(sys.executable).parent / "baton"
 
 
-@pytest.fixture
-def runtime():
-    """A private socket folder of this test's own for the hook server (stopped at the end)."""
-    with hook_server_runtime() as folder:
-        yield folder
-
-
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
 def _env(runtime: Path, relayed: bool) -> dict[str, str]:
     return {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "BATON_HOOK_SERVER": "1" if relayed else "0",
             "BATON_HOOK_SERVER_IDLE": "120"}
@@ -215,25 +200,15 @@ def _env(runtime: Path, relayed: bool) -> dict[str, str]:
 
 def _harness(repo: Path, runtime: Path, session: str, relayed: bool) -> subprocess.Popen:
     """A process standing for a harness, started as a terminal starts one, that has run its session's start."""
-    payload = json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id=session))
-    harness = subprocess.Popen([sys.executable, "-c", STAND_IN, str(BATON)], cwd=repo, env=_env(runtime, relayed),
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
-    assert harness.stdin is not None and harness.stdout is not None
-    harness.stdin.write(payload.encode())
-    harness.stdin.close()
-    assert harness.stdout.readline().strip() == b"0", "the stand-in's SessionStart hook failed"
-    return harness
+    return stand_in_started(STAND_IN, repo, session, _env(runtime, relayed), str(BATON))
 
 
 @LINUX
 @pytest.mark.slow
 @pytest.mark.parametrize("relayed", [False, True], ids=["in its own process", "relayed to the hook server"])
 def test_a_harness_killed_after_readying_a_handoff_is_taken_over_at_the_next_start_at_once(repo, runtime, relayed):
-    if relayed:
-        served = hook_server_started(runtime, repo, _env(runtime, True))
-    harness = _harness(repo, runtime, "killed", relayed)
-    if relayed:
-        assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
+    with relayed_once(runtime, repo, _env(runtime, True)) if relayed else contextlib.nullcontext():
+        harness = _harness(repo, runtime, "killed", relayed)
     assert session_of(repo, "killed")["harnessProcess"]["pid"] == harness.pid
     handoff_id, told = next_start_takes_over_once_killed(repo, "killed", harness)
     assert "Session `killed` (claude-code, begun " in told

@@ -13,6 +13,7 @@ running or killed with SIGKILL.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -24,16 +25,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_baton
-from tests.handoff_support import git_init
 from tests.harness_support import (
-    fixture,
-    hook_server_runtime,
-    hook_server_served,
-    hook_server_started,
     killed_at_the_end,
     next_start_leaves_its_handoff,
     next_start_takes_over_once_killed,
+    relayed_once,
     session_of,
+    stand_in_started,
 )
 
 LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
@@ -59,23 +57,10 @@ print(json.dumps(harness_process()))
 """
 
 
-@pytest.fixture
-def repo(project):
-    git_init(project, {"src/app.py": "x = 1\n"})
-    return project
-
-
 def _install(repo: Path, command: str) -> None:
     done = run_baton("install-hooks", "--harness", "claude-code", "--command", command, "--project", str(repo),
                      cwd=repo)
     assert done.returncode == 0, done.stderr
-
-
-@pytest.fixture
-def runtime():
-    """A private socket folder of this test's own for the hook server (stopped at the end)."""
-    with hook_server_runtime() as folder:
-        yield folder
 
 
 def _env(runtime: Path | None) -> dict[str, str]:
@@ -87,14 +72,14 @@ def _env(runtime: Path | None) -> dict[str, str]:
 
 def _harness(repo: Path, session: str, runtime: Path | None = None) -> subprocess.Popen:
     """A process standing for a harness, started as a terminal starts one, that has run its session's start."""
-    payload = json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id=session))
-    harness = subprocess.Popen([sys.executable, "-c", STAND_IN], cwd=repo, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, start_new_session=True, env=_env(runtime))
-    assert harness.stdin is not None and harness.stdout is not None
-    harness.stdin.write(payload.encode())
-    harness.stdin.close()
-    assert harness.stdout.readline().strip() == b"0", "the stand-in's SessionStart hook failed"
-    return harness
+    return stand_in_started(STAND_IN, repo, session, _env(runtime))
+
+
+def _probe(tmp_path: Path) -> Path:
+    """A script that stands for ``baton`` (its ``argv[0]``) and prints the harness process a hook records."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    return probe
 
 
 def _recorded_through(command: str) -> dict:
@@ -109,8 +94,7 @@ def _recorded_through(command: str) -> dict:
                                       "flock {lock} timeout 30", "{wrapper}"],
                          ids=["flock", "flock-c", "timeout", "nice", "env", "flock-and-timeout", "wrapper-script"])
 def test_the_harness_process_is_recorded_through_a_launcher_that_runs_the_hook(tmp_path, launcher):
-    probe = tmp_path / "probe.py"
-    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    probe = _probe(tmp_path)
     wrapper = tmp_path / "run-baton"
     wrapper.write_text(f'#!/bin/sh\n"{sys.executable}" "{probe}" "$@"\necho done >&2\n')
     wrapper.chmod(0o755)
@@ -127,12 +111,6 @@ def test_the_harness_process_is_recorded_through_a_launcher_that_runs_the_hook(t
 
 NODE = shutil.which("node")
 NPX = shutil.which("npx")
-
-
-def _probe(tmp_path: Path) -> Path:
-    probe = tmp_path / "probe.py"
-    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
-    return probe
 
 
 def _recorded_under_a_title(tmp_path: Path, title: str) -> tuple[int, int]:
@@ -188,31 +166,24 @@ def test_a_harness_run_by_node_whose_prompt_ends_with_the_hooks_words_is_taken_f
     assert json.loads(done.stdout)["pid"] == int(done.stderr)
 
 
-@LINUX
-def test_a_harness_binary_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
-    """``codex "… baton hook codex SessionStart"``: the harness's own binary, by its name."""
-    codex = tmp_path / "codex"
-    codex.symlink_to(os.path.realpath(sys.executable))
-    probe = _probe(tmp_path)
-    script = f"import os, subprocess, sys; sys.stderr.write(str(os.getpid())); sys.stderr.flush(); " \
-             f"subprocess.run(['/bin/sh', '-c', {str(sys.executable)!r} + ' ' + {str(probe)!r} + ' hook codex " \
-             f"SessionStart'], env=dict(os.environ, PYTHONPATH={os.pathsep.join(sys.path)!r}))"
-    done = subprocess.run([str(codex), "-c", script, "explain baton hook codex SessionStart"], capture_output=True,
-                          text=True, check=True)
-    assert json.loads(done.stdout)["pid"] == int(done.stderr)
-
-
-def _unknown_harness(tmp_path: Path, *prompt: str) -> subprocess.CompletedProcess:
-    """A harness Baton does not know by name (``my-agent``, the interpreter under another name) whose
-    prompt ``prompt`` (its last arguments) ends with the hook's words, running the hook through a
-    shell as Claude Code does; it writes its pid on stderr."""
-    agent = tmp_path / "my-agent"
-    agent.symlink_to(os.path.realpath(sys.executable))
+def _harness_named(tmp_path: Path, name: str, harness: str, *prompt: str) -> subprocess.CompletedProcess:
+    """A harness binary called ``name`` (the interpreter under that name) whose prompt ``prompt`` (its last
+    arguments) ends with the hook's words, running ``baton hook HARNESS SessionStart`` through a shell as
+    Claude Code does; it writes its pid on stderr. ``my-agent`` is a harness Baton does not know by name."""
+    binary = tmp_path / name
+    binary.symlink_to(os.path.realpath(sys.executable))
     probe = _probe(tmp_path)
     script = f"import os, subprocess, sys; sys.stderr.write(str(os.getpid())); sys.stderr.flush(); " \
              f"subprocess.run(['/bin/sh', '-c', {str(sys.executable)!r} + ' ' + {str(probe)!r} + ' hook " \
-             f"claude-code SessionStart'], env=dict(os.environ, PYTHONPATH={os.pathsep.join(sys.path)!r}))"
-    return subprocess.run([str(agent), "-c", script, *prompt], capture_output=True, text=True, check=True)
+             f"{harness} SessionStart'], env=dict(os.environ, PYTHONPATH={os.pathsep.join(sys.path)!r}))"
+    return subprocess.run([str(binary), "-c", script, *prompt], capture_output=True, text=True, check=True)
+
+
+@LINUX
+def test_a_harness_binary_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
+    """``codex "… baton hook codex SessionStart"``: the harness's own binary, by its name."""
+    done = _harness_named(tmp_path, "codex", "codex", "explain baton hook codex SessionStart")
+    assert json.loads(done.stdout)["pid"] == int(done.stderr)
 
 
 @LINUX
@@ -221,14 +192,15 @@ def _unknown_harness(tmp_path: Path, *prompt: str) -> subprocess.CompletedProces
                          ids=["the-hooks-words", "the-whole-command-it-runs"])
 def test_a_harness_of_another_name_whose_prompt_ends_with_the_hooks_words_is_taken_for_the_harness(tmp_path, prompt):
     """``my-agent "… baton hook claude-code SessionStart"``: the string is its prompt, not the command it ran."""
-    done = _unknown_harness(tmp_path, prompt.format(python=sys.executable, probe=tmp_path / "probe.py"))
+    done = _harness_named(tmp_path, "my-agent", "claude-code", prompt.format(python=sys.executable, probe=tmp_path / "probe.py"))
     assert json.loads(done.stdout)["pid"] == int(done.stderr)
 
 
 @LINUX
 def test_a_harness_of_another_name_whose_prompt_words_end_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
     """``my-agent explain baton hook claude-code SessionStart``: it did not pass the words on to what it ran."""
-    done = _unknown_harness(tmp_path, "explain", "baton", "hook", "claude-code", "SessionStart")
+    done = _harness_named(tmp_path, "my-agent", "claude-code", "explain", "baton", "hook", "claude-code",
+                          "SessionStart")
     assert json.loads(done.stdout)["pid"] == int(done.stderr)
 
 
@@ -247,8 +219,7 @@ def test_a_launcher_given_the_hook_as_one_command_string_is_passed_over(tmp_path
 @LINUX
 def test_a_process_whose_command_line_does_not_end_with_the_hooks_words_is_taken_for_the_harness(tmp_path):
     """A harness whose own command line mentions the words (a prompt, a script) is still the harness."""
-    probe = tmp_path / "probe.py"
-    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    probe = _probe(tmp_path)
     outer = f"import subprocess, sys; subprocess.run([sys.executable, {str(probe)!r}, 'hook', 'claude-code', " \
             "'SessionStart']) # hook claude-code SessionStart is said here, not at the end"
     done = subprocess.run([sys.executable, "-c", outer, "--then", "work"], capture_output=True, text=True, check=True)
@@ -263,11 +234,8 @@ def test_a_process_whose_command_line_does_not_end_with_the_hooks_words_is_taken
 def test_a_second_terminals_start_leaves_a_running_session_hooked_through_a_launcher_its_handoff(
         repo, tmp_path, runtime, launcher, relayed):
     _install(repo, launcher.format(lock=tmp_path / "x.lock", baton=BATON))
-    if relayed:
-        served = hook_server_started(runtime, repo, _env(runtime))
-    harness = _harness(repo, "working", runtime if relayed else None)
-    if relayed:
-        assert hook_server_served(runtime) == served + 1  # the hook ran in the server's child, for the relaying process
+    with relayed_once(runtime, repo, _env(runtime)) if relayed else contextlib.nullcontext():
+        harness = _harness(repo, "working", runtime if relayed else None)
     with killed_at_the_end(harness):
         assert session_of(repo, "working")["harnessProcess"]["pid"] == harness.pid
         next_start_leaves_its_handoff(repo, "working")
@@ -285,8 +253,7 @@ def test_a_harness_hooked_through_a_launcher_and_killed_is_taken_over_at_the_nex
 @pytest.mark.parametrize("words", ["--project {project} hook claude-code SessionStart",
                                    "--json hook claude-code SessionStart"], ids=["project", "json"])
 def test_a_global_option_before_the_hook_does_not_hide_the_launcher(tmp_path, words):
-    probe = tmp_path / "probe.py"
-    probe.write_text("import sys\nsys.argv[0] = 'baton'\n" + PROBE)
+    probe = _probe(tmp_path)
     command = f"flock {tmp_path / 'x.lock'} {sys.executable} {probe} {words.format(project=tmp_path)}"
     assert _recorded_through(command)["pid"] == os.getpid()
 
@@ -318,11 +285,8 @@ def test_a_launcher_given_the_installed_baton_as_one_command_string_is_passed_ov
     monkeypatch.setenv("SHELL", shell)
     monkeypatch.setenv("PATH", f"{BATON.parent}{os.pathsep}{os.environ['PATH']}")
     _hooked_as_one_command_string(repo, tmp_path / "x.lock", string)
-    if relayed:
-        served = hook_server_started(runtime, repo, _env(runtime))
-    harness = _harness(repo, "working", runtime if relayed else None)
-    if relayed:
-        assert hook_server_served(runtime) == served + 1
+    with relayed_once(runtime, repo, _env(runtime)) if relayed else contextlib.nullcontext():
+        harness = _harness(repo, "working", runtime if relayed else None)
     with killed_at_the_end(harness):
         assert session_of(repo, "working")["harnessProcess"]["pid"] == harness.pid
 

@@ -96,7 +96,7 @@ from baton.values import replace, value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from typing import Any, Mapping, Protocol, Sequence
+    from typing import Any, Iterable, Mapping, Protocol, Sequence
 
     from baton.commands.context import Limits, Project
     from baton.commands.session_records import NamedStart
@@ -197,16 +197,21 @@ def _missed_after_claim(project: "Project", runner, own: BatonRecord | None, ctx
     if own is None or not own.missed_unseen or own.shared or not same_owner(own.owner, ctx.owner) \
             or own.branch != ctx.branch:
         return []
+    return _told_once(project, runner, own, own.missed_unseen, missed_mark, missed_notice, peek=peek)
+
+
+def _told_once(project: "Project", runner, own: BatonRecord, unseen: Iterable[dict[str, Any]],
+               mark: Callable[[str], str], notice: Callable[..., str], *, peek: bool) -> list[str]:
+    """The ``notice`` of each baton of ``unseen`` (superseded unseen by ``own``) whose ``mark`` is not
+    among the told yet, those marks recorded with the told (unless peeking): each is said once."""
     told = _read_told(project)
-    fresh = [u for u in own.missed_unseen if missed_mark(str(u.get("id"))) not in told]
+    fresh = [u for u in unseen if mark(str(u.get("id"))) not in told]
     if not fresh:
         return []
     left_by, objectives = unseen_sources(runner, own, fresh)
-    notices = [missed_notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id"))))
-               for u in fresh]
+    notices = [notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id")))) for u in fresh]
     if not peek:
-        write_json_atomic(_told_path(project), {"told": (told + [missed_mark(str(u.get("id"))) for u in fresh])
-                                                [-TOLD_KEPT:]})
+        write_json_atomic(_told_path(project), {"told": (told + [mark(str(u.get("id"))) for u in fresh])[-TOLD_KEPT:]})
     return notices
 
 
@@ -245,17 +250,8 @@ def _collided(project: "Project", runner, own: BatonRecord | None, ctx: SessionC
     apart), each told once here (unless peeking), recorded with the lost claims told."""
     if own is None:
         return []
-    told = _read_told(project)
-    fresh = [u for u in collided_unseen(own, ctx.owner, ctx.branch) if collided_mark(str(u.get("id"))) not in told]
-    if not fresh:
-        return []
-    left_by, objectives = unseen_sources(runner, own, fresh)
-    notices = [collided_notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id"))))
-               for u in fresh]
-    if not peek:
-        write_json_atomic(_told_path(project), {"told": (told + [collided_mark(str(u.get("id"))) for u in fresh])
-                                                [-TOLD_KEPT:]})
-    return notices
+    return _told_once(project, runner, own, collided_unseen(own, ctx.owner, ctx.branch), collided_mark,
+                      collided_notice, peek=peek)
 
 
 def left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
