@@ -15,7 +15,7 @@ from baton.app import Baton, Limits
 from baton.domain.shell_words import quote
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, FolderGone, InputError
-from baton.harnesses import notices
+from baton.harnesses import notices, unprompted
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -170,8 +170,10 @@ def harness_process(harness: str | None) -> dict[str, object] | None:
     return read_harness_process() if harness in RUN_IN_THEIR_PROCESS else None
 
 
-def act(app: Any, metadata: SessionMetadata) -> Any:
-    """Call the application object's method for the event's kind."""
+def act(app: Any, metadata: SessionMetadata, *, no_request: bool = False) -> Any:
+    """Call the application object's method for the event's kind. ``no_request``: an end
+    whose session's start claimed a baton and that made no request since (its mark still
+    there, ``baton.harnesses.unprompted``)."""
     if metadata.kind == SESSION_START:
         # The brief leaves room for the session line the answer ends with (``answer``): the id as the app checks it.
         also = session_hint(metadata.session_id.strip()) if metadata.session_id else ""
@@ -186,7 +188,7 @@ def act(app: Any, metadata: SessionMetadata) -> Any:
                           session=metadata.session_id, harness=metadata.harness, source="hook")
     if metadata.kind == SESSION_END:
         return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason,
-                                          event=metadata.event)
+                                          event=metadata.event, unprompted=no_request)
     raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
 
 
@@ -210,7 +212,17 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             run.baton_dir, run.elsewhere = None, True
             raise FolderGone(folder_gone(where.cwd or where.project_dir))
         run.baton_dir = app.project.paths.baton_dir
-        result = act(app, metadata)
+        # An end whose session's start claimed a baton and that made no request since: its mark still there.
+        marked = (metadata.kind == SESSION_END and bool(chosen.prompt_hook_files)
+                  and unprompted.marked(run.baton_dir, metadata.session_id))
+        result = act(app, metadata, no_request=marked)
+        if marked:  # the end ran: the mark has done its work
+            unprompted.take_mark(run.baton_dir, metadata.session_id)
+        if metadata.kind == SESSION_START and chosen.prompt_hook_files:
+            claimed = getattr(getattr(result, "delivered", None), "record", None)
+            if claimed is not None and not result.delivered.unrecorded and metadata.session_id:
+                unprompted.leave_mark(chosen, payload, project, run.baton_dir, metadata.session_id.strip(),
+                                      claimed.id)
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own
             run.leave_notice(app.project.writer_change.message, failed=False)
         if metadata.kind == SESSION_END:
