@@ -174,6 +174,25 @@ def test_a_codex_start_leaves_no_mark_its_start_comes_with_a_prompt(repo):
     assert len(_created(repo)) == 1
 
 
+@pytest.mark.parametrize("harness", EVENTS)
+def test_a_first_prompt_that_asks_for_a_handoff_removes_the_mark_too(repo, harness):
+    _wired(repo, harness)
+    _fresh_start_claims(repo, harness, _left_by_an_earlier_session(repo))
+    assert _mark(repo, "fresh").is_file()
+    _run(repo, harness, 1, "fresh", prompt="handoff")
+    assert not _mark(repo, "fresh").exists()
+
+
+def test_a_start_below_the_project_root_leaves_no_mark_its_prompt_hook_would_not_find(repo):
+    _wired(repo, "claude-code")
+    (repo / "src").mkdir(exist_ok=True)
+    handoff_id = _left_by_an_earlier_session(repo)
+    started = hook(repo, "claude-code", "SessionStart",
+                   fixture("claude-code", "SessionStart.startup", repo, session_id="fresh", cwd=str(repo / "src")))
+    assert started.result.to_json()["handoffId"] == handoff_id
+    assert not (repo / ".baton" / "cache" / "unprompted").exists()
+
+
 def test_a_claude_code_start_whose_prompt_hook_is_not_wired_leaves_no_mark(repo):
     _fresh_start_claims(repo, "claude-code", _left_by_an_earlier_session(repo))
     assert not _mark(repo, "fresh").exists()
