@@ -601,7 +601,7 @@ class Baton:
                                unprompted: bool = False) -> SessionFinishResult:
         """A harness ended a session: end it, handing on the ready handoff it wrote.
         ``unprompted``: the session's start claimed a baton and no request was made since
-        (``baton.harnesses.unprompted``): that baton is handed on again (``harness_finish``).
+        (``baton.harnesses.hook_project.leave_mark``): that baton is handed on again (``harness_finish``).
 
         ``event`` (a hook's, as the harness names it): when the index is further
         behind than this process may fold (``IndexBehind``), the end is kept, and

@@ -328,7 +328,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
     there is one: the application then loads the hand-on and calls again).
     ``deferral``: a hook's, kept should its catch-up be handed on (``Project.behind``).
     ``unprompted``: the session's start claimed a baton and the session made no request since
-    (``baton.harnesses.unprompted``): a session that readied nothing hands that baton on again,
+    (``baton.harnesses.hook_project.leave_mark``): a session that readied nothing hands that baton on again,
     for the next session, when it is still the one this session claimed (``claimed_unprompted``).
 
     The least work that makes the baton durable, first and only: one lock

@@ -322,7 +322,7 @@ def no_project_named(root: str) -> str:
 
 UNPROMPTED = (".baton", "cache", "unprompted")
 """Where a session start that claimed a baton before any prompt leaves its mark
-(``baton.harnesses.unprompted``), under the project folder ``marked_folder`` names."""
+(``hook_project.leave_mark``), under the project folder ``marked_folder`` names."""
 
 
 def mark_name(session_id: str) -> str | None:

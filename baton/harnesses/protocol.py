@@ -272,7 +272,7 @@ class CommandHookAdapter:
     """A harness whose session start runs before its first prompt (Claude Code's and Gemini CLI's
     ``SessionStart``, when the TUI opens): the project files its prompt hook may be wired in. A
     start that claims a baton there, with that hook wired, leaves a mark the session's first
-    prompt hook removes (``baton.harnesses.unprompted``); an end that still finds it made no
+    prompt hook removes (``hook_project.leave_mark``); an end that still finds it made no
     request, and hands the baton on again (docs/batons.md, "A baton spent without reaching a
     model"). Empty: the start comes with a prompt (Codex) or is not known to (Cursor)."""
     subscribe_events: Callable[..., Any] | None = None
