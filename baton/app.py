@@ -597,8 +597,11 @@ class Baton:
                                                                 trigger=trigger, deferral=deferral)
 
     def finish_harness_session(self, session_id: str | None, *, harness: str | None = None,
-                               reason: str | None = None, event: str | None = None) -> SessionFinishResult:
+                               reason: str | None = None, event: str | None = None,
+                               unprompted: bool = False) -> SessionFinishResult:
         """A harness ended a session: end it, handing on the ready handoff it wrote.
+        ``unprompted``: the session's start claimed a baton and no request was made since
+        (``baton.harnesses.hook_project.leave_mark``): that baton is handed on again (``harness_finish``).
 
         ``event`` (a hook's, as the harness names it): when the index is further
         behind than this process may fold (``IndexBehind``), the end is kept, and
@@ -610,13 +613,13 @@ class Baton:
         with self._kept_if_held_up(deferred.SESSION_END, event, session_id, harness=harness,
                                    reason=reason) as deferral:
             finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
-                                                     deferral=deferral)
+                                                     deferral=deferral, unprompted=unprompted)
             if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
                 from baton.commands import baton_hand_on
 
                 finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
                                                          hand_on_in_scope=baton_hand_on.hand_on_in_scope,
-                                                         deferral=deferral)
+                                                         deferral=deferral, unprompted=unprompted)
         assert finished is not None
         return finished
 

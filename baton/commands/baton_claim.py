@@ -83,17 +83,19 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
 
 
 def append_created(scope: WriteScope, record: BatonRecord, *, session: str | None,
-                   harness: str | None, actor: str) -> tuple[str | None, dict[str, Any] | None]:
+                   harness: str | None, actor: str, reason: str | None = None) -> tuple[str | None, dict[str, Any] | None]:
     """Append ``baton.created`` for ``record``; returns the pending baton it supersedes, and its
     ``unseen_summary`` when another session left it and none read it (``superseded_unread``).
     ``actor``: who leaves it, this clone's git identity (``identity.recorded_owner``), never
     ``record.owner``, whom it is for (``session end --owner bob`` run by Alice is Alice's).
+    ``reason``: why a baton is handed on again (``unprompted``), recorded with it.
 
     Superseding retires the old *baton* only: the handoff it pointed at keeps
     its status (a ready handoff handed on with ``--from`` stays ready).
     """
     state = key_state(scope, record.key)
-    (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness))
+    (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness,
+                                                                         reason=reason))
     current = state.current
     unread = unseen_summary(current, unread=True) \
         if current is not None and superseded_unread(current, replace(record, session_id=session)) else None

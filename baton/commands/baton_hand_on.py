@@ -19,9 +19,10 @@ if TYPE_CHECKING:
 
 
 def hand_on_in_scope(scope: WriteScope, token: str, ctx: SessionContext, *, shared: bool = False, session: str | None = None,
-                     harness: str | None = None) -> CreatedBaton:
+                     harness: str | None = None, reason: str | None = None) -> CreatedBaton:
     """Inside a write scope: append ``baton.created`` scoping the handoff ``token``
-    names to ``ctx`` (see ``baton_cases.scope_handoff_as_baton``). Inside a ``batch()`` the
+    names to ``ctx`` (see ``baton_cases.scope_handoff_as_baton``). ``reason``: why it is
+    handed on again, recorded with it (``baton.created``'s ``reason``: ``unprompted``). Inside a ``batch()`` the
     record returned is the one appended; the stored one (``stored_baton``) is
     read after the batch.
 
@@ -49,5 +50,5 @@ def hand_on_in_scope(scope: WriteScope, token: str, ctx: SessionContext, *, shar
             raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
                            details={"handoff_id": baton.id, "key": peek.record.key})
     superseded, unread = append_created(scope, baton, session=session, harness=harness,
-                                       actor=recorded_owner(scope.project))
+                                       actor=recorded_owner(scope.project), reason=reason)
     return CreatedBaton(stored_baton(scope.runner, baton), superseded, [], unread)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from baton.commands.batons import current_batons
 from baton.commands.identity import DETACHED_BRANCH, SessionContext, context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import (
@@ -20,7 +21,8 @@ from baton.commands.session_drafts import (
     session_handoffs,
 )
 from baton.commands.sessions import end_in_scope, settled
-from baton.domain.batons import shown_name
+from baton.domain.batons import CLAIMED, shown_name
+from baton.domain.repeated_start import received_baton
 from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 
     from baton.commands.baton_claim import CreatedBaton
     from baton.commands.context import Deferral, Project
+    from baton.domain.batons import BatonRecord
 
 HandOnInScope = Callable[..., "CreatedBaton"]
 """``baton_hand_on.hand_on_in_scope``: a handoff handed on as a baton, inside a write scope."""
@@ -319,11 +322,14 @@ def begun_here(project: "Project", session_id: str | None) -> bool:
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                    reason: str | None = None, hand_on_in_scope: HandOnInScope | None = None,
-                   deferral: "Deferral | None" = None) -> SessionFinishResult | None:
+                   deferral: "Deferral | None" = None, unprompted: bool = False) -> SessionFinishResult | None:
     """End the session, handing on the ready handoff it wrote as a baton
     (with ``hand_on_in_scope``; without it, None and nothing written when
     there is one: the application then loads the hand-on and calls again).
     ``deferral``: a hook's, kept should its catch-up be handed on (``Project.behind``).
+    ``unprompted``: the session's start claimed a baton and the session made no request since
+    (``baton.harnesses.hook_project.leave_mark``): a session that readied nothing hands that baton on again,
+    for the next session, when it is still the one this session claimed (``claimed_unprompted``).
 
     The least work that makes the baton durable, first and only: one lock
     hold, one append. ``baton.created`` (when a handoff is handed on), the
@@ -347,7 +353,9 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
             # ``git checkout -b``), wherever this end runs (a kept end run from the main worktree once the
             # session's linked worktree was removed; a session that switched back before it ended)
             here = SessionContext(owner=here.owner, branch=key_branch)
-        if candidate is not None and hand_on_in_scope is None:
+        again = claimed_unprompted(runner, session, sid) \
+            if unprompted and candidate is None and not withheld and not ended_before else None
+        if (candidate is not None or again is not None) and hand_on_in_scope is None:
             return None
         notices += withheld
         if candidate is None and not withheld and not ended_before:
@@ -360,6 +368,13 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
                 except (Conflict, InputError) as exc:
                     notices.append(EndNotice(f"Handoff {candidate['id']} was not handed on: {exc.message}",
                                              candidate["id"], "ready"))
+            elif again is not None and hand_on_in_scope is not None:
+                try:
+                    handed = hand_on_in_scope(scope, again.id, SessionContext(owner=again.owner, branch=again.branch),
+                                              shared=again.shared, session=sid, harness=harness, reason=UNPROMPTED)
+                except (Conflict, InputError) as exc:
+                    notices.append(EndNotice(f"Baton {again.id}, which this session claimed before any request, "
+                                             f"was not handed on again: {exc.message}", again.id))
             if ended_before and handed is None:
                 return SessionFinishResult(sid, False, None, reason, tuple(notices))
             end = end_in_scope(scope, sid, None, harness=harness, left=handed)
@@ -367,3 +382,23 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         end = settled(scope, end)
     return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices),
                                settles=settles, end=end)
+
+
+UNPROMPTED = "unprompted"
+"""``baton.created``'s ``reason`` for a baton handed on again by the end of the session that claimed
+it before any request (its brief reached no model)."""
+
+
+def claimed_unprompted(runner: Any, session: dict[str, Any] | None, sid: str) -> "BatonRecord | None":
+    """The baton session ``sid`` received at its start (``receivedBaton``), when it is still its key's
+    current baton and claimed by ``sid``: nothing newer on that key, not handed on again already (by
+    an earlier end of the session, or ``session handoff --from``), so handing it on again gives it to
+    one more session, once. None otherwise."""
+    received = received_baton(session)
+    if received is None or "batons" not in runner.by_name:
+        return None
+    for peek in current_batons(runner):
+        record = peek.record
+        if record.id == received:
+            return record if record.status == CLAIMED and record.claimed_by_session == sid else None
+    return None

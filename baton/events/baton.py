@@ -40,6 +40,10 @@ class BatonCreated(BatonEvent):
     supersedes: Any = None
     payload: Any = None
     """``{"nextSteps", "failedApproaches", "openQuestions"}`` as the baton carries them."""
+    reason: Any = None
+    """Why a baton already claimed is handed on again: ``unprompted`` (the session that claimed it
+    ended before any request, so its brief reached no model: docs/batons.md, "A baton spent
+    without reaching a model"); None for every other baton."""
 
 
 @register

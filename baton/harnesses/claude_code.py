@@ -101,4 +101,5 @@ ADAPTER = CommandHookAdapter(
     event_suffixes={"SessionStart": start_failed("Claude Code")},
     # The project folder for every hook; the payload's ``cwd`` follows the agent's ``cd``.
     project_dir_env=("CLAUDE_PROJECT_DIR",),
+    prompt_hook_files=(".claude/settings.json", LOCAL_SETTINGS),
 )

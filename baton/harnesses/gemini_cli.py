@@ -100,4 +100,5 @@ ADAPTER = CommandHookAdapter(
                 "Gemini asks (headless: `gemini --skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true)",),
     # Gemini CLI 0.61 sets both (``CLAUDE_PROJECT_DIR`` "for compatibility") to its hook input's ``cwd``.
     project_dir_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
+    prompt_hook_files=(".gemini/settings.json",),
 )

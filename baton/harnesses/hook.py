@@ -320,6 +320,42 @@ def no_project_named(root: str) -> str:
             f"(or run `baton init` there, if that is the project).\n")
 
 
+UNPROMPTED = (".baton", "cache", "unprompted")
+"""Where a session start that claimed a baton before any prompt leaves its mark
+(``hook_project.leave_mark``), under the project folder ``marked_folder`` names."""
+
+
+def mark_name(session_id: str) -> str | None:
+    """The file name of session ``session_id``'s mark: the id itself, when it is a plain one
+    (letters, digits, ``-``, ``_``, ``.``; at most 128; not starting with ``.``), as every
+    harness's is; None for any other (no mark is left, nor looked for)."""
+    plain = 0 < len(session_id) <= 128 and session_id[0] != "." and all(
+        c.isascii() and (c.isalnum() or c in "-_.") for c in session_id)
+    return session_id if plain else None
+
+
+def marked_folder(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None) -> str:
+    """The folder whose ``.baton/`` holds a session's mark, as a prompt hook finds it without
+    looking for the project: ``--project``, else ``$BATON_PROJECT``, else the harness's project
+    folder (``$CLAUDE_PROJECT_DIR``), else the payload's ``cwd``, else the hook's own folder. A
+    start leaves the mark only when that folder's ``.baton/`` is the project's."""
+    where = chosen.get_project_context(payload)
+    return str(project or os.environ.get("BATON_PROJECT") or where.project_dir or where.cwd or ".")
+
+
+def prompted(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None, session_id: str) -> None:
+    """A prompt of session ``session_id`` was submitted: its mark, if its start left one, is
+    removed — one ``unlink`` per prompt (the first removes it; each later one finds nothing),
+    nothing read, nothing written to the ledger. Never fails the prompt."""
+    name = mark_name(session_id)
+    if name is None:
+        return
+    try:
+        os.unlink(os.path.join(marked_folder(chosen, payload, project), *UNPROMPTED, name))
+    except (OSError, ValueError):
+        pass
+
+
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
              run: HookRun | None = None) -> HookOutcome:
     """Handle one hook event; never raises (unless ``BATON_DEBUG`` is set).
@@ -351,6 +387,8 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
                 raise InputError(f"`{given[0]}` must be a non-empty string, not "
                                  + ("a blank one" if isinstance(value, str) else JSON_KINDS.get(type(value), "that")))
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
+        if metadata.kind == USER_PROMPT and chosen.prompt_hook_files:
+            prompted(chosen, payload, project, metadata.session_id)
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.

@@ -16,6 +16,7 @@ from baton.domain.shell_words import quote
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, FolderGone, InputError
 from baton.harnesses import notices
+from baton.harnesses.hook import UNPROMPTED, mark_name, marked_folder
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -29,7 +30,7 @@ from baton.project import git_toplevel, named_elsewhere, resolve_root, resolve_w
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Mapping
 
 
 def project_root(project: str | os.PathLike | None, cwd: str | None,
@@ -170,8 +171,10 @@ def harness_process(harness: str | None) -> dict[str, object] | None:
     return read_harness_process() if harness in RUN_IN_THEIR_PROCESS else None
 
 
-def act(app: Any, metadata: SessionMetadata) -> Any:
-    """Call the application object's method for the event's kind."""
+def act(app: Any, metadata: SessionMetadata, *, no_request: bool = False) -> Any:
+    """Call the application object's method for the event's kind. ``no_request``: an end
+    whose session's start claimed a baton and that made no request since (its mark still
+    there, ``hook_project.leave_mark``)."""
     if metadata.kind == SESSION_START:
         # The brief leaves room for the session line the answer ends with (``answer``): the id as the app checks it.
         also = session_hint(metadata.session_id.strip()) if metadata.session_id else ""
@@ -186,7 +189,7 @@ def act(app: Any, metadata: SessionMetadata) -> Any:
                           session=metadata.session_id, harness=metadata.harness, source="hook")
     if metadata.kind == SESSION_END:
         return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason,
-                                          event=metadata.event)
+                                          event=metadata.event, unprompted=no_request)
     raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
 
 
@@ -210,7 +213,17 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             run.baton_dir, run.elsewhere = None, True
             raise FolderGone(folder_gone(where.cwd or where.project_dir))
         run.baton_dir = app.project.paths.baton_dir
-        result = act(app, metadata)
+        # An end whose session's start claimed a baton and that made no request since: its mark still there.
+        no_request = (metadata.kind == SESSION_END and bool(chosen.prompt_hook_files)
+                      and marked(run.baton_dir, metadata.session_id))
+        result = act(app, metadata, no_request=no_request)
+        if no_request:  # the end ran: the mark has done its work
+            take_mark(run.baton_dir, metadata.session_id)
+        if metadata.kind == SESSION_START and chosen.prompt_hook_files:
+            claimed = getattr(getattr(result, "delivered", None), "record", None)
+            if claimed is not None and not result.delivered.unrecorded and metadata.session_id:
+                leave_mark(chosen, payload, project, run.baton_dir, metadata.session_id.strip(),
+                                      claimed.id)
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own
             run.leave_notice(app.project.writer_change.message, failed=False)
         if metadata.kind == SESSION_END:
@@ -306,3 +319,78 @@ def continued(handoff_id: str, successor_id: str) -> str:
     return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
             f"continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads it, and "
             f"`baton session handoff --from {by}` hands it on to the next session here")
+
+
+# -- a session whose start claimed a baton before any prompt: the mark that says no request was made yet
+#
+# Claude Code and Gemini CLI run ``SessionStart`` when their TUI opens, before anything is typed
+# (``CommandHookAdapter.prompt_hook_files``): the brief a start delivers is put in front of the
+# conversation's first prompt, and reaches no model when the conversation ends (or is replaced)
+# before one. Where the harness's prompt hook is wired in the project, a start that claimed a baton
+# leaves a mark, ``.baton/cache/unprompted/SESSION``; the session's first prompt hook removes it
+# (``hook.prompted``: one ``unlink``, nothing read or written to the ledger). The session's end that
+# still finds it hands the baton on again (``harness_finish``, ``again``), and takes it away.
+#
+# No mark is left when the prompt hook is not wired (an end could not tell a request from none), nor
+# when the prompt hook would not find it (its folder's ``.baton/`` is not the project's: a linked
+# worktree, a start whose ``cwd`` is below the project's root): the baton is then spent as before.
+
+
+def prompt_wired(chosen: Any, folder: str) -> bool:
+    """Whether one of ``chosen``'s hooks files in ``folder`` runs Baton's prompt hook (its
+    command line ``… hook HARNESS EVENT``), as ``install-hooks --events prompt`` writes it."""
+    event = next((name for name, kind in chosen.kinds.items() if kind == USER_PROMPT), None)
+    if event is None:
+        return False
+    needle = f"hook {chosen.name} {event}"
+    for relative in chosen.prompt_hook_files:
+        try:
+            with open(os.path.join(folder, relative), encoding="utf-8") as file:
+                if needle in file.read():
+                    return True
+        except (OSError, UnicodeDecodeError):
+            continue
+    return False
+
+
+def mark_path(baton_dir: str | os.PathLike, session_id: str | None) -> str | None:
+    """Where session ``session_id``'s mark is in the project whose ``.baton/`` is ``baton_dir``."""
+    name = mark_name(session_id.strip()) if isinstance(session_id, str) and session_id.strip() else None
+    return os.path.join(baton_dir, *UNPROMPTED[1:], name) if name is not None else None
+
+
+def leave_mark(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None,
+               baton_dir: str | os.PathLike, session_id: str, baton_id: str) -> bool:
+    """After a start of ``session_id`` that claimed baton ``baton_id``: leave its mark, when the
+    harness starts before its first prompt, its prompt hook is wired and would find the mark.
+    Whether it was left."""
+    path = mark_path(baton_dir, session_id)
+    if not chosen.prompt_hook_files or path is None:
+        return False
+    folder = marked_folder(chosen, payload, project)
+    try:
+        if not os.path.samefile(os.path.join(folder, ".baton"), baton_dir) or not prompt_wired(chosen, folder):
+            return False
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(baton_id + "\n")
+    except OSError:
+        return False
+    return True
+
+
+def marked(baton_dir: str | os.PathLike, session_id: str | None) -> bool:
+    """Whether session ``session_id``'s mark is still there: its start claimed a baton and no
+    prompt of it was submitted since."""
+    path = mark_path(baton_dir, session_id)
+    return path is not None and os.path.exists(path)
+
+
+def take_mark(baton_dir: str | os.PathLike, session_id: str | None) -> None:
+    """Remove session ``session_id``'s mark (its end ran)."""
+    path = mark_path(baton_dir, session_id)
+    if path is not None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

@@ -268,6 +268,13 @@ class CommandHookAdapter:
     """The environment variables, first set first, in which the harness names the session's
     project folder for every hook (Claude Code's ``CLAUDE_PROJECT_DIR``): where the session
     began, not where its agent has ``cd``'d since (``ProjectContext.project_dir``)."""
+    prompt_hook_files: tuple[str, ...] = ()
+    """A harness whose session start runs before its first prompt (Claude Code's and Gemini CLI's
+    ``SessionStart``, when the TUI opens): the project files its prompt hook may be wired in. A
+    start that claims a baton there, with that hook wired, leaves a mark the session's first
+    prompt hook removes (``hook_project.leave_mark``); an end that still finds it made no
+    request, and hands the baton on again (docs/batons.md, "A baton spent without reaching a
+    model"). Empty: the start comes with a prompt (Codex) or is not known to (Cursor)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:

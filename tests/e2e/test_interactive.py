@@ -1286,10 +1286,6 @@ def test_resume_inside_claude_code_ends_the_fresh_conversation_once_and_the_resu
         no_hook_trouble_shown(screen)
 
 
-@pytest.mark.xfail(strict=True, reason="Baton defect (reported, not fixed): a fresh Claude Code start claims the "
-                   "waiting baton at SessionStart, before any prompt; /resume at once ends that conversation "
-                   "with no request made, so the brief reached no model, and the baton is spent (handoff.resumed "
-                   "by it, its end leaving none): the next session is given nothing")
 def test_resume_at_once_inside_a_fresh_claude_code_conversation_loses_no_baton(tmp_path, anthropic):
     """A fresh Claude Code conversation's start claims the baton an earlier one left; ``/resume``
     before any prompt ends it (its brief reached no model) and resumes the earlier conversation.

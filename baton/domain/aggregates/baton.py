@@ -113,6 +113,8 @@ class CreateBaton:
     record: BatonRecord
     session: str | None = None
     harness: str | None = None
+    reason: str | None = None
+    """Why a baton is handed on again (``BatonCreated.reason``)."""
 
 
 @frozen
@@ -168,13 +170,14 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
     """
     current = state.current
     match command:
-        case CreateBaton(record=record, session=session, harness=harness):
+        case CreateBaton(record=record, session=session, harness=harness, reason=reason):
             check_key_free(state, record.owner, record.branch, record.shared)
             superseded = current.id if current is not None and current.pending else None
             return [BatonCreated(
                 **_telemetry("handoff_created", record, session), harness=harness, supersedes=superseded,
                 payload={"nextSteps": list(record.next_steps), "failedApproaches": list(record.failed_approaches),
                          "openQuestions": list(record.open_questions)},
+                reason=reason,
             )]
         case ClaimBaton(handoff_id=handoff_id, session=session, claimed_at=claimed_at):
             if not isinstance(session, str) or not session.strip():
