@@ -38,6 +38,8 @@ from baton.domain.freshness import (
     freshness_from_facts,
     heads_equal,
 )
+from baton.domain.freshness_states import LEADS_OUTSIDE, RESOLVES_OUTSIDE
+from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.redaction import MARKER, RedactionPolicy
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
@@ -188,8 +190,9 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     project's, to say when its untrusted ``allowed_roots`` would allow a path outside the root."""
     try:
         real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
-    except UnsafePath:
+    except UnsafePath as exc:
         return ArtifactFact(exists=False, inside_root=False, readable=False,
+                            note=LEADS_OUTSIDE if exc.reason == SYMLINK_ESCAPE else RESOLVES_OUTSIDE,
                             allowed_once_trusted=allowed_once_trusted(policy, worktree, rel) if policy else "")
     if not real.exists():
         return ArtifactFact(exists=False)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
 
-from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, head_change
+from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, drift_listed, head_change
 from baton.domain.percent import quote, unquote
 from baton.domain.short_ids import short_id
 from baton.values import value_class
@@ -713,14 +713,17 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
                 f"captured{flagged}; {check}")
     if report.state == FRESH:
         return f"Freshness: fresh — repository head `{captured}` is unchanged since this handoff was captured."
+    drift = report.drift
+    drifted = f"; drifted artifact{'s' if len(drift) != 1 else ''}: {drift_listed(drift)}" if drift else ""
     if report.state == STALE and report.head_moved:
-        return f"> ⚠️ **Freshness: STALE** — {head_change(report, '`')}{flagged}; {check}"
+        return f"> ⚠️ **Freshness: STALE** — {head_change(report, '`')}{drifted}{flagged}; {check}"
     if report.state == STALE:
-        return f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified{flagged}; {check}"
+        return (f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified{drifted}{flagged}; "
+                f"{check}")
     if report.state == PARTIALLY_STALE:
         return (f"> ⚠️ **Freshness: PARTIALLY STALE** — the repository head is unchanged, but "
-                f"{len(report.drift)} referenced artifact{'' if len(report.drift) == 1 else 's'} changed since capture"
-                f"{flagged}; {check}")
+                f"{len(drift)} referenced artifact{'' if len(drift) == 1 else 's'} changed since capture: "
+                f"{drift_listed(drift)}{flagged}; {check}")
     reason = report.reasons[0] if report.reasons else "it could not be evaluated"
     return f"> ⚠️ **Freshness: unknown** — {_one_line(reason)}; {check}"
 

@@ -31,6 +31,7 @@ from baton.domain.freshness_states import FRESHNESS_STATES as FRESHNESS_STATES
 from baton.domain.freshness_states import PARTIALLY_STALE as PARTIALLY_STALE
 from baton.domain.freshness_states import STALE as STALE
 from baton.domain.freshness_states import UNKNOWN as UNKNOWN
+from baton.domain.freshness_states import drift_listed as drift_listed
 from baton.domain.wording import counted
 from baton.values import EMPTY_MAPPING, replace, value_class
 
