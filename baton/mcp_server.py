@@ -50,8 +50,9 @@ import anyio.to_thread
 import attrs
 import orjson
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, Resource, TextContent, Tool, ToolAnnotations
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, Resource, TextContent, Tool, ToolAnnotations
 from pydantic import Field
 
 from baton import __version__
@@ -188,6 +189,27 @@ def prompt_error(exc: BatonError, policy: Any) -> MCPError:
     return MCPError(INVALID_PARAMS, error["message"], data={"error": error})
 
 
+def resource_failure(exc: Exception, uri: Any, policy: Any) -> MCPError:
+    """An unexpected failure reading a resource, as an internal error whose message and URI went
+    through the secret screen (the SDK's own error repeats the URI)."""
+    error = screen_output({"code": "internal_error", "message": f"cannot read resource {str(uri)!r}: "
+                           f"{type(exc.__cause__ or exc).__name__}", "exit_code": 1, "details": {"uri": str(uri)}},
+                          policy)
+    return MCPError(INTERNAL_ERROR, error["message"], data={"error": error})
+
+
+def screened_prompt(result: Any, policy: Any) -> Any:
+    """A prompt's messages with every text through the secret screen, as tool answers are: the
+    ``handoff`` prompt repeats the caller's ``focus``, which the harness sends to the model and
+    keeps in its transcript (tester-use22 T6)."""
+    messages = getattr(result, "messages", None)
+    if not messages:
+        return result
+    screened = [m.model_copy(update={"content": TextContent(type="text", text=screen_text(m.content.text, policy))})
+                if isinstance(m.content, TextContent) else m for m in messages]
+    return result.model_copy(update={"messages": screened})
+
+
 def argument_error(tool: str, problems: list[str]) -> CallToolResult:
     """Arguments that break a tool's input schema, as an ``input_error`` (exit 2, as argparse exits),
     listing every problem, each naming its argument."""
@@ -267,7 +289,21 @@ class BatonMCPServer(MCPServer):
         if problems:
             raise prompt_error(InputError(f"invalid arguments for prompt {name}: " + "; ".join(problems),
                                           details={"prompt": name, "problems": problems}), self.policy())
-        return await super().get_prompt(name, arguments, context)
+        return screened_prompt(await super().get_prompt(name, arguments, context), self.policy())
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """A resource's contents; a URI no resource or template matches is Baton's own invalid-params
+        error, worded here with the URI through the secret screen — not the SDK's ``Unknown resource:
+        <uri>``, which repeats the whole URI, secret included (tester-use22 T6)."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:
+            raise prompt_error(NotFound(
+                f"unknown resource {str(uri)!r}; the resources are {BRIEF_URI} and {HANDOFF_URI} "
+                "(an id holds no '/')", details={"uri": str(uri), "resources": [BRIEF_URI, HANDOFF_URI]}),
+                self.policy()) from None
+        except ResourceError as exc:
+            raise resource_failure(exc, uri, self.policy()) from None
 
     call_order: Any = None
     """``mcp_stdio.CallOrder`` when serving stdio: tool calls then run in the order they were read."""

@@ -28,6 +28,7 @@ from baton.domain.batons import (
     render_baton_markdown,
     select_eligible,
 )
+from baton.domain.quality import order_open_items
 from baton.errors import InputError
 from baton.values import replace
 
@@ -210,6 +211,32 @@ def test_baton_maps_onto_handoff_fields_and_back():
     assert body["work"]["objective"] == "a"
     assert baton_content_of_handoff(body) == {"nextSteps": ["a", "b"], "failedApproaches": ["x"],
                                               "openQuestions": ["q"]}
+
+
+def prioritised_handoff() -> dict:
+    return {"open_items": [
+        {"id": "O-001", "description": "OI first: write idle test", "suggested_action": "add test", "priority": "low"},
+        {"id": "O-002", "description": "OI second: document", "suggested_action": "edit README", "priority": "high"},
+        {"id": "O-003", "description": "OI third: changelog"},
+        {"id": "O-004", "description": "OI fourth: release", "priority": "high", "blocked_by": ["O-003"]},
+    ]}
+
+
+def test_a_handed_on_handoffs_next_steps_come_in_the_order_the_brief_takes_its_open_items():
+    steps = baton_content_of_handoff(prioritised_handoff())["nextSteps"]
+    assert steps == ["[high] OI second: document — edit README", "[low] OI first: write idle test — add test",
+                     "OI third: changelog", "[high] OI fourth: release"]
+
+
+def test_a_handed_on_batons_first_next_step_is_the_resume_briefs_first_next_action():
+    record = prioritised_handoff()
+    first = order_open_items(record)[0]
+    assert baton_content_of_handoff(record)["nextSteps"][0].endswith(first["description"] + " — edit README")
+
+
+def test_next_steps_without_priorities_keep_the_recorded_order_unmarked():
+    record = {"open_items": [{"description": "b"}, {"description": "a"}]}
+    assert baton_content_of_handoff(record)["nextSteps"] == ["b", "a"]
 
 
 def test_the_session_objective_becomes_the_handoff_objective():

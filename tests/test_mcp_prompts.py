@@ -16,6 +16,9 @@ from tests.handoff_support import payload
 
 pytestmark = pytest.mark.anyio
 
+STRIPE_KEY = "sk" + "_live_" + "GRdZO0egKe6lqGt8u66AKNHV"  # synthetic: a Stripe secret key's shape
+DB_PASSWORD = "VTbROYNFW" + "DAHRiWGWp"  # synthetic
+
 
 @pytest.fixture
 def anyio_backend():
@@ -97,6 +100,13 @@ async def test_the_handoff_prompt_carries_the_users_focus(project):
     async with Client(build_server(project)) as client:
         text = _text(await client.get_prompt("handoff", {"focus": "the flaky login test"}))
     assert text.rstrip().endswith("the flaky login test")
+
+
+async def test_the_handoff_prompt_screens_a_secret_in_the_users_focus(project):
+    async with Client(build_server(project)) as client:
+        text = _text(await client.get_prompt("handoff", {"focus": f"stripe key {STRIPE_KEY}"}))
+    assert STRIPE_KEY not in text
+    assert text.rstrip().endswith("stripe key [REDACTED:stripe-secret-key]")
 
 
 async def test_the_handoff_prompt_writes_nothing(project):
@@ -247,6 +257,29 @@ async def test_a_draft_is_not_readable_as_a_handoff_resource(project):
         with pytest.raises(MCPError) as caught:
             await client.read_resource(f"baton://handoff/{captured.structured_content['id']}")
     assert caught.value.error.data["error"]["exit_code"] == 4
+
+
+async def test_a_resource_uri_no_template_matches_is_an_invalid_params_error_with_the_secret_screened(project):
+    uri = f"baton://handoff/DATABASE_URL=postgres://app:{DB_PASSWORD}@db.internal:5432/app"
+    async with Client(build_server(project)) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource(uri)
+    error = caught.value.error
+    assert error.code == INVALID_PARAMS
+    assert DB_PASSWORD not in error.message and DB_PASSWORD not in json.dumps(error.data)
+    assert error.message.startswith("unknown resource 'baton://handoff/DATABASE_URL=")
+    assert (error.data["error"]["code"], error.data["error"]["exit_code"]) == ("not_found", 4)
+
+
+async def test_an_unknown_resource_uri_names_the_resources_there_are_with_the_secret_redacted(project):
+    uri = f"baton://handoff/keys/{STRIPE_KEY}"
+    async with Client(build_server(project)) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource(uri)
+    assert STRIPE_KEY not in caught.value.error.message and STRIPE_KEY not in json.dumps(caught.value.error.data)
+    assert caught.value.error.message == ("unknown resource 'baton://handoff/keys/[REDACTED:stripe-secret-key]'; the "
+                                          "resources are baton://brief/latest and baton://handoff/{id} (an id holds "
+                                          "no '/')")
 
 
 async def test_ready_handoffs_are_listed_as_resources_with_their_titles(project):

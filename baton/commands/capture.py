@@ -35,6 +35,7 @@ from baton.commands.batons import redacted_field
 from baton.commands.handoff_facts import (
     CONTENT_HASH_SKIPPED,
     capture_content_hash,
+    folder_content_hash,
     is_marker,
     now_timestamp,
     screened_given_hash,
@@ -372,14 +373,15 @@ def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refr
             continue
         given = None if refresh else item.get("content_hash")
         real = check_path_inside_root(root, path, tuple(policy.allowed_roots))
-        if not real.is_file():
+        folder = real.is_dir()
+        if not (folder or real.is_file()) or (folder and given):
             continue
         try:
             if given:
                 if isinstance(given, str):
                     item["content_hash"] = screened_given_hash(real, given, policy.redaction)
                 continue
-            found, skipped = capture_content_hash(real, policy.redaction)
+            found, skipped = (folder_content_hash if folder else capture_content_hash)(real, policy.redaction)
         except OSError:
             continue
         item.pop("content_hash", None)
@@ -549,8 +551,17 @@ def capture_handoff(
         captured = capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session,
                                     actor=actor)
         unknown = _unknown_session(scope.runner, project.writer, session) if session else None
-    hints = unknown_field_hints(payload) + ((unknown,) if unknown else ())
+    hints = unknown_field_hints(payload) + ((unknown,) if unknown else ()) + unhashed_hints(captured.record)
     return attrs.evolve(captured, hints=hints) if hints else captured
+
+
+def unhashed_hints(record: dict[str, Any]) -> tuple[str, ...]:
+    """A hint per artifact recorded without a hash, and why (``content_hash_skipped``): its changes cannot be
+    checked, so freshness never calls it unchanged (tester-use22 T4)."""
+    artifacts = record.get("artifacts")
+    return tuple(f"artifacts[{i}] {item.get('path')!r} {item[CONTENT_HASH_SKIPPED]}"
+                 for i, item in enumerate(artifacts if isinstance(artifacts, list) else [])
+                 if isinstance(item, dict) and isinstance(item.get(CONTENT_HASH_SKIPPED), str))
 
 
 def _unknown_session(runner: Any, writer: str, session: str) -> str | None:

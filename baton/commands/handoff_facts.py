@@ -17,13 +17,17 @@ from typing import Any, Iterable
 
 from baton import gitinfo
 from baton.domain.content_hash import (
+    FOLDER_MAX_ENTRIES,
     SCREEN_LIMIT_BYTES,
+    folder_too_large_reason,
     is_plain,
     is_screened,
+    is_tree,
     matches,
     plain_hash,
     screen_content,
     too_large_reason,
+    tree_hash,
     withhold_current,
 )
 from baton.domain.freshness import (
@@ -34,6 +38,8 @@ from baton.domain.freshness import (
     freshness_from_facts,
     heads_equal,
 )
+from baton.domain.freshness_states import LEADS_OUTSIDE, RESOLVES_OUTSIDE
+from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.redaction import MARKER, RedactionPolicy
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
@@ -86,6 +92,47 @@ def capture_content_hash(path: Path, policy: RedactionPolicy) -> tuple[str | Non
     if data is None:
         return None, too_large_reason(size)
     return screen_content(data, policy).content_hash, None
+
+
+SKIPPED_FOLDERS = frozenset({".git", ".baton"})
+"""Folders a folder artifact's hash leaves out: git's and Baton's own records, which change with every commit
+and capture."""
+
+
+def folder_content_hash(folder: Path, policy: RedactionPolicy) -> tuple[str | None, str | None]:
+    """What a capture records of a folder's content (``sha256-tree:``, ``baton.domain.content_hash.tree_hash``),
+    or ``(None, reason)`` for a folder over the bounds: at most ``FOLDER_MAX_ENTRIES`` entries and
+    ``SCREEN_LIMIT_BYTES`` of file content in all, each file screened as a file artifact is. Symlinks are never
+    followed (a link is hashed as its screened target text), so nothing outside the folder is read.
+
+    Raises:
+        OSError: the folder or a file in it cannot be read.
+    """
+    entries: list[tuple[str, str]] = []
+    total = 0
+    pending = [(folder, "")]
+    while pending:
+        here, prefix = pending.pop()
+        with os.scandir(here) as listing:
+            children = sorted(listing, key=lambda e: e.name)
+        if not children and prefix:
+            entries.append((prefix.rstrip("/"), "folder"))
+        for child in children:
+            rel = prefix + child.name
+            if len(entries) >= FOLDER_MAX_ENTRIES:
+                return None, folder_too_large_reason(f"more than {FOLDER_MAX_ENTRIES} entries")
+            if child.is_symlink():
+                entries.append((rel, "link:" + screen_content(os.fsencode(os.readlink(child.path)), policy).digest))
+            elif child.is_dir(follow_symlinks=False):
+                if child.name not in SKIPPED_FOLDERS:
+                    pending.append((Path(child.path), rel + "/"))
+            elif child.is_file(follow_symlinks=False):
+                data, size = read_bounded(Path(child.path), SCREEN_LIMIT_BYTES - total)
+                total += size
+                if data is None:
+                    return None, folder_too_large_reason(f"more than {SCREEN_LIMIT_BYTES} bytes")
+                entries.append((rel, screen_content(data, policy).content_hash))
+    return tree_hash(entries), None
 
 
 CONTENT_HASH_SKIPPED = "content_hash_skipped"
@@ -143,11 +190,14 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     project's, to say when its untrusted ``allowed_roots`` would allow a path outside the root."""
     try:
         real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
-    except UnsafePath:
+    except UnsafePath as exc:
         return ArtifactFact(exists=False, inside_root=False, readable=False,
+                            note=LEADS_OUTSIDE if exc.reason == SYMLINK_ESCAPE else RESOLVES_OUTSIDE,
                             allowed_once_trusted=allowed_once_trusted(policy, worktree, rel) if policy else "")
     if not real.exists():
         return ArtifactFact(exists=False)
+    if real.is_dir() and is_tree(recorded):
+        return _folder_fact(real, redaction or RedactionPolicy())
     if not real.is_file() or not recorded:
         return ArtifactFact(exists=True)
     try:
@@ -158,6 +208,17 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
 
 _TOO_LARGE_NOW = (f"its hash is of screened content, and it is now over the secret screen's {SCREEN_LIMIT_BYTES}-byte "
                   "limit, so it cannot be screened to compare")
+
+
+def _folder_fact(real: Path, redaction: RedactionPolicy) -> ArtifactFact:
+    """A folder artifact hashed again to compare; one now over the bounds cannot be compared."""
+    try:
+        current, over = folder_content_hash(real, redaction)
+    except OSError:
+        return ArtifactFact(exists=True, readable=False)
+    if current is None:
+        return ArtifactFact(exists=True, readable=False, note=f"the folder cannot be compared now: {over}")
+    return ArtifactFact(exists=True, sha256=current)
 
 
 def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> ArtifactFact:

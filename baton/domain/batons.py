@@ -13,14 +13,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
 
-from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, head_change
+from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, drift_listed, head_change
 from baton.domain.percent import quote, unquote
 from baton.domain.short_ids import short_id
 from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
-    from typing import Any, Container, Iterable, Sequence
+    from typing import Any, Callable, Container, Iterable, Sequence, TypeVar
+
+    _Item = TypeVar("_Item")
 
 SHARED_KEY = "_shared"
 """The one key (stream ``baton/_shared``, file ``_shared.json``) of shared batons."""
@@ -711,14 +713,17 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
                 f"captured{flagged}; {check}")
     if report.state == FRESH:
         return f"Freshness: fresh — repository head `{captured}` is unchanged since this handoff was captured."
+    drift = report.drift
+    drifted = f"; drifted artifact{'s' if len(drift) != 1 else ''}: {drift_listed(drift)}" if drift else ""
     if report.state == STALE and report.head_moved:
-        return f"> ⚠️ **Freshness: STALE** — {head_change(report, '`')}{flagged}; {check}"
+        return f"> ⚠️ **Freshness: STALE** — {head_change(report, '`')}{drifted}{flagged}; {check}"
     if report.state == STALE:
-        return f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified{flagged}; {check}"
+        return (f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified{drifted}{flagged}; "
+                f"{check}")
     if report.state == PARTIALLY_STALE:
         return (f"> ⚠️ **Freshness: PARTIALLY STALE** — the repository head is unchanged, but "
-                f"{len(report.drift)} referenced artifact{'' if len(report.drift) == 1 else 's'} changed since capture"
-                f"{flagged}; {check}")
+                f"{len(drift)} referenced artifact{'' if len(drift) == 1 else 's'} changed since capture: "
+                f"{drift_listed(drift)}{flagged}; {check}")
     reason = report.reasons[0] if report.reasons else "it could not be evaluated"
     return f"> ⚠️ **Freshness: unknown** — {_one_line(reason)}; {check}"
 
@@ -1385,23 +1390,54 @@ SCOPE_FIELD = "baton"
 """Top-level extension field naming the owner/branch (or shared) scope of a baton handoff."""
 
 
+PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
+"""The order open items are taken in by priority; an item without one comes after ``low``."""
+
+
+def ordered_open_items(items: Sequence[_Item], blocked: Callable[[_Item], bool],
+                       priority: Callable[[_Item], str]) -> list[_Item]:
+    """Open items in the order a successor should take them: unblocked before blocked, then
+    high, medium, low, unprioritised, then as recorded. The first one is "the first next action":
+    the resume brief's (``baton.domain.quality.order_open_items``) and a handed-on baton's first
+    next step (``baton_content_of_handoff``) — one rule, so both harnesses are told the same thing first."""
+    order = sorted(range(len(items)), key=lambda i: (1 if blocked(items[i]) else 0,
+                                                     PRIORITY_RANK.get(priority(items[i]), 3), i))
+    return [items[i] for i in order]
+
+
+def _blocked(item: Mapping[str, Any]) -> bool:
+    blockers = item.get("blocked_by")
+    return isinstance(blockers, list) and any(isinstance(b, str) and b.strip() for b in blockers)
+
+
+def _priority(item: Mapping[str, Any]) -> str:
+    priority = item.get("priority")
+    return priority.strip() if isinstance(priority, str) else ""
+
+
 def baton_content_of_handoff(record: Mapping[str, Any]) -> dict[str, list[str]]:
     """The baton fields a handoff record carries (the mapping above, read back).
 
     Works on any handoff, not only one captured as a baton, so a rich handoff
     can be scoped and delivered at session start: open items give the next
-    steps (their suggested action when they have one), failed attempts to
-    avoid give the failed approaches.
+    steps (their suggested action when they have one), in the order the resume
+    brief takes them (``ordered_open_items``), each marked with its priority
+    when it has one (``[high] …``) — except in the record of a baton left
+    with next steps (``SCOPE_FIELD``), whose priorities Baton gave in the
+    steps' own order: those come back as written; failed attempts to avoid
+    give the failed approaches.
     """
     steps: list[str] = []
-    for item in record.get("open_items") or []:
-        if isinstance(item, Mapping):
-            text = item.get("description")
-            action = item.get("suggested_action")
-            if isinstance(text, str) and text.strip():
-                if isinstance(action, str) and action.strip() and action.strip() != text.strip():
-                    text = f"{text.strip()} — {action.strip()}"
-                steps.append(text.strip())
+    items = [item for item in record.get("open_items") or [] if isinstance(item, Mapping)]
+    marked = SCOPE_FIELD not in record
+    for item in ordered_open_items(items, _blocked, _priority):
+        text = item.get("description")
+        action = item.get("suggested_action")
+        if isinstance(text, str) and text.strip():
+            if isinstance(action, str) and action.strip() and action.strip() != text.strip():
+                text = f"{text.strip()} — {action.strip()}"
+            priority = _priority(item)
+            steps.append(f"[{priority}] {text.strip()}" if marked and priority in PRIORITY_RANK else text.strip())
     failed: list[str] = []
     for attempt in record.get("failed_attempts") or []:
         if isinstance(attempt, Mapping) and attempt.get("avoid_repeating", True) is not False:

@@ -43,6 +43,7 @@ from baton.domain.freshness import (
     STALE,
     UNTOLD,
     FreshnessReport,
+    drift_listed,
     flagged_evidence,
     head_change,
     heads_equal,
@@ -63,7 +64,6 @@ DEFAULT_MAX_TOKENS = 1200
 REDACTED = "[REDACTED]"
 _MARKER = re.compile(r"\[REDACTED[^\]]*\]")
 _PASS_RESULTS = {"pass", "passed", "ok", "success", "succeeded"}
-_BANNER_DRIFT_LIST = 3
 _TITLE_CLIP = 80
 _OMITTED_CLIP = 200
 # Upper bound on how many bytes the omitted line and the Do-not-retry collapse line can add.
@@ -381,9 +381,7 @@ def _short_id(handoff_id: str) -> str:
 def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
     """The one-paragraph freshness warning that opens every brief (§10b)."""
     drift = freshness.drift
-    listed = ", ".join(f"{_clip(d.path, 60)} ({d.kind})" for d in drift[:_BANNER_DRIFT_LIST])
-    if len(drift) > _BANNER_DRIFT_LIST:
-        listed += f", and {len(drift) - _BANNER_DRIFT_LIST} more"
+    listed = drift_listed(drift)
     if freshness.state == FRESH:
         text = (f"Freshness: fresh. Repository head {_short_head(freshness.head_now)} is unchanged since capture "
                 f"and no hashed artifact drifted.")

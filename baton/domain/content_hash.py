@@ -96,6 +96,35 @@ def screen_content(data: bytes, policy: RedactionPolicy) -> ScreenedContent:
     return ScreenedContent(bool(fired), f"{SCREENED}:{hashlib.sha256(body).hexdigest()}", fired)
 
 
+TREE = "sha256-tree"
+"""The prefix of a folder's hash: a digest over its files' paths (relative to
+the folder) and each file's own content hash (plain or screened, as a file
+artifact's), so a file changed, added, removed or renamed changes it."""
+
+FOLDER_MAX_ENTRIES = 1000
+"""The most files, links and empty folders a folder artifact is hashed with."""
+
+
+def is_tree(tagged: str | None) -> bool:
+    """A folder's hash (``sha256-tree:``): the drift check hashes the folder again to compare."""
+    return bool(tagged) and hash_algorithm(tagged or "") == TREE
+
+
+def tree_hash(entries: list[tuple[str, str]]) -> str:
+    """A folder's hash from its ``(relative path, entry hash)`` pairs, in any order: one line per
+    entry, sorted, hashed. An entry hash is a file's content hash, ``link:`` and the screened hash
+    of a symlink's target text, or ``folder`` for an empty folder."""
+    lines = sorted(f"{path}\0{digest}\n" for path, digest in entries)
+    return f"{TREE}:{hashlib.sha256(''.join(lines).encode('utf-8', 'surrogateescape')).hexdigest()}"
+
+
+def folder_too_large_reason(what: str) -> str:
+    """Why a folder records no hash: it is over the bounds a folder is hashed within."""
+    return (f"not hashed: the folder holds {what}, over the {FOLDER_MAX_ENTRIES} entries and "
+            f"{SCREEN_LIMIT_BYTES} bytes a folder is hashed within (its files go through the secret screen); "
+            "its changes cannot be checked: name the files in it you changed instead")
+
+
 def too_large_reason(size: int) -> str:
     """Why a file records no hash: it is over the screen's limit."""
     return (f"not hashed: {size} bytes is over the {SCREEN_LIMIT_BYTES}-byte limit of the secret screen, "

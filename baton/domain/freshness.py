@@ -31,6 +31,7 @@ from baton.domain.freshness_states import FRESHNESS_STATES as FRESHNESS_STATES
 from baton.domain.freshness_states import PARTIALLY_STALE as PARTIALLY_STALE
 from baton.domain.freshness_states import STALE as STALE
 from baton.domain.freshness_states import UNKNOWN as UNKNOWN
+from baton.domain.freshness_states import drift_listed as drift_listed
 from baton.domain.wording import counted
 from baton.values import EMPTY_MAPPING, replace, value_class
 
@@ -374,8 +375,13 @@ def detect_artifact_drift(
         if _algorithm(captured_hash) != _algorithm(now):
             out.append(ArtifactDrift(path, UNCLASSIFIED, captured_hash, now, "hash algorithms differ"))
         elif captured_hash.strip().lower() != now.strip().lower():
-            out.append(ArtifactDrift(path, MODIFIED, captured_hash, now, "content hash changed"))
+            out.append(ArtifactDrift(path, MODIFIED, captured_hash, now, FOLDER_CHANGED if _algorithm(now) == "sha256-tree"
+                                     else "content hash changed"))
     return sorted(out, key=lambda d: (d.path, d.kind))
+
+
+FOLDER_CHANGED = "a file in the folder changed, was added or was removed"
+"""The drift of a folder artifact (hashed as a tree, ``sha256-tree:``)."""
 
 
 def _algorithm(tagged_hash: str) -> str:
@@ -398,6 +404,29 @@ class ArtifactFact:
     allowed_once_trusted: str = ""  # outside the root, but the untrusted allowed_roots would allow it: what to say
 
 
+HASH_SKIPPED = "content_hash_skipped"
+"""The artifact field a capture writes, a sentence, in place of a hash it could not take."""
+NOT_HASHED = "not hashed at capture, so its changes cannot be checked"
+EXISTS_AGAIN = "recorded as deleted; it exists again"
+
+
+def unhashed_drift(recorded: Iterable[Any], facts: Mapping[str, ArtifactFact]) -> list[ArtifactDrift]:
+    """Drift of artifacts recorded without a hash that still say something: one recorded ``deleted`` that
+    exists again (modified), and one whose capture said why it took no hash (``content_hash_skipped``: a
+    folder or a file over the bounds), which cannot be compared (unclassified, never "unchanged"). An
+    artifact recorded without a hash and without a reason (every older folder artifact) makes no claim."""
+    out: list[ArtifactDrift] = []
+    for artifact in recorded:
+        fact = facts.get(artifact.path)
+        if fact is None or not fact.exists or artifact.content_hash or any(d.path == artifact.path for d in out):
+            continue
+        if artifact.role == "deleted":
+            out.append(ArtifactDrift(artifact.path, MODIFIED, None, None, EXISTS_AGAIN))
+        elif isinstance((artifact.extra or {}).get(HASH_SKIPPED), str):
+            out.append(ArtifactDrift(artifact.path, UNCLASSIFIED, None, None, NOT_HASHED))
+    return out
+
+
 def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None,
                          history: HistoryFacts | None = None) -> FreshnessReport:
     """The §10b ``FreshnessReport`` of a record given what a command observed.
@@ -417,6 +446,7 @@ def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now
         unreadable=unreadable,
         deleted_ok=[a.path for a in h.artifacts if a.role == "deleted"],
     )
+    drift += unhashed_drift(h.artifacts, usable)
     withheld = {p for p, f in usable.items() if f.withhold_hash}
     drift = [replace(d, current_hash=None, detail=d.detail + " (its current hash is not shown: see docs/security.md)")
              if d.path in withheld and d.current_hash is not None else d for d in drift]

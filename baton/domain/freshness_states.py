@@ -30,6 +30,33 @@ MISSING_COMMIT = "missing"  # no such commit in this repository
 REACHES = (REACHABLE, UNREACHABLE, MISSING_COMMIT, UNTOLD)
 
 
+LEADS_OUTSIDE = "now leads outside the project root through a symlink: not read"
+RESOLVES_OUTSIDE = "now resolves outside the project root: not read"
+OUTSIDE_DETAILS = (LEADS_OUTSIDE, RESOLVES_OUTSIDE)
+"""An unclassified drift's detail for an artifact path that leaves the project now (tester-use22 T2): it is
+named in a drift list in place of its kind, as ``handoff validate`` names the reason."""
+DRIFT_LISTED = 3
+"""At most this many drifted artifacts are named in a freshness banner or line; the rest are counted."""
+DRIFT_PATH_BYTES = 60
+
+
+def drift_listed(drift: Any) -> str:
+    """The drifted artifacts as a banner names them: ``src/app.py (modified), docs (missing), and 2 more``
+    (each path clipped at 60 bytes); the resume brief's banner and a delivered baton's freshness line."""
+    listed = ", ".join(f"{_clip_path(d.path)} ({d.detail if d.detail in OUTSIDE_DETAILS else d.kind})"
+                       for d in drift[:DRIFT_LISTED])
+    if len(drift) > DRIFT_LISTED:
+        listed += f", and {len(drift) - DRIFT_LISTED} more"
+    return listed
+
+
+def _clip_path(text: str) -> str:
+    raw = text.encode("utf-8")
+    if len(raw) <= DRIFT_PATH_BYTES:
+        return text
+    return raw[: DRIFT_PATH_BYTES - 3].decode("utf-8", "ignore").rstrip() + "…"
+
+
 def head_change(report: Any, tick: str = "", arrow: str = "→") -> str:
     """How the head moved since capture (a ``FreshnessReport``), in words for a banner; ``tick`` quotes the commit ids."""
     c, n = f"{tick}{(report.captured_head or '')[:12]}{tick}", f"{tick}{(report.head_now or '')[:12]}{tick}"

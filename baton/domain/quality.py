@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from baton.domain.batons import ordered_open_items
 from baton.domain.wording import counted
 from baton.values import value_class
 
@@ -383,16 +384,12 @@ def _failed_attempts(h: Any) -> DimensionScore:
     return DimensionScore("failed_attempts", _clamp(_mean_int(per)), reasons)
 
 
-_PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
-
-
 def order_open_items(handoff: Any) -> list[Any]:
-    """Open items in the order a successor should take them: unblocked before blocked, then
-    high, medium, low, unprioritised, then as recorded. The first one is "the first next action"."""
-    items = _items(handoff, "open_items")
-    keyed = [((1 if _strings(item, "blocked_by") else 0, _PRIORITY_RANK.get(_text(_get(item, "priority")), 3), i), item)
-             for i, item in enumerate(items)]
-    return [item for _, item in sorted(keyed, key=lambda pair: pair[0])]
+    """Open items in the order a successor should take them (``baton.domain.batons.ordered_open_items``:
+    unblocked before blocked, then high, medium, low, unprioritised, then as recorded). The first one is
+    "the first next action"; a handed-on baton's next steps come in the same order."""
+    return ordered_open_items(_items(handoff, "open_items"), lambda item: bool(_strings(item, "blocked_by")),
+                              lambda item: _text(_get(item, "priority")))
 
 
 def _next_action_clarity(h: Any) -> DimensionScore:

@@ -24,6 +24,8 @@ from typing import Any, Literal, cast
 import attrs
 
 from baton.domain.freshness import (  # they live with the freshness they derive
+    EXISTS_AGAIN,
+    HASH_SKIPPED,
     ArtifactFact,
     freshness_from_facts,
     heads_equal,
@@ -289,6 +291,8 @@ def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             out.append(_f("fail", path, f"{a.path!r} resolves outside the project root" + _once_trusted(fact)))
             continue
         if a.role == "deleted":
+            if fact.exists and not a.content_hash:
+                out.append(_f("warn", path, f"{a.path!r} {EXISTS_AGAIN}"))
             continue
         if not fact.exists:
             out.append(_f("fail", path, f"{a.path!r} does not exist (mark it role \"deleted\" if it was removed)"))
@@ -302,6 +306,8 @@ def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
                               f"{a.path!r}: recorded hash uses another algorithm; cannot compare"))
             elif a.content_hash.strip().lower() != fact.sha256.strip().lower():
                 out.append(_f("warn", f"artifacts[{i}].content_hash", f"{a.path!r} changed since capture"))
+        elif isinstance((a.extra or {}).get(HASH_SKIPPED), str):
+            out.append(_f("warn", f"artifacts[{i}].content_hash_skipped", f"{a.path!r}: {a.extra[HASH_SKIPPED]}"))
     return out
 
 

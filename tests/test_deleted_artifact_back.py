@@ -1,0 +1,56 @@
+"""An artifact recorded ``role: deleted`` is judged too: absent, as recorded, it is no drift; back again (a
+revert, another branch's checkout, a regenerated file), it is drift, "recorded as deleted; it exists again"
+(tester-use22 T5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from tests.app_support import init_project, promote_handoff, resume_handoff, validate_handoff_command
+from tests.handoff_support import git_init, payload
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git_init(root, {"README.md": "hello\n"})
+    init_project(root)
+    return root
+
+
+def capture_deleted(root: Path) -> str:
+    with Baton.open(root) as app:
+        return app.capture(payload(artifacts=[{"path": "gone.py", "role": "deleted"}])).handoff_id
+
+
+def ready_deleted(root: Path) -> str:
+    handoff_id = capture_deleted(root)
+    validate_handoff_command(root, handoff_id)
+    promote_handoff(root, handoff_id, accept_warnings="test fixture")
+    return handoff_id
+
+
+def test_a_deleted_artifact_still_absent_is_no_drift(repo):
+    assert resume_handoff(repo, ready_deleted(repo)).freshness["drift"] == []
+
+
+def test_a_deleted_artifact_that_exists_again_is_drift(repo):
+    handoff_id = ready_deleted(repo)
+    (repo / "gone.py").write_text("back\n")
+    freshness = resume_handoff(repo, handoff_id).freshness
+    assert freshness["state"] == "partially_stale"
+    assert [(d["path"], d["kind"], d["detail"]) for d in freshness["drift"]] == [
+        ("gone.py", "modified", "recorded as deleted; it exists again")]
+
+
+def test_validate_warns_of_a_deleted_artifact_that_exists_again(repo):
+    handoff_id = capture_deleted(repo)
+    (repo / "gone.py").write_text("back\n")
+    report = validate_handoff_command(repo, handoff_id).report
+    assert report["status"] == "warn"
+    assert "artifacts[0].path: 'gone.py' recorded as deleted; it exists again" in json.dumps(report)

@@ -1,0 +1,154 @@
+"""A folder given as an artifact is hashed as a tree (docs/security.md, "Artifact content hashes"): a digest
+over its files' paths and contents, bounded, never following a symlink; a folder over the bounds records why it
+was not hashed, and freshness then says it cannot be checked, never "unchanged" (tester-use22 T4)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from baton.commands import capture as capture_module
+from baton.commands import handoff_facts
+from tests.app_support import init_project, promote_handoff, resume_handoff, validate_handoff_command
+from tests.cli_support import run, run_json
+from tests.handoff_support import git_init, payload
+
+PASSWORD_LINE = "DB_PASSWORD=Winter2026!\n"
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git_init(root, {"README.md": "hello\n", "pkg/a.py": "a = 1\n", "pkg/sub/b.py": "b = 2\n"})
+    init_project(root)
+    return root
+
+
+def capture(root: Path, *artifacts: dict) -> tuple[str, dict]:
+    with Baton.open(root) as app:
+        captured = app.capture(payload(artifacts=list(artifacts)))
+    return captured.handoff_id, captured
+
+
+def ready(root: Path, path: str = "pkg") -> str:
+    handoff_id, _ = capture(root, {"path": path, "role": "modified"})
+    validate_handoff_command(root, handoff_id)
+    promote_handoff(root, handoff_id, accept_warnings="the folder is a test fixture")
+    return handoff_id
+
+
+def recorded(root: Path, handoff_id: str) -> dict:
+    with Baton.open(root) as app:
+        [artifact] = app.project.reading().get("handoffs", handoff_id)["artifacts"]
+    return artifact
+
+
+def test_a_folder_artifact_records_a_tree_hash_at_capture(repo):
+    assert recorded(repo, ready(repo))["content_hash"].startswith("sha256-tree:")
+
+
+def test_an_unchanged_folder_artifact_is_fresh(repo):
+    assert resume_handoff(repo, ready(repo)).freshness["state"] == "fresh"
+
+
+def test_a_file_changed_in_a_folder_artifact_is_drift(repo):
+    handoff_id = ready(repo)
+    (repo / "pkg" / "sub" / "b.py").write_text("b = 3\n")
+    freshness = resume_handoff(repo, handoff_id).freshness
+    assert freshness["state"] == "partially_stale"
+    assert [(d["path"], d["kind"], d["detail"]) for d in freshness["drift"]] == [
+        ("pkg", "modified", "a file in the folder changed, was added or was removed")]
+
+
+def test_a_file_added_to_a_folder_artifact_is_drift(repo):
+    handoff_id = ready(repo)
+    (repo / "pkg" / "new.py").write_text("z\n")
+    assert [d["path"] for d in resume_handoff(repo, handoff_id).freshness["drift"]] == ["pkg"]
+
+
+def test_a_file_removed_from_a_folder_artifact_is_drift(repo):
+    handoff_id = ready(repo)
+    (repo / "pkg" / "a.py").unlink()
+    assert [d["path"] for d in resume_handoff(repo, handoff_id).freshness["drift"]] == ["pkg"]
+
+
+def test_a_file_renamed_in_a_folder_artifact_is_drift(repo):
+    handoff_id = ready(repo)
+    (repo / "pkg" / "a.py").rename(repo / "pkg" / "c.py")
+    assert [d["path"] for d in resume_handoff(repo, handoff_id).freshness["drift"]] == ["pkg"]
+
+
+def test_a_folder_holding_a_secret_records_no_hash_that_changes_with_the_secret_alone(repo):
+    (repo / "pkg" / "settings.env").write_text("APP=shop\n" + PASSWORD_LINE)
+    handoff_id = ready(repo)
+    (repo / "pkg" / "settings.env").write_text("APP=shop\n" + PASSWORD_LINE.replace("Winter2026!", "Summer2027#x"))
+    assert resume_handoff(repo, handoff_id).freshness["state"] == "fresh"
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_symlink_in_a_folder_artifact_is_not_followed(repo, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside\n")
+    (repo / "pkg" / "link").symlink_to(outside)
+    handoff_id = ready(repo)
+    outside.write_text("changed outside the project\n")
+    assert resume_handoff(repo, handoff_id).freshness["state"] == "fresh"
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_symlink_in_a_folder_artifact_pointed_elsewhere_is_drift(repo, tmp_path):
+    (repo / "pkg" / "link").symlink_to("a.py")
+    handoff_id = ready(repo)
+    (repo / "pkg" / "link").unlink()
+    (repo / "pkg" / "link").symlink_to("sub/b.py")
+    assert [d["path"] for d in resume_handoff(repo, handoff_id).freshness["drift"]] == ["pkg"]
+
+
+def test_a_folder_over_the_bounds_records_no_hash_and_says_why(repo, monkeypatch):
+    monkeypatch.setattr(handoff_facts, "FOLDER_MAX_ENTRIES", 1)
+    handoff_id, captured = capture(repo, {"path": "pkg", "role": "modified"})
+    artifact = recorded(repo, handoff_id)
+    assert "content_hash" not in artifact
+    assert artifact["content_hash_skipped"].startswith("not hashed: the folder holds more than 1 entries")
+    assert captured.hints == (f"artifacts[0] 'pkg' {artifact['content_hash_skipped']}",)
+
+
+def test_a_folder_artifact_that_was_not_hashed_is_never_reported_unchanged(repo, monkeypatch):
+    monkeypatch.setattr(handoff_facts, "FOLDER_MAX_ENTRIES", 1)
+    handoff_id = ready(repo)
+    freshness = resume_handoff(repo, handoff_id).freshness
+    assert freshness["state"] == "stale"
+    assert [(d["path"], d["kind"], d["detail"]) for d in freshness["drift"]] == [
+        ("pkg", "unclassified", "not hashed at capture, so its changes cannot be checked")]
+
+
+def test_validate_warns_that_a_folder_artifact_over_the_bounds_cannot_be_checked(repo, monkeypatch):
+    monkeypatch.setattr(handoff_facts, "FOLDER_MAX_ENTRIES", 1)
+    handoff_id, _ = capture(repo, {"path": "pkg", "role": "modified"})
+    report = validate_handoff_command(repo, handoff_id).report
+    assert report["status"] == "warn"
+    assert "artifacts[0].content_hash_skipped: 'pkg': not hashed: the folder holds" in json.dumps(report)
+
+
+def test_an_old_folder_artifact_recorded_without_a_hash_stays_as_it_was(repo, monkeypatch):
+    monkeypatch.setattr(capture_module, "_hash_artifacts", lambda *args, **kwargs: None)  # as before folders were hashed
+    handoff_id = ready(repo)
+    assert "content_hash" not in recorded(repo, handoff_id) and "content_hash_skipped" not in recorded(repo, handoff_id)
+    monkeypatch.undo()
+    (repo / "pkg" / "a.py").write_text("a = 2\n")
+    assert resume_handoff(repo, handoff_id).freshness["state"] == "fresh"
+
+
+def test_the_cli_validate_warns_of_a_changed_file_in_a_folder_artifact(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    item = json.dumps({"description": "n", "suggested_action": "a", "acceptance_check": "c"})
+    captured = run_json(capsys, repo, "checkpoint", "create", "--no-input", "--title", "t", "--objective", "dir",
+                        "--artifact", "pkg:modified", "--open-item", item)
+    (repo / "pkg" / "a.py").write_text("a = 2\n")
+    _, out, _ = run(capsys, repo, "handoff", "validate", captured["id"], "--json")
+    assert "'pkg' changed since capture" in out
