@@ -147,8 +147,9 @@ def locate(start: Path) -> GitDirs | None:
 def named_by_environment() -> GitDirs | None:
     """The repository ``$GIT_DIR`` names, as git finds it (git(1), "GIT_DIR"; the "bare
     dotfiles repository" setup), or None when ``$GIT_DIR`` is unset, names no git directory,
-    or names one with no work tree (``core.bare``). Its work tree is ``$GIT_WORK_TREE``,
-    else the git directory's ``core.worktree`` (relative to the git directory), else the
+    or names one with no work tree (``core.bare``). Its work tree is ``$GIT_WORK_TREE``
+    (relative to the current folder), else the git directory's ``core.worktree``
+    (relative to the git directory), else the
     current folder, as git takes them; a relative ``$GIT_DIR`` is from the current folder.
     ``locate`` takes it only for a start inside that work tree. Read with dulwich's config
     reader, imported only when ``$GIT_DIR`` is set."""
@@ -159,10 +160,14 @@ def named_by_environment() -> GitDirs | None:
         git_dir = Path(os.path.abspath(named))
         if not (git_dir / "HEAD").is_file():
             return None
-        tree = os.environ.get("GIT_WORK_TREE") or _configured_work_tree(git_dir)
-        if tree is None:
-            return None
-        work_tree = (git_dir / tree if not os.path.isabs(tree) else Path(tree)).resolve()
+        named_tree = os.environ.get("GIT_WORK_TREE")
+        if named_tree:  # git(1): absolute, or relative to the current folder
+            work_tree = Path(os.path.abspath(named_tree)).resolve()
+        else:
+            tree = _configured_work_tree(git_dir)
+            if tree is None:
+                return None
+            work_tree = (git_dir / tree).resolve()  # core.worktree: relative to the git directory
         return GitDirs(work_tree, git_dir, _common_dir(git_dir)) if work_tree.is_dir() else None
     except (OSError, RuntimeError, ValueError):
         return None
