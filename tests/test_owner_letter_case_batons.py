@@ -45,6 +45,29 @@ def test_the_two_spellings_of_one_email_have_one_baton_key():
     assert baton_key("Bob", "qq", False) != baton_key("bob", "qq", False)  # not an e-mail: exact
 
 
+def test_only_ascii_letters_are_folded_in_an_email_owners_key():
+    assert baton_key("stra\u00dfe@ex.com", "qq", False) != baton_key("strasse@ex.com", "qq", False)
+    assert baton_key("\u212aim@ex.com", "qq", False) != baton_key("kim@ex.com", "qq", False)  # Kelvin sign
+    assert baton_key("STRA\u00dfE@EX.COM", "qq", False) == baton_key("stra\u00dfe@ex.com", "qq", False)
+
+
+def test_a_baton_left_for_one_mailbox_is_not_delivered_to_another_that_casefolds_alike(capsys, project):
+    leave(capsys, project, "q1", "for strasse only", "stra\u00dfe@ex.com")
+    assert received(begin(capsys, project, "strasse@ex.com")) is None
+
+
+def test_a_long_email_owners_two_spellings_have_one_baton_key():
+    long = "Bob" + "x" * 130 + "@Ex.com"
+    assert baton_key(long, "qq", False) == baton_key(long.lower(), "qq", False)
+    assert "~" in baton_key(long, "qq", False).split("__")[0]  # capped, after folding
+
+
+def test_a_baton_left_for_a_long_email_is_delivered_to_its_other_spelling(capsys, project):
+    long = "Bob" + "x" * 130 + "@Ex.com"
+    ident = leave(capsys, project, "q1", "long owner", long)
+    assert received(begin(capsys, project, long.lower())) == ident
+
+
 def test_a_newer_baton_for_one_email_in_another_letter_case_supersedes_the_older(capsys, project):
     first = leave(capsys, project, "q1", "first upper", UPPER)
     second = leave(capsys, project, "q2", "second lower", LOWER)

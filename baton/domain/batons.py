@@ -138,9 +138,10 @@ def objective_doc_key(owner: str, branch: str) -> str:
 
 def baton_key(owner: str, branch: str, shared: bool) -> str:
     """The key of a baton (its stream ``baton/<key>`` and its index document): ``_shared``, or
-    ``context_key`` with an e-mail owner case-folded (``index_key``), so one person's batons on
-    one branch share one key whatever the letter case their e-mail was given in."""
-    return SHARED_KEY if shared else index_key(context_key(owner, branch))
+    ``context_key`` of an e-mail owner letter-folded first (``owner_match_key``: before a long
+    owner is capped, so its spellings share one hash), so one person's batons on one branch
+    share one key whatever the letter case their e-mail was given in."""
+    return SHARED_KEY if shared else index_key(context_key(owner_match_key(owner), branch))
 
 
 def index_key(key: str) -> str:
@@ -217,11 +218,16 @@ def _opt_str(value: Any) -> str | None:
 
 def owner_match_key(owner: str) -> str:
     """The form two owners are compared in (``same_owner``): an e-mail address (``name@domain``)
-    case-folded whole — its domain is case-insensitive by RFC 5321, and as git's mailmap does
+    with its ASCII letters lower-cased whole (``_ASCII_LOWER``) — its domain is case-insensitive by RFC 5321, and as git's mailmap does
     (and as every common mail provider treats the local part) its local part too, so
     ``Bob@Ex.com`` and ``bob@ex.com`` are one person; any other owner as it is."""
     text = owner.strip()
-    return text.casefold() if "@" in text else owner
+    return text.translate(_ASCII_LOWER) if "@" in text else owner
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+"""ASCII letters to lower case, nothing else (as ``gitdir/i`` folds): ``str.casefold`` would
+make ``straße@ex.com`` and ``strasse@ex.com``, two mailboxes, one owner."""
 
 
 def same_owner(a: str, b: str) -> bool:
