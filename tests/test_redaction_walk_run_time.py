@@ -157,23 +157,23 @@ def _line(draw: st.DrawFn) -> str:
     ]))
 
 
-def _no_item_after_a_second_key_item(lines: list[str]) -> bool:
-    """Whether no item follows two key items at its indent (``- password:`` / ``- a:`` /
-    ``- Zx9…``): main took it for the first key's value too, this takes it for the
+def _nothing_after_a_second_key_item(lines: list[str]) -> bool:
+    """Whether no line follows a second key item at one indent (``- password:`` / ``- a:`` /
+    ``- Zx9…`` or ``  Zx9…``): main took it for the first key's value too, this for the
     nearest key's only (``test_a_key_item_takes_the_sibling_items_after_it_…``)."""
     keys: dict[int, int] = {}
     for line in lines:
         content = line.lstrip(" ")
-        indent = len(line) - len(content)
-        if content.startswith("- ") and content.rstrip().endswith((":", "# note", "|")):
-            keys[indent] = keys.get(indent, 0) + 1
-        elif content.startswith("- ") and keys.get(indent, 0) >= 2:
+        if content and max(keys.values(), default=0) >= 2:
             return False
+        if content.startswith("- ") and content.rstrip().endswith((":", "# note", "|")):
+            indent = len(line) - len(content)
+            keys[indent] = keys.get(indent, 0) + 1
     return True
 
 
 @settings(max_examples=400, deadline=None)
-@given(lines=st.lists(_line(), min_size=1, max_size=8).filter(_no_item_after_a_second_key_item))
+@given(lines=st.lists(_line(), min_size=1, max_size=8).filter(_nothing_after_a_second_key_item))
 def test_the_redaction_never_shows_what_main_redacts_on_these_shapes(main_redaction, lines: list[str]) -> None:
     text = "\n".join(lines) + "\n"
     before, after = _in_clear(main_redaction(text)), _in_clear(redact_payload(text, POLICY).payload)

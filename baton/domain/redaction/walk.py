@@ -823,6 +823,7 @@ def _values_below(text: str, lines: list[tuple[int, int]], j: int, indent: int,
     values: list[list[tuple[int, int]]] = []
     item_indent = -1
     current: list[tuple[int, int]] | None = None
+    bare = False
     while j < len(lines):
         start, end = lines[j]
         content = text[start:end].lstrip(" \t")
@@ -843,10 +844,18 @@ def _values_below(text: str, lines: list[tuple[int, int]], j: int, indent: int,
                 break
             item_indent = depth
             rest = content[1:].lstrip(" \t")
-            current = None if not rest or compiled(_MAPPING_ENTRY).match(rest) else [(end - len(rest), end)]
+            while rest == "-" or rest.startswith(("- ", "-\t")):  # an item that is a sequence: its first item
+                rest = rest[1:].lstrip(" \t")
+            bare = not rest  # ``-`` alone: the item's value is on its more indented lines
+            current = None if bare or compiled(_MAPPING_ENTRY).match(rest) else [(end - len(rest), end)]
             if current is not None:
                 values.append(current)
         elif item_indent >= 0 and depth > item_indent:
+            if bare:  # the first line of a ``-`` alone's value: a scalar's, unless a mapping entry
+                bare = False
+                if not compiled(_MAPPING_ENTRY).match(content):
+                    current = []
+                    values.append(current)
             if current is not None:
                 current.append((at, end))
         elif depth <= indent or item_indent >= 0 or compiled(_MAPPING_ENTRY).match(content):
