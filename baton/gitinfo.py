@@ -185,7 +185,8 @@ def environment_problem(start: Path) -> str | None:
     except (OSError, RuntimeError):
         return None
     found = named_by_environment()
-    if found is not None and found.worktree is not None and here.is_relative_to(found.worktree):
+    if found is not None and found.worktree is not None and (here.is_relative_to(found.worktree)
+                                                             or _linked_worktree_here(found, here)):
         return None
     why = (f"$GIT_DIR names {named}, which is no git repository with a work tree (none, or a bare one)"
            if found is None else f"$GIT_DIR names {named}, whose work tree ({found.worktree}) does not hold {here}")
@@ -195,6 +196,21 @@ def environment_problem(start: Path) -> str | None:
     return (f"{why}: Baton reads this project as outside git, so its batons are not branch-scoped (every "
             f"branch shares branch 'unknown') and freshness says 'unknown'; set $GIT_DIR (and $GIT_WORK_TREE "
             f"or core.worktree) to the repository whose work tree holds the project, or unset it")
+
+
+def _linked_worktree_here(found: GitDirs, project: Path) -> bool:
+    """Whether ``$GIT_DIR`` (``found``) names a worktree of the project's own repository (a
+    linked worktree's ``.git/worktrees/NAME``, as ``git rev-parse --git-dir`` prints it there)
+    and the current folder is inside its work tree: Baton reads that worktree, as git does, though
+    the project's folder is the main work tree."""
+    try:
+        cwd = Path(os.getcwd()).resolve()
+    except (OSError, RuntimeError):
+        return False
+    if found.worktree is None or not cwd.is_relative_to(found.worktree):
+        return False
+    where = locate(project)  # from the project's folder: outside ``found``'s work tree
+    return where is not None and where.common_dir.resolve() == found.common_dir.resolve()
 
 
 def _configured_work_tree(git_dir: Path) -> str | None:

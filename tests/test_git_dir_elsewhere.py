@@ -150,3 +150,16 @@ def test_doctor_says_when_git_dir_names_no_repository(project, tmp_path):
 def test_doctor_says_nothing_of_git_dir_when_it_is_unset(project):
     report = json.loads(run_baton("doctor", "--json", cwd=project).stdout)
     assert all(check["name"] != "git environment" for check in report["checks"])
+
+
+def test_doctor_says_nothing_of_git_dir_naming_the_linked_worktree_it_runs_in(tmp_path):
+    main, linked = tmp_path / "main", tmp_path / "wt"
+    _git(tmp_path, "init", "-q", "-b", "main", str(main))
+    _git(main, "config", "user.email", "m@ex.com")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "i")
+    assert run_baton("init", cwd=main).returncode == 0
+    _git(main, "worktree", "add", "-q", "-b", "feat", str(linked))
+    env = {"GIT_DIR": str(Path(_git(linked, "rev-parse", "--absolute-git-dir").strip()))}
+    report = json.loads(run_baton("doctor", "--json", cwd=linked, env=env).stdout)
+    assert not [check for check in report["checks"] if check["name"] == "git environment"], report
+    assert _left(linked, env)["branch"] == "feat"
