@@ -279,6 +279,11 @@ class BatonRecord:
     (left on another replica while this one was apart: ``baton sync``), or that another session
     left and nobody read (``unread``: two terminals on one branch, a resumed conversation), each
     ``unseen_summary``; with the ones the baton it superseded had named (none is lost silently)."""
+    stream_key: str | None = None
+    """The key of the stream its ``baton.created`` is on when that is not ``key``'s: a baton an
+    older Baton left for an e-mail owner as spelled (``Bob%40Ex.com__main``, folded into
+    ``bob%40ex.com__main``: ``index_key``). Its claim, cancellation or dismissal is written there,
+    where that older Baton reads it against its baton (``event_key``)."""
     missed_unseen: tuple[dict[str, Any], ...] = ()
     """Of ``replaced_unseen``, those the session that claimed this baton was never told of: they
     arrived (``baton sync``) after the claim, so no brief named them (``missed_by_claim``). Named
@@ -288,6 +293,11 @@ class BatonRecord:
     @property
     def claimed(self) -> bool:
         return self.status == CLAIMED
+
+    @property
+    def event_key(self) -> str:
+        """The key of the stream an event about this baton is written to: its ``baton.created``'s."""
+        return self.stream_key or self.key
 
     @property
     def pending(self) -> bool:
@@ -322,6 +332,7 @@ class BatonRecord:
             **({"endedWithResume": True} if self.ended_with_resume else {}),
             **({"replacedUnseen": [dict(u) for u in self.replaced_unseen]} if self.replaced_unseen else {}),
             **({"missedUnseen": [dict(u) for u in self.missed_unseen]} if self.missed_unseen else {}),
+            **({"streamKey": self.stream_key} if self.stream_key else {}),
         }
 
     @classmethod
@@ -358,6 +369,7 @@ class BatonRecord:
             ended_with_resume=raw.get("endedWithResume") is True,
             replaced_unseen=_summaries(raw.get("replacedUnseen")),
             missed_unseen=_summaries(raw.get("missedUnseen")),
+            stream_key=_opt_str(raw.get("streamKey")),
         )
 
 

@@ -80,7 +80,8 @@ class BatonsBase:
     wrote per spelling (``baton/Bob%40Ex.com__main``, ``baton/bob%40ex.com__main``) fold into one,
     so a newer baton for one person and branch supersedes the older whatever its spelling.
     14: the owner side is folded in its ASCII letters only (``owner_match_key``): ``straße@…`` and
-    ``strasse@…`` are two owners, two documents."""
+    ``strasse@…`` are two owners, two documents; a baton folded from another spelling's stream
+    names it (``streamKey``), where its claim, cancellation or dismissal is written."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 
