@@ -147,8 +147,9 @@ def locate(start: Path) -> GitDirs | None:
 def named_by_environment() -> GitDirs | None:
     """The repository ``$GIT_DIR`` names, as git finds it (git(1), "GIT_DIR"; the "bare
     dotfiles repository" setup), or None when ``$GIT_DIR`` is unset, names no git directory,
-    or names one with no work tree (``core.bare``). Its work tree is ``$GIT_WORK_TREE``,
-    else the git directory's ``core.worktree`` (relative to the git directory), else the
+    or names one with no work tree (``core.bare``). Its work tree is ``$GIT_WORK_TREE``
+    (relative to the current folder), else the git directory's ``core.worktree``
+    (relative to the git directory), else the
     current folder, as git takes them; a relative ``$GIT_DIR`` is from the current folder.
     ``locate`` takes it only for a start inside that work tree. Read with dulwich's config
     reader, imported only when ``$GIT_DIR`` is set."""
@@ -159,10 +160,14 @@ def named_by_environment() -> GitDirs | None:
         git_dir = Path(os.path.abspath(named))
         if not (git_dir / "HEAD").is_file():
             return None
-        tree = os.environ.get("GIT_WORK_TREE") or _configured_work_tree(git_dir)
-        if tree is None:
-            return None
-        work_tree = (git_dir / tree if not os.path.isabs(tree) else Path(tree)).resolve()
+        named_tree = os.environ.get("GIT_WORK_TREE")
+        if named_tree:  # git(1): absolute, or relative to the current folder
+            work_tree = Path(os.path.abspath(named_tree)).resolve()
+        else:
+            tree = _configured_work_tree(git_dir)
+            if tree is None:
+                return None
+            work_tree = (git_dir / tree).resolve()  # core.worktree: relative to the git directory
         return GitDirs(work_tree, git_dir, _common_dir(git_dir)) if work_tree.is_dir() else None
     except (OSError, RuntimeError, ValueError):
         return None
@@ -180,7 +185,8 @@ def environment_problem(start: Path) -> str | None:
     except (OSError, RuntimeError):
         return None
     found = named_by_environment()
-    if found is not None and found.worktree is not None and here.is_relative_to(found.worktree):
+    if found is not None and found.worktree is not None and (here.is_relative_to(found.worktree)
+                                                             or _linked_worktree_here(found, here)):
         return None
     why = (f"$GIT_DIR names {named}, which is no git repository with a work tree (none, or a bare one)"
            if found is None else f"$GIT_DIR names {named}, whose work tree ({found.worktree}) does not hold {here}")
@@ -190,6 +196,21 @@ def environment_problem(start: Path) -> str | None:
     return (f"{why}: Baton reads this project as outside git, so its batons are not branch-scoped (every "
             f"branch shares branch 'unknown') and freshness says 'unknown'; set $GIT_DIR (and $GIT_WORK_TREE "
             f"or core.worktree) to the repository whose work tree holds the project, or unset it")
+
+
+def _linked_worktree_here(found: GitDirs, project: Path) -> bool:
+    """Whether ``$GIT_DIR`` (``found``) names a worktree of the project's own repository (a
+    linked worktree's ``.git/worktrees/NAME``, as ``git rev-parse --git-dir`` prints it there)
+    and the current folder is inside its work tree: Baton reads that worktree, as git does, though
+    the project's folder is the main work tree."""
+    try:
+        cwd = Path(os.getcwd()).resolve()
+    except (OSError, RuntimeError):
+        return False
+    if found.worktree is None or not cwd.is_relative_to(found.worktree):
+        return False
+    where = locate(project)  # from the project's folder: outside ``found``'s work tree
+    return where is not None and where.common_dir.resolve() == found.common_dir.resolve()
 
 
 def _configured_work_tree(git_dir: Path) -> str | None:

@@ -86,6 +86,23 @@ def test_a_baton_left_under_git_dir_and_git_work_tree_is_for_the_checked_out_bra
     assert _left(tree, env)["branch"] == "topic"
 
 
+def test_a_relative_git_work_tree_is_read_from_the_current_folder_as_git_does(tmp_path):
+    store, tree = tmp_path / "store" / "proj.git", tmp_path / "work"
+    tree.mkdir()
+    _git(tmp_path, "init", "-q", "--bare", "-b", "main", str(store))
+    _git(tmp_path, "--git-dir", str(store), "config", "core.bare", "false")
+    env = {"GIT_DIR": str(store), "GIT_WORK_TREE": "."}
+    _git(tree, "config", "user.email", "w@ex.com", env=env)
+    _git(tree, "checkout", "-qb", "feature", env=env)
+    _git(tree, "commit", "-q", "--allow-empty", "-m", "i", env=env)
+    assert Path(_git(tree, "rev-parse", "--show-toplevel", env=env).strip()) == tree.resolve()
+    assert run_baton("init", cwd=tree, env=env).returncode == 0
+    handoff = _left(tree, env)
+    assert (handoff["owner"], handoff["branch"]) == ("w@ex.com", "feature")
+    report = json.loads(run_baton("doctor", "--json", cwd=tree, env=env).stdout)
+    assert not [check for check in report["checks"] if check["name"] == "git environment"]
+
+
 def test_a_baton_left_in_a_separate_git_dir_work_tree_is_for_its_branch(tmp_path):
     tree = tmp_path / "wt"
     _git(tmp_path, "init", "-q", "-b", "main", "--separate-git-dir", str(tmp_path / "store.git"), str(tree))
@@ -133,3 +150,16 @@ def test_doctor_says_when_git_dir_names_no_repository(project, tmp_path):
 def test_doctor_says_nothing_of_git_dir_when_it_is_unset(project):
     report = json.loads(run_baton("doctor", "--json", cwd=project).stdout)
     assert all(check["name"] != "git environment" for check in report["checks"])
+
+
+def test_doctor_says_nothing_of_git_dir_naming_the_linked_worktree_it_runs_in(tmp_path):
+    main, linked = tmp_path / "main", tmp_path / "wt"
+    _git(tmp_path, "init", "-q", "-b", "main", str(main))
+    _git(main, "config", "user.email", "m@ex.com")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "i")
+    assert run_baton("init", cwd=main).returncode == 0
+    _git(main, "worktree", "add", "-q", "-b", "feat", str(linked))
+    env = {"GIT_DIR": str(Path(_git(linked, "rev-parse", "--absolute-git-dir").strip()))}
+    report = json.loads(run_baton("doctor", "--json", cwd=linked, env=env).stdout)
+    assert not [check for check in report["checks"] if check["name"] == "git environment"], report
+    assert _left(linked, env)["branch"] == "feat"

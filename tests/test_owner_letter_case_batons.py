@@ -6,11 +6,17 @@ stream per spelling (``baton/Q%40Ex.com__qq``, ``baton/q%40ex.com__qq``)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from baton.commands.context import Project
 from baton.domain.batons import baton_key, context_key
-from baton.events.baton import BatonClaimed, BatonCreated
+from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from tests.batons_support import capture_handoff
 from tests.cli_support import run_json
 from tests.sync_support import make_team
@@ -43,6 +49,29 @@ def pending(capsys, project: Path) -> list[str]:
 def test_the_two_spellings_of_one_email_have_one_baton_key():
     assert baton_key(UPPER, "qq", False) == baton_key(LOWER, "qq", False) == "q%40ex.com__qq"
     assert baton_key("Bob", "qq", False) != baton_key("bob", "qq", False)  # not an e-mail: exact
+
+
+def test_only_ascii_letters_are_folded_in_an_email_owners_key():
+    assert baton_key("stra\u00dfe@ex.com", "qq", False) != baton_key("strasse@ex.com", "qq", False)
+    assert baton_key("\u212aim@ex.com", "qq", False) != baton_key("kim@ex.com", "qq", False)  # Kelvin sign
+    assert baton_key("STRA\u00dfE@EX.COM", "qq", False) == baton_key("stra\u00dfe@ex.com", "qq", False)
+
+
+def test_a_baton_left_for_one_mailbox_is_not_delivered_to_another_that_casefolds_alike(capsys, project):
+    leave(capsys, project, "q1", "for strasse only", "stra\u00dfe@ex.com")
+    assert received(begin(capsys, project, "strasse@ex.com")) is None
+
+
+def test_a_long_email_owners_two_spellings_have_one_baton_key():
+    long = "Bob" + "x" * 130 + "@Ex.com"
+    assert baton_key(long, "qq", False) == baton_key(long.lower(), "qq", False)
+    assert "~" in baton_key(long, "qq", False).split("__")[0]  # capped, after folding
+
+
+def test_a_baton_left_for_a_long_email_is_delivered_to_its_other_spelling(capsys, project):
+    long = "Bob" + "x" * 130 + "@Ex.com"
+    ident = leave(capsys, project, "q1", "long owner", long)
+    assert received(begin(capsys, project, long.lower())) == ident
 
 
 def test_a_newer_baton_for_one_email_in_another_letter_case_supersedes_the_older(capsys, project):
@@ -123,12 +152,39 @@ def test_a_ledger_with_one_persons_batons_on_two_spellings_streams_delivers_only
     assert older != newer
 
 
-def test_a_baton_on_an_old_spellings_stream_is_claimed_once_on_the_one_key(capsys, project):
+def test_a_baton_on_an_old_spellings_stream_is_claimed_once_on_that_stream(capsys, project):
     ident = _old_baton(project, UPPER, "old upper step", "o1")
     assert received(begin(capsys, project, LOWER)) == ident
     assert received(begin(capsys, project, UPPER)) is None
     [claim] = [e for e in _events(project) if e.type == BatonClaimed.TYPE]
-    assert claim.stream == "baton/q%40ex.com__qq"
+    assert claim.stream == "baton/Q%40Ex.com__qq"  # where an older Baton reads it against its baton
+
+
+@pytest.mark.parametrize("how", ["cancel", "dismiss"])
+def test_a_baton_on_an_old_spellings_stream_is_ended_on_that_stream(capsys, project, how):
+    ident = _old_baton(project, UPPER, "old upper step", "o1")
+    if how == "cancel":
+        run_json(capsys, project, "session", "handoff", "--cancel", "--not-mine", "--owner", LOWER, "--branch", "qq")
+    else:
+        run_json(capsys, project, "session", "handoff", "--dismiss", ident, "--not-mine", "--owner", LOWER,
+                 "--branch", "qq")
+    [ended] = [e for e in _events(project) if e.type in (BatonCancelled.TYPE, BatonDismissed.TYPE)]
+    assert ended.stream == "baton/Q%40Ex.com__qq"
+    assert received(begin(capsys, project, LOWER)) is None
+    assert _index(project) == _index(project, rebuild=True)
+
+
+def test_a_baton_an_older_baton_left_and_a_newer_claimed_is_not_delivered_again_by_the_older(
+        capsys, project, tmp_path):
+    """The mixed setup docs/batons.md describes: a clone still on the Baton before one key per
+    e-mail (``OLD``, run from git) reads its spelling's stream only."""
+    ident = _old_baton(project, UPPER, "old upper step", "o1")
+    assert received(begin(capsys, project, LOWER)) == ident
+    old = _older_baton(tmp_path)
+    started = subprocess.run([sys.executable, "-m", "baton", "session", "begin", "--json", "--harness", "codex",
+                              "--owner", UPPER, "--branch", "qq"], cwd=project, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(old)}, check=True)
+    assert received(json.loads(started.stdout)) is None
 
 
 def test_the_index_folded_as_events_came_equals_the_index_rebuilt_from_the_ledger(capsys, project):
@@ -170,3 +226,19 @@ def test_an_old_clones_earlier_baton_arriving_by_sync_after_a_newer_one_was_fold
     assert received(begin(capsys, b, UPPER)) == newer
     assert received(begin(capsys, b, UPPER)) is None
     assert older != newer
+
+
+OLD = "12d9e8eb"
+"""The Baton before one key per e-mail: a baton stream per spelling, one index document each."""
+
+
+def _older_baton(tmp_path: Path) -> Path:
+    """``OLD``'s ``baton`` package, from git, in a folder of its own."""
+    root = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(root), "archive", OLD, "baton"], capture_output=True)
+    if archive.returncode != 0:
+        pytest.skip(f"the older Baton ({OLD}) is not in this checkout's git history")
+    folder = tmp_path / "older"
+    folder.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder

@@ -43,6 +43,21 @@ def test_each_item_of_a_sequence_under_a_secret_named_key_is_redacted(indent):
     assert cleaned == f"api_keys:\n{indent}- {MARK}\n{indent}- {MARK}\nother: x"
 
 
+def test_a_sequence_item_whose_value_is_on_the_next_line_is_redacted():
+    cleaned = redact_text(f"api_keys:\n  -\n    {KEY}\n", POLICY)
+    assert cleaned == f"api_keys:\n  -\n    {MARK}\n"
+
+
+def test_an_item_that_is_itself_a_sequence_under_a_secret_key_is_redacted():
+    cleaned = redact_text(f"passwords:\n  - - {KEY}\n", POLICY)
+    assert cleaned == f"passwords:\n  - - {MARK}\n"
+
+
+def test_a_mapping_on_the_lines_after_a_dash_alone_is_no_value_and_kept():
+    text = f"api_keys:\n  -\n    name: db\n    note: {OTHER}\n"
+    assert redact_text(text, POLICY) == text
+
+
 def test_a_placeholder_item_of_a_secret_sequence_is_kept():
     assert redact_text(f"tokens:\n  - ${{TOKEN}}\n  - {KEY}", POLICY) == f"tokens:\n  - ${{TOKEN}}\n  - {MARK}"
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 from baton.commands.baton_claim import key_state
-from baton.commands.batons import current_batons
+from baton.commands.batons import current_batons, version_expected
 from baton.commands.capture import (
     CaptureResult,
     CleanPayload,
@@ -238,8 +238,8 @@ def archive_handoff(project: "Project", token: str = "", *,
             for peek in current_batons(scope.runner):
                 if peek.record.id == handoff.id and peek.record.pending:
                     state = key_state(scope, peek.record.key)
-                    decisions.append((baton_aggregate.decide(
-                        state, baton_aggregate.DismissBaton(handoff.id, via="archive")), state.version))
+                    ended = baton_aggregate.decide(state, baton_aggregate.DismissBaton(handoff.id, via="archive"))
+                    decisions.append((ended, version_expected(scope, ended, state.key, state.version)))
                     dismissed.append(peek.record)
         record_many(scope, decisions)
     return ArchiveResult(handoff.id, handoff.status, reason, tuple(dismissed))

@@ -16,7 +16,14 @@ import attrs
 from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
-from baton.commands.batons import claimed_by_another, current_batons, redaction_lines, stored_baton, where_it_went
+from baton.commands.batons import (
+    claimed_by_another,
+    current_batons,
+    redaction_lines,
+    stored_baton,
+    version_expected,
+    where_it_went,
+)
 from baton.commands.bootstrap import missed_mark, read_told
 from baton.commands.feed_vouch import batons_judged, check_copy
 from baton.commands.identity import SessionContext, context_of, recorded_owner
@@ -255,7 +262,8 @@ def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | 
         peek = next(p for p in peeks if p.record is active)
         decided = baton_aggregate.decide(key_state(scope, active.key),
                                          baton_aggregate.CancelBaton(session, by=me, not_mine=not_mine))
-        record_events(scope, decided, version=peek.version, actor=me, session=session)
+        record_events(scope, decided, version=version_expected(scope, decided, active.key, peek.version), actor=me,
+                      session=session)
         return CancelResult(ctx, active)
 
 
@@ -317,7 +325,8 @@ def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
         state = key_state(scope, key)
         decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(raw["id"], session=session, via=via,
                                                                              by=me, not_mine=not_mine))
-        record_events(scope, decided, version=state.version, actor=me, session=session)
+        record_events(scope, decided, version=version_expected(scope, decided, key, state.version), actor=me,
+                      session=session)
         current = state.current
         assert current is not None  # decide dismisses only a baton the key holds
         return DismissResult(current)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
-from baton.commands.batons import Peek
+from baton.commands.batons import Peek, version_expected
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates import handoff as handoff_aggregate
@@ -73,7 +73,8 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     claimed_at = rfc3339_micros(scope.project.clock())
     decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
     assert state.current is not None  # decide claims only a pending baton of the key
-    record_events(scope, decided, version=peek.version, durable=True, actor=state.current.owner, session=session)
+    record_events(scope, decided, version=version_expected(scope, decided, record.key, peek.version), durable=True,
+                  actor=state.current.owner, session=session)
     _resume_handoff(scope, record.id, session=session, harness=harness)
     # any other baton carrying the same handoff (a private and a shared one) is settled by this claim
     settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key)

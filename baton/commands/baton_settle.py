@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from baton.commands.batons import as_taken_up, taken_up_in
+from baton.commands.batons import as_taken_up, taken_up_in, version_expected
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
@@ -54,7 +54,8 @@ def settle_carrying(scope: "WriteScope", handoff_id: str, *, session: str | None
             continue
         decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(handoff_id, session=session,
                                                                              via=RESUMED_VIA, with_resume=True))
-        record_events(scope, decided, version=state.version, actor=actor, session=session)
+        record_events(scope, decided, version=version_expected(scope, decided, key, state.version), actor=actor,
+                      session=session)
         assert state.current is not None  # settled_by_resume: it is pending
         settled.append(state.current)
     return settled
@@ -73,6 +74,6 @@ def settle_taken_up(scope: "WriteScope", state: BatonKey, *, session: str | None
     current = state.current
     assert current is not None  # taken_up_here: it is pending
     decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(current.id, via=RESUMED_VIA))
-    record_events(scope, decided, version=state.version, session=session)
+    record_events(scope, decided, version=version_expected(scope, decided, state.key, state.version), session=session)
     return as_taken_up(scope.project, current)
 

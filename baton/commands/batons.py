@@ -66,6 +66,15 @@ class Peek:
         return baton_stream(self.record.key)
 
 
+def version_expected(scope, decided: list, key: str, version: int) -> int:
+    """The stream version an append of ``decided`` (events about one baton of ``key``) names:
+    ``version``, the key's own stream's as read, or — for a baton an older Baton left on the
+    stream of an e-mail as spelled (``BatonRecord.stream_key``), where its events go — that
+    stream's under the lock (the decider read the key's document under the same lock)."""
+    stream = decided[0].stream if decided else baton_stream(key)
+    return version if stream == baton_stream(key) else scope.txn.stream_version(stream)
+
+
 def where_it_went(record: BatonRecord | None) -> list[str]:
     """What leaving ``record`` says of where it went, beyond its owner and branch: for a private
     baton left on a plain detached ``HEAD`` (``DETACHED_BRANCH``), who receives it and how

@@ -140,9 +140,10 @@ def objective_doc_key(owner: str, branch: str) -> str:
 
 def baton_key(owner: str, branch: str, shared: bool) -> str:
     """The key of a baton (its stream ``baton/<key>`` and its index document): ``_shared``, or
-    ``context_key`` with an e-mail owner case-folded (``index_key``), so one person's batons on
-    one branch share one key whatever the letter case their e-mail was given in."""
-    return SHARED_KEY if shared else index_key(context_key(owner, branch))
+    ``context_key`` of an e-mail owner letter-folded first (``owner_match_key``: before a long
+    owner is capped, so its spellings share one hash), so one person's batons on one branch
+    share one key whatever the letter case their e-mail was given in."""
+    return SHARED_KEY if shared else index_key(context_key(owner_match_key(owner), branch))
 
 
 def index_key(key: str) -> str:
@@ -219,11 +220,16 @@ def _opt_str(value: Any) -> str | None:
 
 def owner_match_key(owner: str) -> str:
     """The form two owners are compared in (``same_owner``): an e-mail address (``name@domain``)
-    case-folded whole — its domain is case-insensitive by RFC 5321, and as git's mailmap does
+    with its ASCII letters lower-cased whole (``_ASCII_LOWER``) — its domain is case-insensitive by RFC 5321, and as git's mailmap does
     (and as every common mail provider treats the local part) its local part too, so
     ``Bob@Ex.com`` and ``bob@ex.com`` are one person; any other owner as it is."""
     text = owner.strip()
-    return text.casefold() if "@" in text else owner
+    return text.translate(_ASCII_LOWER) if "@" in text else owner
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+"""ASCII letters to lower case, nothing else (as ``gitdir/i`` folds): ``str.casefold`` would
+make ``straße@ex.com`` and ``strasse@ex.com``, two mailboxes, one owner."""
 
 
 def same_owner(a: str, b: str) -> bool:
@@ -275,6 +281,11 @@ class BatonRecord:
     (left on another replica while this one was apart: ``baton sync``), or that another session
     left and nobody read (``unread``: two terminals on one branch, a resumed conversation), each
     ``unseen_summary``; with the ones the baton it superseded had named (none is lost silently)."""
+    stream_key: str | None = None
+    """The key of the stream its ``baton.created`` is on when that is not ``key``'s: a baton an
+    older Baton left for an e-mail owner as spelled (``Bob%40Ex.com__main``, folded into
+    ``bob%40ex.com__main``: ``index_key``). Its claim, cancellation or dismissal is written there,
+    where that older Baton reads it against its baton (``event_key``)."""
     missed_unseen: tuple[dict[str, Any], ...] = ()
     """Of ``replaced_unseen``, those the session that claimed this baton was never told of: they
     arrived (``baton sync``) after the claim, so no brief named them (``missed_by_claim``). Named
@@ -284,6 +295,11 @@ class BatonRecord:
     @property
     def claimed(self) -> bool:
         return self.status == CLAIMED
+
+    @property
+    def event_key(self) -> str:
+        """The key of the stream an event about this baton is written to: its ``baton.created``'s."""
+        return self.stream_key or self.key
 
     @property
     def pending(self) -> bool:
@@ -318,6 +334,7 @@ class BatonRecord:
             **({"endedWithResume": True} if self.ended_with_resume else {}),
             **({"replacedUnseen": [dict(u) for u in self.replaced_unseen]} if self.replaced_unseen else {}),
             **({"missedUnseen": [dict(u) for u in self.missed_unseen]} if self.missed_unseen else {}),
+            **({"streamKey": self.stream_key} if self.stream_key else {}),
         }
 
     @classmethod
@@ -354,6 +371,7 @@ class BatonRecord:
             ended_with_resume=raw.get("endedWithResume") is True,
             replaced_unseen=_summaries(raw.get("replacedUnseen")),
             missed_unseen=_summaries(raw.get("missedUnseen")),
+            stream_key=_opt_str(raw.get("streamKey")),
         )
 
 

@@ -58,7 +58,7 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 13
+    version = 14
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
     5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
@@ -78,7 +78,10 @@ class BatonsBase:
     12: a baton superseded unseen by one already claimed is named by the claim (``missedUnseen``).
     13: one document per e-mail owner in any letter case (``index_key``): the streams older Batons
     wrote per spelling (``baton/Bob%40Ex.com__main``, ``baton/bob%40ex.com__main``) fold into one,
-    so a newer baton for one person and branch supersedes the older whatever its spelling."""
+    so a newer baton for one person and branch supersedes the older whatever its spelling.
+    14: the owner side is folded in its ASCII letters only (``owner_match_key``): ``straße@…`` and
+    ``strasse@…`` are two owners, two documents; a baton folded from another spelling's stream
+    names it (``streamKey``), where its claim, cancellation or dismissal is written."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 

@@ -151,7 +151,7 @@ Command = CreateBaton | ClaimBaton | CancelBaton | DismissBaton
 
 def _telemetry(operation: str, record: BatonRecord, session: str | None) -> dict[str, Any]:
     """What every baton event carries (the spec's sessionId, branch, owner, shared, handoffId)."""
-    return {"key": record.key, "operation": operation, "handoff_id": record.id, "owner": record.owner,
+    return {"key": record.event_key, "operation": operation, "handoff_id": record.id, "owner": record.owner,
             "branch": record.branch, "shared": record.shared, "session": session}
 
 
@@ -350,6 +350,8 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         record = record_of_created(state.key, event, recorded.at, recorded.actor)
         if record is None:
             return Folded(moved, False)
+        if recorded.stream != baton_stream(state.key):  # an older Baton's stream for one spelling
+            record = replace(record, stream_key=recorded.stream.partition("/")[2])
         superseded = None
         if current is not None and current.missed_unseen:
             # superseded unseen by a baton claimed before they arrived, and not named yet: the new

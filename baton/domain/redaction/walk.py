@@ -276,10 +276,17 @@ class _Walk:
                 i = bisect.bisect_left(starts, end) - 1
                 if i >= 0 and spans[i][1] > start and not (spans[i][0] <= start and end <= spans[i][1]):
                     wider.append((start, end, rule))
+        # Each word's end and each continued word's rest are found once (``chains``):
+        # many markers in one long word (minified JSON), or one on each of many lines
+        # a continuation joins, read each character a bounded number of times.
+        chains: dict[int, int] = {}
+        word_from = word_end = -1
         for start, end, rule in covered:
-            rest = continued_word_end(given, end)
-            if rest > end:
-                wider.append((end, rest, rule))
+            if not word_from <= end <= word_end:  # markers are in order: one word holds several
+                word_from, word_end = end, _word_end(given, end)
+            past = _chain_end(given, word_end, chains)
+            if past > word_end and past > end:
+                wider.append((end, past, rule))
         return wider
 
     def _found(self, decoded: tuple[str, list[int], list[int]] | None, markers: list[tuple[int, int]],
@@ -692,19 +699,49 @@ def continued_word_end(text: str, end: int) -> int:
     (``Zx9…\\`` or cmd's ``Zx9…^`` ending a line, its next line going on at once:
     one word to the shell, through every further continuation); ``end`` when no
     continuation is crossed. PowerShell's backquote is left out: it parts words."""
-    at, crossed, size = end, False, len(text)
-    while True:
-        while at < size and not text[at].isspace():
-            at += 1
-        line_start = text.rfind("\n", 0, at) + 1
-        newline = at + 1 if text.startswith("\r\n", at) else at if text.startswith("\n", at) else -1
-        if newline < 0 or newline + 1 >= size or text[newline + 1].isspace():
+    word = _word_end(text, end)
+    past = _chain_end(text, word, {})
+    return past if past > word else end
+
+
+def _word_end(text: str, at: int) -> int:
+    """The first blank at or after ``at`` (``str.isspace``), or the text's end."""
+    return compiled(_WORD_REST).match(text, at).end()  # type: ignore[union-attr]
+
+
+_WORD_REST = r"\S*"
+"""The rest of a word: up to a blank (``\\s`` is ``str.isspace`` on a ``str``)."""
+
+
+def _chain_end(text: str, at: int, chains: dict[int, int]) -> int:
+    """Where the word ending at ``at`` ends, past every line continuation that joins
+    the next line's first word to it (``at`` when none does). ``chains`` remembers
+    each word end already followed: a chain is read once whatever joins it."""
+    path: list[int] = []
+    while at not in chains:
+        path.append(at)
+        after = _continued_word(text, at)
+        if after < 0:
+            chains[at] = at
             break
-        continued = _continued(text[line_start:at])
-        if continued is None or continued[1] or text[at - 1] == "`" or at - line_start < 2 or text[at - 2].isspace():
-            break
-        at, crossed = newline + 1, True
-    return at if crossed else end
+        at = after
+    past = chains[at]
+    for word in path:
+        chains[word] = past
+    return past
+
+
+def _continued_word(text: str, at: int) -> int:
+    """The end of the next line's first word when the word ending at ``at`` is split
+    there by a line continuation (its next line going on at once); -1 when not."""
+    newline = at + 1 if text.startswith("\r\n", at) else at if text.startswith("\n", at) else -1
+    if newline < 0 or newline + 1 >= len(text) or text[newline + 1].isspace():
+        return -1
+    line_start = text.rfind("\n", 0, at) + 1  # once per line: only its last word ends at its line break
+    continued = _continued(text[line_start:at])
+    if continued is None or continued[1] or text[at - 1] == "`" or at - line_start < 2 or text[at - 2].isspace():
+        return -1
+    return _word_end(text, newline + 1)
 
 
 def _outside(spans: list[tuple[int, int, Rule]], covered: list[tuple[int, int, Rule]]) -> list[tuple[int, int, Rule]]:
@@ -745,33 +782,48 @@ def yaml_values(text: str) -> list[tuple[str, list[tuple[int, int]], bool]]:
     line), a plain scalar (its lines up to a mapping entry) or a sequence (each item
     not itself a mapping, with its more indented lines: a value of its own); a
     mapping below the key is no value. Whether each is an item of a sequence. Linear:
-    the lines of a scalar are read once."""
+    the lines of a scalar are read once, and a sequence's lines below as many keys as
+    they are indented deep (``_values_below``)."""
     lines = _lines(text)
     found: list[tuple[str, list[tuple[int, int]], bool]] = []
     i = 0
     while i < len(lines):
         start, end = lines[i]
         line = text[start:end]
-        continued = _continued(line) if line.rstrip(" \t")[-1:] in ":|>+-0123456789&" or "#" in line else None
-        if continued is None or not continued[1]:
+        continued = _key_ending(line)
+        if continued is None:
             i += 1
             continue
-        indent = len(line) - len(line.lstrip(" \t"))
+        content = line.lstrip(" \t")
+        indent = len(line) - len(content)
         block = line[continued[0]:].split("#")[0].rstrip(" \t+-123456789").endswith(("|", ">"))
-        values, j, scalar = _values_below(text, lines, i + 1, indent, block)
+        item = content == "-" or content.startswith(("- ", "-\t"))
+        values, j, scalar = _values_below(text, lines, i + 1, indent, block, item)
         key = line[max(0, continued[0] - _KEY_READ):continued[0]]  # the name ends the line: a long one is read once
         found.extend((key, value, not scalar) for value in values)
         i = j if scalar else i + 1  # a scalar's lines are no keys; a sequence's items may hold some
     return found
 
 
+def _key_ending(line: str) -> tuple[int, bool] | None:
+    """``_continued`` of a line that is a YAML key ending it (``password:``, ``- a: |``,
+    ``token: &db # prod``); None for any other line."""
+    continued = _continued(line) if line.rstrip(" \t")[-1:] in ":|>+-0123456789&" or "#" in line else None
+    return continued if continued is not None and continued[1] else None
+
+
 def _values_below(text: str, lines: list[tuple[int, int]], j: int, indent: int,
-                  block: bool) -> tuple[list[list[tuple[int, int]]], int, bool]:
+                  block: bool, item_key: bool = False) -> tuple[list[list[tuple[int, int]]], int, bool]:
     """The values below a key indented by ``indent`` from line ``j`` on, the line
-    after them, and whether they are one scalar's lines (no sequence)."""
+    after them, and whether they are one scalar's lines (no sequence). A key that is
+    itself an item (``item_key``: ``- password:``) takes the sibling items after it
+    up to the next one that is itself such a key (``- a:``), whose own they are then:
+    each item is read below a bounded number of keys (a list of ``- a:`` lines was
+    quadratic)."""
     values: list[list[tuple[int, int]]] = []
     item_indent = -1
     current: list[tuple[int, int]] | None = None
+    bare = False
     while j < len(lines):
         start, end = lines[j]
         content = text[start:end].lstrip(" \t")
@@ -788,12 +840,22 @@ def _values_below(text: str, lines: list[tuple[int, int]], j: int, indent: int,
                 values.append([])
             values[0].append((at, end))
         elif item and (item_indent < 0 and depth >= indent and not values or depth == item_indent):
+            if item_key and depth == indent and _key_ending(text[start:end]) is not None:
+                break
             item_indent = depth
             rest = content[1:].lstrip(" \t")
-            current = None if not rest or compiled(_MAPPING_ENTRY).match(rest) else [(end - len(rest), end)]
+            while rest == "-" or rest.startswith(("- ", "-\t")):  # an item that is a sequence: its first item
+                rest = rest[1:].lstrip(" \t")
+            bare = not rest  # ``-`` alone: the item's value is on its more indented lines
+            current = None if bare or compiled(_MAPPING_ENTRY).match(rest) else [(end - len(rest), end)]
             if current is not None:
                 values.append(current)
         elif item_indent >= 0 and depth > item_indent:
+            if bare:  # the first line of a ``-`` alone's value: a scalar's, unless a mapping entry
+                bare = False
+                if not compiled(_MAPPING_ENTRY).match(content):
+                    current = []
+                    values.append(current)
             if current is not None:
                 current.append((at, end))
         elif depth <= indent or item_indent >= 0 or compiled(_MAPPING_ENTRY).match(content):
