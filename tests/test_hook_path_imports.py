@@ -768,3 +768,45 @@ def test_no_hook_path_module_imports_urllib_and_only_the_named_ones_import_pathl
     assert not [m for m in modules if _imports_of(m) & {"urllib", "ipaddress"}]
     assert {m for m in modules if "pathlib" in _imports_of(m)} <= PATHLIB_IMPORTERS
     assert _importer(tree, "urllib.parse") in ("pathlib", None)
+
+
+_SOURCE_AT_EXIT = """
+import builtins, os, runpy, sys
+exec_now, eval_now, exit_now, made = builtins.exec, builtins.eval, os._exit, []
+def spied(real):
+    def run(source, *args, **kwargs):
+        if isinstance(source, (str, bytes)):
+            frame = sys._getframe(1)
+            while frame.f_back is not None and frame.f_code.co_filename.endswith("collections/__init__.py"):
+                frame = frame.f_back  # a named tuple's: who defined it
+            made.append(frame.f_code.co_filename)
+        return real(source, *args, **kwargs)
+    return run
+builtins.exec, builtins.eval = spied(exec_now), spied(eval_now)
+def report(code):
+    sys.stderr.write("SOURCE " + repr(made) + "\\n")
+    sys.stderr.flush()
+    exit_now(code)
+os._exit = report
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_compiles_no_source_for_a_class_of_its_own(steady, event):
+    """A value class's ``__new__`` is one ``baton.values`` compiled with itself, not an ``exec``
+    of source for each number of fields (~0.5 M instructions each, 11-14 on a hook path), and
+    ``GitDirs`` is a value class, not a ``collections.namedtuple`` (which ``eval``s its ``__new__``).
+    What ``exec``s or ``eval``s source is the standard library's alone (``inspect``'s and
+    ``urllib.parse``'s named tuples, under ``pathlib``)."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-source-1"))
+    r = subprocess.run([sys.executable, "-c", _SOURCE_AT_EXIT, "hook", "claude-code", event], input=payload,
+                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    made = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("SOURCE "))[7:])
+    assert made  # the spy saw the standard library's
+    assert not [where for where in made if "/baton/" in where], made
