@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from baton.app import Baton, Limits
 from baton import background
+from baton.app import Baton, Limits
 from baton.commands import deferred, harness_finish
 from baton.errors import IndexBehind, LedgerBusy
 from tests.app_support import promote_handoff, validate_handoff_command
