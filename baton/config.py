@@ -14,7 +14,6 @@ from stat import S_ISREG
 import orjson
 
 from baton.canonical import pretty_bytes
-from baton.domain.detector_config import detector_settings
 from baton.errors import ConfigError, InputError, StorageError
 from baton.values import EMPTY_MAPPING, value_class
 
@@ -88,7 +87,7 @@ def config_problems(raw: dict[str, Any]) -> list[str]:
             problems.append(f"{name} must be a JSON object, not {type(raw[name]).__name__}")
     if isinstance(raw.get("detector"), dict):
         try:
-            detector_settings(raw["detector"])
+            _detector_settings()(raw["detector"])
         except InputError as exc:
             problems += (exc.details or {}).get("problems") or [exc.message]
     if isinstance(raw.get("sync"), dict):
@@ -96,6 +95,13 @@ def config_problems(raw: dict[str, Any]) -> list[str]:
     if "log" in raw and raw["log"] is not None and not isinstance(raw["log"], str):
         problems.append(f"log must be a level name (info, debug or off), not {type(raw['log']).__name__}")
     return problems
+
+
+def _detector_settings() -> Any:
+    """``baton.domain.detector_config.detector_settings``, loaded only for a config
+    with a ``detector`` section (``__import__``, as ``baton.policy``'s trust rules):
+    a project that keeps the detector's defaults never loads its settings' checks."""
+    return __import__("baton.domain.detector_config", fromlist=["detector_settings"]).detector_settings
 
 
 def sync_problems(section: dict[str, Any]) -> list[str]:

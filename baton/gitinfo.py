@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections import namedtuple
 from pathlib import Path
 
 import orjson
@@ -28,22 +27,21 @@ import orjson
 from baton.config import write_json_atomic
 from baton.domain.regexes import lazy
 from baton.errors import StorageError
+from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from typing import Any, Callable, NamedTuple
-    class _GitDirFields(NamedTuple):
-        worktree: Path | None  # the work tree's top level (None for a bare repository)
-        git_dir: Path  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)
-        common_dir: Path  # the shared git directory (objects, refs, config)
-else:  # the same fields without typing.NamedTuple, which compiles each annotation (~0.15 ms of every hook)
-    _GitDirFields = namedtuple("GitDirs", ("worktree", "git_dir", "common_dir"))
+    from typing import Any, Callable
 
 
-class GitDirs(_GitDirFields):
-    """Where a repository lives, as ``git rev-parse`` would say it."""
+@value_class
+class GitDirs:
+    """Where a repository lives, as ``git rev-parse`` would say it (a value class:
+    ``collections.namedtuple`` would compile a ``__new__`` for it in every process)."""
 
-    __slots__ = ()
+    worktree: Path | None  # the work tree's top level (None for a bare repository)
+    git_dir: Path  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)
+    common_dir: Path  # the shared git directory (objects, refs, config)
 
     @property
     def bare(self) -> bool:

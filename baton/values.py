@@ -83,13 +83,133 @@ _SHARED = {"__eq__": _same_value, "__ne__": _other_value, "__hash__": tuple.__ha
 (``namedtuple`` compiles a ``__new__`` for each class: two thirds of its cost),
 and attrs' equality and truth."""
 
-_NEW_CODES: dict[int, object] = {}
-_NEW_GLOBALS = {"_tuple_new": tuple.__new__}
+_tuple_new = tuple.__new__
+_NEW_GLOBALS = {"_tuple_new": _tuple_new}
+
+
+# ``__new__`` for each number of fields up to 26, as ``namedtuple`` writes it, compiled with this
+# module (their bytecode is in its ``.pyc``): a value class takes the one of its number of fields,
+# its parameters renamed, and no process parses or compiles source for it (an ``exec``: ~0.5 M
+# instructions a number of fields, 11-14 of them on a hook path).
+def _n0(_c):
+    return _tuple_new(_c, ())
+
+
+def _n1(_c, a):
+    return _tuple_new(_c, (a,))
+
+
+def _n2(_c, a, b):
+    return _tuple_new(_c, (a, b))
+
+
+def _n3(_c, a, b, c):
+    return _tuple_new(_c, (a, b, c))
+
+
+def _n4(_c, a, b, c, d):
+    return _tuple_new(_c, (a, b, c, d))
+
+
+def _n5(_c, a, b, c, d, e):
+    return _tuple_new(_c, (a, b, c, d, e))
+
+
+def _n6(_c, a, b, c, d, e, f):
+    return _tuple_new(_c, (a, b, c, d, e, f))
+
+
+def _n7(_c, a, b, c, d, e, f, g):
+    return _tuple_new(_c, (a, b, c, d, e, f, g))
+
+
+def _n8(_c, a, b, c, d, e, f, g, h):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h))
+
+
+def _n9(_c, a, b, c, d, e, f, g, h, i):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i))
+
+
+def _n10(_c, a, b, c, d, e, f, g, h, i, j):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j))
+
+
+def _n11(_c, a, b, c, d, e, f, g, h, i, j, k):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k))
+
+
+def _n12(_c, a, b, c, d, e, f, g, h, i, j, k, l):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l))
+
+
+def _n13(_c, a, b, c, d, e, f, g, h, i, j, k, l, m):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m))
+
+
+def _n14(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n))
+
+
+def _n15(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o))
+
+
+def _n16(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p))
+
+
+def _n17(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q))
+
+
+def _n18(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r))
+
+
+def _n19(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s))
+
+
+def _n20(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t))
+
+
+def _n21(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u))
+
+
+def _n22(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v))
+
+
+def _n23(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w))
+
+
+def _n24(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x))
+
+
+def _n25(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y))
+
+
+def _n26(_c, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y, z):
+    return _tuple_new(_c, (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y, z))
+
+
+_NEW_CODES: dict[int, object] = {n: f.__code__ for n, f in enumerate((
+    _n0, _n1, _n2, _n3, _n4, _n5, _n6, _n7, _n8, _n9, _n10, _n11, _n12, _n13,
+    _n14, _n15, _n16, _n17, _n18, _n19, _n20, _n21, _n22, _n23, _n24, _n25, _n26))}
+"""The compiled ``__new__`` of each number of fields, by that number: those above, and any
+larger number compiled once when a class first needs it (``_new``)."""
 
 
 def _new(fields: tuple[str, ...], defaults: list[object]) -> FunctionType:
-    """``__new__(_cls, <fields>)``, as ``namedtuple`` writes it: compiled once for
-    each number of fields, its parameters then renamed (``CodeType.replace``)."""
+    """``__new__(_cls, <fields>)``, as ``namedtuple`` writes it: the code for that
+    number of fields (``_NEW_CODES``; compiled here for a number above them), its
+    parameters then renamed (``CodeType.replace``)."""
     code = _NEW_CODES.get(len(fields))
     if code is None:
         names = ", ".join(f"_{index}" for index in range(len(fields)))
@@ -97,7 +217,8 @@ def _new(fields: tuple[str, ...], defaults: list[object]) -> FunctionType:
         exec(f"def __new__(_cls, {names}): return _tuple_new(_cls, ({names}{',' if len(fields) == 1 else ''}))",
              _NEW_GLOBALS, compiled)
         code = _NEW_CODES[len(fields)] = compiled["__new__"].__code__
-    renamed = code.replace(co_varnames=("_cls", *fields))  # type: ignore[attr-defined]
+    renamed = code.replace(co_varnames=("_cls", *fields), co_name="__new__",  # type: ignore[attr-defined]
+                           co_qualname="__new__")
     return FunctionType(renamed, _NEW_GLOBALS, "__new__", tuple(defaults) or None)
 
 

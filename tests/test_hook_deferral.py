@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from baton import background
 from baton.app import Baton, Limits
-from baton.commands import context, deferred, harness_finish
+from baton.commands import deferred, harness_finish
 from baton.errors import IndexBehind, LedgerBusy
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import kept_hooks
@@ -31,7 +32,7 @@ def behind(project, monkeypatch):
     promote_handoff(project, handoff_id, accept_warnings="tests")
     for path in (project / ".baton").glob("index.sqlite*"):
         path.unlink()
-    monkeypatch.setattr(context, "start_catch_up", lambda root, baton_dir: (4242, None))
+    monkeypatch.setattr(background, "start_catch_up", lambda root, baton_dir: (4242, None))
     return project
 
 
@@ -81,7 +82,7 @@ def test_a_session_end_that_is_not_a_hooks_keeps_nothing_far_behind(behind: Path
 
 def test_a_lock_held_past_the_wait_is_kept_only_for_the_step_given_a_deferral(project, monkeypatch):
     started: list[tuple] = []
-    monkeypatch.setattr(context, "start_catch_up", lambda root, baton_dir: started.append((root, baton_dir))
+    monkeypatch.setattr(background, "start_catch_up", lambda root, baton_dir: started.append((root, baton_dir))
                         or (4242, None))
     kept: list[str] = []
     busy = LedgerBusy("the ledger stayed locked by another process for 1 s")

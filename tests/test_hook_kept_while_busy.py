@@ -259,10 +259,10 @@ def _handoff_id(repo: Path) -> str:
 
 
 def test_a_session_end_kept_while_busy_with_no_process_to_wait_says_how_to_run_it_by_hand(repo, monkeypatch):
-    from baton.commands import context
+    from baton import background
 
     monkeypatch.setenv("BATON_HOOK_LOCK_WAIT", "0.2")
-    monkeypatch.setattr(context, "start_catch_up", lambda root, baton_dir: (None, None))  # none could start
+    monkeypatch.setattr(background, "start_catch_up", lambda root, baton_dir: (None, None))  # none could start
     with lock_held_elsewhere(repo):
         done = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="s-work"))
     assert "no process could be started to wait for it" in done.problem

@@ -266,10 +266,10 @@ def _steady_run(project, *args: str, stdin: str | None = None) -> tuple[set[str]
 
 
 STEADY_MODULES = {
-    "baton", "baton.app", "baton.background", "baton.canonical", "baton.cli_run", "baton.cli_handlers",
+    "baton", "baton.app", "baton.canonical", "baton.cli_run", "baton.cli_handlers",
     "baton.cli_handlers.output", "baton.commands", "baton.commands.batons", "baton.commands.bootstrap",
     "baton.commands.context", "baton.commands.identity", "baton.commands.objectives", "baton.config",
-    "baton.domain", "baton.domain.batons", "baton.domain.claimed_elsewhere", "baton.domain.detector_config", "baton.domain.freshness_states",
+    "baton.domain", "baton.domain.batons", "baton.domain.claimed_elsewhere", "baton.domain.freshness_states",
     "baton.domain.identifiers", "baton.domain.limits", "baton.domain.paths", "baton.domain.percent", "baton.domain.policy_keys",
     "baton.domain.redaction",
     "baton.domain.redaction.output", "baton.domain.redaction.policy", "baton.domain.redaction.rules",
@@ -302,10 +302,10 @@ STEADY_READ_MODULES = STEADY_MODULES | RECORD_START_MODULES | {
 }
 """``bootstrap --json --session-id`` from the command line: its handlers' modules besides, and
 what records the session's start, as the SessionStart hook does, so that the session starts once
-(docs/batons.md, "A session starts once"; 81 in all)."""
+(docs/batons.md, "A session starts once"; 79 in all)."""
 STEADY_START_MODULES = STEADY_MODULES | {
     "baton.commands.deferred",  # what a hook keeps for a deferred catch-up (its notices' writer: only when one ran)
-    "baton.commands.draft_fields", "baton.commands.harness_start", "baton.commands.record",
+    "baton.commands.harness_start", "baton.commands.record",
     "baton.commands.session_drafts", "baton.commands.session_records", "baton.domain.aggregates",
     "baton.domain.repeated_start",
     "baton.domain.unended",  # whether the newest ready handoff still waits (review15 F12): no class
@@ -315,7 +315,7 @@ STEADY_START_MODULES = STEADY_MODULES | {
     "baton.projections.folds", "baton.projections.folds.sessions",
     "baton.launch",  # the harness process the start records: the `baton` program's entry, loaded by every hook
 }                    # a harness runs (here, run as `python -m baton`, it is the one module more)
-"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (90 in all)."""
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (87 in all)."""
 STEADY_CLASSES: set[str] = set()
 """The attrs classes both define: none (the output screen's, the ledger's, the events', the
 baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""
@@ -561,6 +561,31 @@ def test_a_steady_session_hook_loads_neither_shlex_nor_the_prompt_recogniser(ste
         sorted(loaded)
 
 
+RARE_PATH_MODULES = {"baton.background", "baton.commands.draft_fields", "baton.domain.detector_config"}
+"""Loaded by name, each for a path a steady start or end never takes: the background catch-up
+(a lock waited for, an index behind past the fold limit, a lock held past the wait), what a draft
+still lacks (a session with a draft open), the detector's settings checks (a ``detector`` section)."""
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_loads_neither_the_background_catch_up_nor_the_draft_fields_nor_the_detector_settings(
+        steady, event):
+    loaded = _session_hook_loaded(steady, event)
+    assert "baton.harnesses.hook_project" in loaded
+    assert not RARE_PATH_MODULES & loaded, sorted(loaded)
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s9"),
+    ("bootstrap", "--json", "--peek"),
+    ("session", "handoff", "--json"),
+], ids=" ".join)
+def test_a_steady_session_command_loads_neither_the_background_catch_up_nor_the_detector_settings(steady, command):
+    loaded = _loaded(steady, *command)
+    assert "baton.app" in loaded
+    assert not RARE_PATH_MODULES & loaded, sorted(loaded)
+
+
 @pytest.mark.parametrize("command", [
     ("bootstrap", "--json", "--session-id", "s9"),
     ("bootstrap", "--json", "--peek"),
@@ -743,3 +768,45 @@ def test_no_hook_path_module_imports_urllib_and_only_the_named_ones_import_pathl
     assert not [m for m in modules if _imports_of(m) & {"urllib", "ipaddress"}]
     assert {m for m in modules if "pathlib" in _imports_of(m)} <= PATHLIB_IMPORTERS
     assert _importer(tree, "urllib.parse") in ("pathlib", None)
+
+
+_SOURCE_AT_EXIT = """
+import builtins, os, runpy, sys
+exec_now, eval_now, exit_now, made = builtins.exec, builtins.eval, os._exit, []
+def spied(real):
+    def run(source, *args, **kwargs):
+        if isinstance(source, (str, bytes)):
+            frame = sys._getframe(1)
+            while frame.f_back is not None and frame.f_code.co_filename.endswith("collections/__init__.py"):
+                frame = frame.f_back  # a named tuple's: who defined it
+            made.append(frame.f_code.co_filename)
+        return real(source, *args, **kwargs)
+    return run
+builtins.exec, builtins.eval = spied(exec_now), spied(eval_now)
+def report(code):
+    sys.stderr.write("SOURCE " + repr(made) + "\\n")
+    sys.stderr.flush()
+    exit_now(code)
+os._exit = report
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_steady_session_hook_compiles_no_source_for_a_class_of_its_own(steady, event):
+    """A value class's ``__new__`` is one ``baton.values`` compiled with itself, not an ``exec``
+    of source for each number of fields (~0.5 M instructions each, 11-14 on a hook path), and
+    ``GitDirs`` is a value class, not a ``collections.namedtuple`` (which ``eval``s its ``__new__``).
+    What ``exec``s or ``eval``s source is the standard library's alone (``inspect``'s and
+    ``urllib.parse``'s named tuples, under ``pathlib``)."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-source-1"))
+    r = subprocess.run([sys.executable, "-c", _SOURCE_AT_EXIT, "hook", "claude-code", event], input=payload,
+                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    made = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("SOURCE "))[7:])
+    assert made  # the spy saw the standard library's
+    assert not [where for where in made if "/baton/" in where], made

@@ -32,7 +32,9 @@ LOADERS_BY_NAME = {
     "cli_read.py": "the lone-surrogate repair, only for JSON the parser refused (off the hook path's imports)",
     "harnesses/protocol.py": "the recogniser of handoff requests, only for a prompt's metadata",
     "commands/lineage.py": "the lineage graph, only in a project with a branch",
-    "commands/context.py": "the writer-id claim, only when an id is minted or .baton/ is not where it was minted",
+    "commands/context.py": "the writer-id claim, only when an id is minted or .baton/ is not where it was minted; "
+                           "the background catch-up (baton.background), only when a command waits for the lock, its "
+                           "index is behind past the fold limit or the lock is held past the wait",
     "policy.py": "the trust rules of a committed policy, only when a policy source holds a widening key",
     "launch.py": "the command line, when the command runs in this process (not relayed to the hook server)",
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
@@ -41,6 +43,8 @@ LOADERS_BY_NAME = {
                                  "a baton",
     "commands/ids.py": "the ledger's erasure scan, only when a token names a handoff with no record (a "
                        "forgotten one: is its forget unfinished?)",
+    "config.py": "the detector's settings checks, only for a config with a detector section",
+    "commands/session_drafts.py": "what a draft still lacks (draft_fields), only when the session has a draft open",
     "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
                                "and the ref may be there",
 }

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+from collections import namedtuple
 from typing import ClassVar
+
+import pytest
 
 from baton.values import replace, value_class
 
@@ -111,3 +115,55 @@ def test_an_event_with_its_default_extra_deep_copies_and_pickles() -> None:
 
     event = SessionBegun(key="s1", session="s1")
     assert copy.deepcopy(event) == event and pickle.loads(pickle.dumps(event)) == event
+
+
+def _class_of(count: int, defaults: int = 0) -> type:
+    names = [f"f{index}" for index in range(count)]
+    body = {"__annotations__": dict.fromkeys(names, "int"), "__module__": __name__,
+            **{name: -1 for name in names[count - defaults:] if defaults}}
+    return value_class(type(f"V{count}", (), body))
+
+
+@pytest.mark.parametrize("count", range(0, 31))
+def test_a_value_class_of_any_number_of_fields_is_built_as_namedtuple_builds_one(count: int) -> None:
+    """The same constructor as ``collections.namedtuple``'s (its signature, positional and by
+    keyword, with defaults), whether its ``__new__`` was compiled with the module (up to 26
+    fields) or for this number of fields (above)."""
+    names = [f"f{index}" for index in range(count)]
+    made, tuple_class = _class_of(count, defaults=min(count, 2)), namedtuple("T", names, defaults=[-1] * min(count, 2))
+    assert inspect.signature(made.__new__) == inspect.signature(tuple_class.__new__)
+    assert made.__new__.__name__ == made.__new__.__qualname__ == "__new__"
+    values = list(range(count))
+    assert tuple(made(*values)) == tuple(made(**dict(zip(names, values)))) == tuple(tuple_class(*values))
+    assert tuple(made(*values[:count - 2])) == tuple(tuple_class(*values[:count - 2]))
+    with pytest.raises(TypeError) as too_many:
+        tuple_class(*values, 0)
+    with pytest.raises(TypeError) as ours:
+        made(*values, 0)
+    assert str(ours.value) == str(too_many.value).removeprefix("T.")  # namedtuple's names its class
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 11, 26])
+def test_a_value_class_of_up_to_26_fields_compiles_no_source(count: int, monkeypatch) -> None:
+    """Its ``__new__`` is one compiled with ``baton.values`` (its ``.pyc``): no ``exec`` parses
+    and compiles one in the process (~0.5 M instructions a number of fields)."""
+    import builtins
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("compiled source for a value class")
+
+    monkeypatch.setattr(builtins, "exec", refuse)
+    assert tuple(_class_of(count)(*range(count))) == tuple(range(count))
+
+
+def test_the_compiled_new_of_each_number_of_fields_is_the_one_exec_would_compile() -> None:
+    from baton import values
+
+    for count, code in values._NEW_CODES.items():
+        names = ", ".join(f"_{index}" for index in range(count))
+        compiled: dict = {}
+        exec(f"def __new__(_cls, {names}): return _tuple_new(_cls, ({names}{',' if count == 1 else ''}))",
+             {"_tuple_new": tuple.__new__}, compiled)
+        expected = compiled["__new__"].__code__
+        assert (code.co_code, code.co_argcount, code.co_names, code.co_nlocals) == \
+               (expected.co_code, expected.co_argcount, expected.co_names, expected.co_nlocals), count

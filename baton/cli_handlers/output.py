@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import namedtuple
 
 import orjson
 
@@ -20,26 +19,24 @@ from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, 
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 from baton.process_end import note_unread, output_gone
+from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     import argparse
-    from typing import Any, NamedTuple
-
-    class _NotedFields(NamedTuple):
-        result: Any
-        note: str | None = None
-else:  # the same fields without typing.NamedTuple (this module is on the hook path, which imports no typing)
-    _NotedFields = namedtuple("Noted", ("result", "note"), defaults=(None,))
+    from typing import Any
 
 
-class Noted(_NotedFields):
+@value_class
+class Noted:
     """A handler's result with its word about the text printed: ``note``, said
     on stderr after the text (not with ``--json``, whose answer says it in its
-    own fields) — ``handoff list``: how many matches the limit left out. (Not
-    an attrs class: this module is on the hook path, which defines none it does not use.)"""
+    own fields) — ``handoff list``: how many matches the limit left out. (A value
+    class: this module is on the hook path, which defines no attrs class and
+    compiles no ``namedtuple``'s ``__new__``.)"""
 
-    __slots__ = ()
+    result: Any
+    note: str | None = None
 
     @property
     def exit_code(self) -> int:

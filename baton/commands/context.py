@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from baton import oplog
-from baton.background import failed_for_room, running, start_catch_up
 from baton.canonical import pretty_bytes
 from baton.config import ProjectConfig, allowed_signers_setting, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
@@ -784,7 +783,7 @@ class Project:
         per command (a command that takes the lock several times says it once)."""
         if self.on_wait is not None and not self._said_waiting:
             self._said_waiting = True
-            catch_up, pid = running(self.paths.baton_dir)
+            catch_up, pid = _background().running(self.paths.baton_dir)
             self.on_wait(catch_up=catch_up, pid=pid, lock=self.paths.baton_dir / "ledger.lock")
 
     def behind(self, exc: IndexBehind, deferral: Deferral | None = None) -> IndexBehind:
@@ -797,7 +796,7 @@ class Project:
         first (``details["deferred"]``): kept before the process starts, it
         is there when the process looks once the index is up to date."""
         kept = deferral() if deferral is not None else None
-        room = failed_for_room(self.paths.baton_dir)
+        room = _background().failed_for_room(self.paths.baton_dir)
         if room is not None and not self._more_room_than(room[1]):
             # the last catch-up failed for want of space and the disk has no more now: not started again
             self.log("info", "catch_up_not_restarted", bytes=exc.details.get("bytes"), free=room[1])
@@ -805,7 +804,7 @@ class Project:
             raise DiskFull(f"the index could not be brought up to date in the background: {room[0]}; it is not "
                            f"tried again until that disk has more room; {files.DISK_FULL_ADVICE}", details={**exc.details, "deferred": kept,
                                                                                   "baton_dir": str(self.paths.baton_dir)})
-        pid, failed = start_catch_up(self.root, self.paths.baton_dir)
+        pid, failed = _background().start_catch_up(self.root, self.paths.baton_dir)
         if failed is None and self._handed_on is not None and self._handed_on[0] == pid:
             failed = self._handed_on[1]  # the one this process started, after a failure it already said
         elif failed is not None and pid is not None:
@@ -829,7 +828,7 @@ class Project:
         kept = deferral() if deferral is not None else None
         if kept is None:
             return exc
-        pid, failed = start_catch_up(self.root, self.paths.baton_dir)
+        pid, failed = _background().start_catch_up(self.root, self.paths.baton_dir)
         self.log("info", "kept_while_busy", pid=pid, failed=failed is not None)
         details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
         held = exc.reason  # not its advice to a person: this hook's work is tried again
@@ -975,6 +974,13 @@ def ensure_local(paths: ProjectPaths) -> dict:
         return local
     write_json_atomic(paths.local, local)
     return local
+
+
+def _background():
+    """``baton.background``, loaded when a command waits for the ledger lock, its
+    index is behind past the fold limit or the lock is held past the wait: never
+    on the steady path. ``__import__``, as ``baton.commands.lineage``."""
+    return __import__("baton.background", fromlist=["start_catch_up"])
 
 
 def _claims():
