@@ -163,6 +163,7 @@ def named_once(close: Sequence[str], drop: Sequence[str]) -> None:
 
 def _citers(body: Mapping[str, Any], dropped: Edit) -> list[str]:
     """Where the amended body still names a dropped item: ``D-001 (evidence_ids)``."""
+    fields: tuple[tuple[str, str], ...]
     if dropped.section == "evidence":
         fields = (("decisions", "evidence_ids"), ("failed_attempts", "evidence_ids"))
     elif dropped.section == "open_items":
