@@ -39,9 +39,11 @@ def handoff_list(app: Baton, args: argparse.Namespace):
 
 
 def handoff_show(app: Baton, args: argparse.Namespace):
-    """``latest`` that passed over a withheld handoff says which, on stderr after the record (``latest`` in JSON)."""
+    """``latest`` that passed over a withheld handoff says which, on stderr after the record (``latest`` in JSON);
+    so does the record's recorded freshness, which is not now (``freshness`` in JSON)."""
     result = app.show(args.id, format=args.format, max_tokens=args.max_tokens, as_of=args.as_of)
-    return Noted(result, result.skipped_note)
+    notes = [n for n in (result.skipped_note, result.recorded_freshness_note) if n]
+    return Noted(result, "\n".join(notes)) if notes else result
 
 
 def handoff_archive(app: Baton, args: argparse.Namespace):

@@ -173,7 +173,7 @@ def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner:
     by = shown_name(capturer) if capturer else "an owner the ledger does not record"
     return EndNotice(f"Handoff {handoff_id} names session {session_id} but was captured by {by}, not by "
                      f"{shown_name(owner) if owner else 'the owner ending it'}: it was not handed on as this session's baton (only a "
-                     f"handoff its owner captured is); read it with `baton handoff show {short_id(handoff_id)}`.",
+                     f"handoff its owner captured is); read it with `baton resume {short_id(handoff_id)}`.",
                      handoff_id, "ready")
 
 
@@ -264,7 +264,7 @@ def _unfinished_draft(runner: Any, writer: str, sid: str) -> list[EndNotice]:
         return []
     draft = short_id(left[0])
     return [EndNotice(f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for "
-                      f"it unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff "
+                      f"it unfinished; `baton handoff show {draft} --format md` has what it holds: complete it (`baton handoff "
                       f"amend {draft}`), validate it and make it ready", left[0], "draft")]
 
 
@@ -278,7 +278,7 @@ def _validated_not_ready(runner: Any, writer: str, sid: str, said: set[str | Non
         if doc.get("status") == "validated" and doc["id"] not in said:
             left = short_id(doc["id"])
             return [EndNotice(f"Handoff {left} was not handed on: the session ended with it validated but not "
-                              f"ready; `baton resume {left}` reads it; `baton handoff ready {left}`, then "
+                              f"ready; `baton handoff show {left} --format md` reads it; `baton handoff ready {left}`, then "
                               f"`baton session handoff --from {left}` hands it on", doc["id"], "validated")]
     return []
 
