@@ -264,7 +264,7 @@ def _unfinished_draft(runner: Any, writer: str, sid: str) -> list[EndNotice]:
         return []
     draft = short_id(left[0])
     return [EndNotice(f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for "
-                      f"it unfinished; `baton handoff show {draft} --format md` has what it holds: complete it (`baton handoff "
+                      f"it unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff "
                       f"amend {draft}`), validate it and make it ready", left[0], "draft")]
 
 
@@ -278,8 +278,8 @@ def _validated_not_ready(runner: Any, writer: str, sid: str, said: set[str | Non
         if doc.get("status") == "validated" and doc["id"] not in said:
             left = short_id(doc["id"])
             return [EndNotice(f"Handoff {left} was not handed on: the session ended with it validated but not "
-                              f"ready; `baton handoff show {left} --format md` reads it; `baton handoff ready {left}`, then "
-                              f"`baton session handoff --from {left}` hands it on", doc["id"], "validated")]
+                              f"ready; `baton handoff show {left}` reads it; make it ready (`baton handoff ready "
+                              f"{left}`) to hand it on", doc["id"], "validated")]
     return []
 
 

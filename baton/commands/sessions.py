@@ -384,8 +384,7 @@ def left_behind(doc: dict[str, Any]) -> tuple[str, str]:
     step = (f"Read this session's ready handoff{named} (not handed on: this baton was left instead): "
             f"`baton resume {left}`")
     notice = (f"Handoff {left}{named}, this session's ready handoff, was not handed on: this end left a baton of "
-              f"its own instead, whose last next step points to it (`baton resume {left}`); "
-              f"`baton session handoff --from {left}` hands it on")
+              f"its own instead, whose last next step points to it (`baton resume {left}`)")
     return step, notice
 
 

@@ -7,7 +7,7 @@ derive freshness from the world now, as ``resume`` does, so a stale record
 is never shown as if it were fresh. The record's ``validation.freshness`` is
 what was found when it was validated; beside it ``--json`` gives the live
 ``freshness`` (as ``resume --json`` does), and the json and yaml views say on
-stderr that the recorded block is not now (``recorded_freshness_note``).
+stderr that the recorded block is not now (the command line's ``handoff_show``).
 Showing writes nothing.
 """
 
@@ -27,7 +27,6 @@ from baton.domain.authorship import author_label, wrote
 from baton.domain.brief import render_markdown_view, render_resume_brief
 from baton.domain.handoff import handoff_relpath, handoff_to_json
 from baton.domain.quality import score_quality
-from baton.domain.short_ids import short_id
 from baton.domain.yaml_text import to_yaml
 from baton.errors import Conflict, InputError, NotFound
 from baton.model import frozen
@@ -57,18 +56,6 @@ class ShowResult:
     """How ``latest`` was resolved (``LatestChoice.to_json()``), when it was the token."""
     freshness: dict[str, Any] | None = None
     """The record's freshness now (``live_freshness``), as ``resume --json`` gives it; None for ``as_of``."""
-
-    @property
-    def recorded_freshness_note(self) -> str | None:
-        """For the json and yaml views (the record as stored): its ``validation.freshness``
-        is as found at validation, not now — the line that says so, and what it is now."""
-        validation = self.record.get("validation")
-        recorded = validation.get("freshness") if isinstance(validation, dict) else None
-        if self.format not in ("json", "yaml") or not isinstance(recorded, dict) or self.freshness is None:
-            return None
-        when = validation.get("validated_at") or "?"
-        return (f"Note: validation.freshness is as recorded when the handoff was validated (at {when}), not now: "
-                f"now it is {self.freshness.get('state')} (`baton handoff show {short_id(self.handoff_id)} --format md` says why)")
 
     @property
     def skipped_note(self) -> str | None:
