@@ -483,6 +483,10 @@ class Baton:
             finished = self.finish_harness_session(session_id, harness=harness)
             if finished.end is not None:
                 return replace(finished.end, told=finished.notices, handed_on=finished.baton is not None)
+        from baton.commands import harness_finish
+
+        # A baton of its own is left: the session's ready handoff, not handed on, is pointed to.
+        options["points_to"] = harness_finish.own_ready_handoff(self.project, session_id) if session_id else None
         ended = sessions.end_session(self.project, session_id, handoff, **options)
         if ended is None:  # a baton is left: its capture (``baton_create``) only then
             from baton.commands import baton_create

@@ -137,7 +137,7 @@ def test_replace_open_items_reads_a_json_array(capsys, project, tmp_path):
     new.write_text(json.dumps(["only this", {"description": "and this", "priority": "low"}]))
     record = run_json(capsys, project, "handoff", "amend", hid, "--replace-open-items", str(new))["handoff"]
     assert [i["description"] for i in record["open_items"]] == ["only this", "and this"]
-    assert [i["id"] for i in record["open_items"]] == ["O-001", "O-002"]
+    assert [i["id"] for i in record["open_items"]] == ["O-003", "O-004"]  # O-001/O-002 were replaced away: retired
 
 
 def test_replace_with_something_other_than_an_array_exits_2(capsys, project, tmp_path):

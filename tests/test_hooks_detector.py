@@ -185,6 +185,34 @@ def test_a_capture_continuing_the_sessions_draft_without_a_session_is_handed_on_
     assert ended.result.baton == child
 
 
+def test_the_prepared_draft_a_ready_continuation_completes_is_archived_with_a_reason(repo):
+    from baton.domain.short_ids import short_id
+    from tests.app_support import promote_handoff, validate_handoff_command
+
+    draft = _ask(repo).result.draft
+    child = _continue_over_mcp(repo, draft)
+    validate_handoff_command(repo, child)
+    promoted = promote_handoff(repo, child, accept_warnings="synthetic test record")
+    assert promoted.closed == (draft,)
+    with Baton.open(repo) as app:
+        shown = app.show(draft).to_json()["handoff"]
+    assert shown["status"] == "archived"
+    assert shown["archived_reason"] == f"completed by ready handoff {short_id(child)}, which continues it"
+    assert _drafts(repo) == []
+
+
+def test_a_ready_continuation_of_a_draft_baton_did_not_prepare_leaves_that_draft_as_it_is(repo):
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.handoff_support import payload
+
+    with Baton.open(repo) as app:
+        mine = app.capture({k: v for k, v in payload().items() if k != "automation"}).handoff_id
+    child = _continue_over_mcp(repo, mine)
+    validate_handoff_command(repo, child)
+    assert promote_handoff(repo, child, accept_warnings="synthetic test record").closed == ()
+    assert _drafts(repo) == [mine]
+
+
 def test_a_capture_continuing_the_draft_for_another_session_is_not_this_sessions(repo):
     from tests.app_support import promote_handoff, validate_handoff_command
 

@@ -81,6 +81,21 @@ async def test_closing_and_dropping_items_records_the_edits(project):
     assert {(e["op"], e["target"]) for e in out["edits"]} == {("close", "O-001"), ("drop", "D-001")}
 
 
+async def test_evidence_added_after_a_drop_takes_a_new_id_and_a_cited_drop_is_refused(project):
+    evidence = [{"type": "test", "ref": "pytest tests/test_cache.py", "claim": "cache works", "result": "fail"},
+                {"type": "observation", "claim": "the cache is warm"}]
+    decision = {"decision": "Keep the LRU cache", "evidence_ids": ["E-001"]}
+    async with Client(build_server(project)) as client:
+        draft = await _draft(client, evidence=evidence, decisions=[decision])
+        refused = await client.call_tool("handoff_amend", {"id": draft, "drop_items": ["E-001"]})
+        await _call(client, "handoff_amend", {"id": draft, "drop_items": ["E-002"]})
+        lint = {"type": "command", "ref": "npm run lint", "claim": "lint is clean", "result": "pass"}
+        out = await _call(client, "handoff_amend", {"id": draft, "changes": {"evidence": [lint]}})
+    assert refused.is_error and "E-001 is cited by D-001 (evidence_ids)" in refused.content[0].text
+    assert [e["id"] for e in out["handoff"]["evidence"]] == ["E-001", "E-003"]
+    assert out["handoff"]["decisions"][0]["evidence_ids"] == ["E-001"]
+
+
 async def test_replace_lists_sets_a_list_section_whole(project):
     new_items = [{"description": "Run the full suite", "suggested_action": "pytest -q",
                   "acceptance_check": "every test passes"}]

@@ -116,7 +116,8 @@ def test_a_draft_archived_since_is_not_mentioned(repo):
 def test_a_draft_continued_by_a_handoff_made_ready_after_its_session_ended_names_that_handoff(repo, tmp_path):
     draft = _session_ending_with_its_draft_unfinished(repo)
     child = _continued_by_hand(repo, draft, tmp_path)
-    assert baton_json(repo, "handoff", "show", draft)["handoff"]["status"] == "draft"  # a continuation supersedes no draft
+    # a continuation supersedes no draft; the draft Baton prepared is archived, completed by it
+    assert baton_json(repo, "handoff", "show", draft)["handoff"]["status"] == "archived"
     brief = _start(repo, "s2")
     short, by = short_id(draft), short_id(child)
     assert "the draft Baton prepared for it unfinished" not in brief
@@ -154,7 +155,11 @@ def _successor(status: str, handed_on: bool = False, made: str = "2026-01-01T00:
     ("draft", [_successor("resumed")], DROP),
     ("draft", [_successor("ready"), _successor("resumed", ident="d")], DROP),
     ("ready", [_successor("ready")], MADE_READY),
-    ("archived", [_successor("ready")], DROP),
+    # a prepared draft is archived when a ready continuation completes it (docs/hooks.md): that continuation,
+    # no baton carrying it, is still named
+    ("archived", [_successor("ready")], CONTINUED),
+    ("archived", [_successor("ready", handed_on=True)], DROP),
+    ("archived", [], DROP),
 ])
 def test_what_a_notice_about_an_unfinished_draft_becomes_once_a_handoff_continues_it(now, successors, expected):
     assert fate("draft", now, handed_on=False, successors=successors) == expected

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from baton.app import Baton
 from baton.cli_handlers.output import Noted
 from baton.cli_handlers.record_fields import failed_fields_note
+from baton.domain.short_ids import short_id
 
 
 def handoff_prepare(app: Baton, args: argparse.Namespace):
@@ -39,9 +41,24 @@ def handoff_list(app: Baton, args: argparse.Namespace):
 
 
 def handoff_show(app: Baton, args: argparse.Namespace):
-    """``latest`` that passed over a withheld handoff says which, on stderr after the record (``latest`` in JSON)."""
+    """``latest`` that passed over a withheld handoff says which, on stderr after the record (``latest`` in JSON);
+    so does the record's recorded freshness, which is not now (``freshness`` in JSON)."""
     result = app.show(args.id, format=args.format, max_tokens=args.max_tokens, as_of=args.as_of)
-    return Noted(result, result.skipped_note)
+    notes = [n for n in (result.skipped_note, _recorded_freshness_note(result)) if n]
+    return Noted(result, "\n".join(notes)) if notes else result
+
+
+def _recorded_freshness_note(result: Any) -> str | None:
+    """For the json and yaml views (the record as stored): its ``validation.freshness``
+    is as found at validation, not now — the line that says so, and what it is now."""
+    validation = result.record.get("validation")
+    recorded = validation.get("freshness") if isinstance(validation, dict) else None
+    if result.format not in ("json", "yaml") or not isinstance(recorded, dict) or result.freshness is None:
+        return None
+    when = validation.get("validated_at") or "?"
+    return (f"Note: validation.freshness is as recorded when the handoff was validated (at {when}), not now: "
+            f"now it is {result.freshness.get('state')} (`baton handoff show {short_id(result.handoff_id)} "
+            "--format md` says why)")
 
 
 def handoff_archive(app: Baton, args: argparse.Namespace):

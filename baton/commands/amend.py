@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
+import attrs
+
 from baton.commands.baton_claim import key_state
 from baton.commands.batons import current_batons, version_expected
 from baton.commands.capture import (
@@ -49,7 +51,7 @@ from baton.domain import lifecycle
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import shown_name
-from baton.domain.edits import apply_edits
+from baton.domain.edits import apply_edits, refuse_cited_drops, retired_after
 from baton.domain.field_hints import unknown_field_hints
 from baton.domain.handoff import MANAGED_FIELDS, Handoff, handoff_from_json, handoff_to_json
 from baton.domain.short_ids import short_id
@@ -113,22 +115,25 @@ def _checked_changes(project: "Project", replacement: dict[str, Any], flags: dic
 
 
 def _amended_body(project: "Project", handoff: Handoff,
-                  changes: _Changes) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
-    """The record's own part with the changes applied, and the edits it records."""
+                  changes: _Changes) -> tuple[dict[str, Any], tuple[dict[str, Any], ...], tuple[str, ...]]:
+    """The record's own part with the changes applied, the edits it records,
+    and its retired ids (``baton.domain.edits.retired_after``)."""
     base = {k: v for k, v in handoff_to_json(handoff).items() if k not in MANAGED_FIELDS}
     body = _section_replace(base, changes.replacement.payload) if changes.replacement else base
     if changes.flags:
         body = merge_changes(body, changes.flags.payload)
     body, edits = apply_edits(body, close=changes.close, drop=changes.drop,
                               replace=changes.lists.payload if changes.lists else None)
-    body = assign_item_ids(body)
+    refuse_cited_drops(body, edits)
+    retired = retired_after(base, body, handoff.retired_ids)
+    body = assign_item_ids(body, retired)
     if body == base and not edits and not changes.redactions:  # e.g. changes {"summary": {}}
         raise InputError("nothing to amend: the changes leave the record as it is")
     hash_artifacts(project.paths.worktree, body, changes.policy, refresh=True)
     new_redactions = changes.redactions
     if new_redactions:
         body["redactions"] = list(body.get("redactions") or []) + new_redactions
-    return body, tuple(e.to_json() for e in edits)
+    return body, tuple(e.to_json() for e in edits), tuple(retired)
 
 
 def amend_handoff(
@@ -171,12 +176,12 @@ def amend_handoff(
         if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
             raise lifecycle.transition_error(handoff, lifecycle.AMEND)
         unverified = check_copy(project, scope.runner, [handoff.id])
-        body, recorded_edits = _amended_body(project, handoff, checked)
+        body, recorded_edits, retired = _amended_body(project, handoff, checked)
         snapshot, snapshot_redactions = project_snapshot(project, checked.policy)
         body["redactions"] = with_snapshot_redactions(body.get("redactions"), snapshot_redactions)
         new_redactions = [*checked.redactions, *snapshot_redactions]
         if in_place:
-            full = {**handoff_to_json(handoff), **body, "project": snapshot}
+            full = {**handoff_to_json(handoff), **body, "project": snapshot, "retired_ids": list(retired)}
             revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)
             refuse_transcripts(revised)
             version = scope.txn.stream_version(handoff_stream(handoff.id))
@@ -187,7 +192,8 @@ def amend_handoff(
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
                                  edits=recorded_edits, hints=checked.hints, unverified=unverified)
         child_id = uuid7(project.clock())
-        child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
+        child = attrs.evolve(lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot),
+                             retired_ids=retired)
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
         events = record(scope, decided, version=0, actor=actor, session=session)

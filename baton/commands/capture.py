@@ -199,15 +199,18 @@ def _same_key(field: str, stored: Any, given: Any) -> bool:
     return stored == given
 
 
-def assign_item_ids(payload: dict[str, Any]) -> dict[str, Any]:
+def assign_item_ids(payload: dict[str, Any], retired: Iterable[str] = ()) -> dict[str, Any]:
     """Give ``D-001``/``E-001``/``F-001``/``O-001`` ids to items that lack one,
-    never reusing an id already present."""
+    one past the highest id present or ``retired`` (ids that left the record in
+    an amendment), so an id is never reused and a citation of a dropped item
+    never moves to a new one."""
     out = dict(payload)
+    gone = [r for r in retired if isinstance(r, str)]
     for key, prefix in ID_PREFIXES.items():
         items = out.get(key)
         if not isinstance(items, list):
             continue
-        used = {i.get("id") for i in items if isinstance(i, dict)}
+        used = {i.get("id") for i in items if isinstance(i, dict)} | {r for r in gone if r.startswith(f"{prefix}-")}
         numbers = [int(m.group(1)) for u in used if isinstance(u, str) and (m := _ITEM_ID.match(u))]
         n = max(numbers, default=0)
         fresh = []

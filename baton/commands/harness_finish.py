@@ -176,7 +176,7 @@ def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner:
     by = shown_name(capturer) if capturer else "an owner the ledger does not record"
     return EndNotice(f"Handoff {handoff_id} names session {session_id} but was captured by {by}, not by "
                      f"{shown_name(owner) if owner else 'the owner ending it'}: it was not handed on as this session's baton (only a "
-                     f"handoff its owner captured is); read it with `baton handoff show {short_id(handoff_id)}`.",
+                     f"handoff its owner captured is); read it with `baton resume {short_id(handoff_id)}`.",
                      handoff_id, "ready")
 
 
@@ -271,6 +271,31 @@ def _unfinished_draft(runner: Any, writer: str, sid: str) -> list[EndNotice]:
                       f"amend {draft}`), validate it and make it ready", left[0], "draft")]
 
 
+def _validated_not_ready(runner: Any, writer: str, sid: str, said: set[str | None]) -> list[EndNotice]:
+    """The session's newest own handoff left validated, not made ready (the "forgot
+    ``handoff ready``" slip): named at its end, as an unfinished prepared draft is,
+    so the session's last state is not dropped from the relay without a word."""
+    for doc in session_handoffs(runner, writer, sid):
+        if doc.get("status") == "ready":
+            return []  # a later ready one is the session's work; this end would have handed it on
+        if doc.get("status") == "validated" and doc["id"] not in said:
+            left = short_id(doc["id"])
+            return [EndNotice(f"Handoff {left} was not handed on: the session ended with it validated but not "
+                              f"ready; `baton handoff show {left}` reads it; make it ready (`baton handoff ready "
+                              f"{left}`) to hand it on", doc["id"], "validated")]
+    return []
+
+
+def own_ready_handoff(project: "Project", session_id: str) -> dict | None:
+    """The session's own ready handoff an end would hand on (``_handoff_to_hand_on``),
+    or None: read, for an end that leaves a baton of its own instead to point to it."""
+    runner = project.reading()
+    if "handoffs" not in runner.by_name:
+        return None
+    candidate, _ = _handoff_to_hand_on(runner, project.writer, session_id, context_of(project).owner)
+    return candidate
+
+
 def _saved_before_automatic_compaction(doc: Any) -> bool:
     """Whether ``doc`` is a draft Baton saved defensively before an *automatic* compaction
     (the harness found the context full: ``harness_compaction.detector_inputs``), which
@@ -360,6 +385,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         notices += withheld
         if candidate is None and not withheld and not ended_before:
             notices += _unfinished_draft(runner, project.writer, sid)
+            notices += _validated_not_ready(runner, project.writer, sid, {n.handoff for n in notices})
         handed = None
         with scope.batch():
             if candidate is not None and hand_on_in_scope is not None:

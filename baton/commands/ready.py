@@ -5,7 +5,10 @@ validated, unflagged record whose validation passed — or warned, with a
 reason given — becomes ready (exit 3 otherwise; exit 4 from the wrong state).
 The promotion is fsynced (``durable=True``). When the record continues or
 amends a ready parent, that parent is marked superseded in the same step: its
-content never changes, only its status.
+content never changes, only its status. When it continues a draft Baton
+prepared (``automation.inputs``: a detector's request, a compaction), that
+draft is archived in the same step with a reason naming this handoff: it is
+complete, and would otherwise stay an open draft forever.
 """
 
 from __future__ import annotations
@@ -42,13 +45,17 @@ class ReadyResult:
     split_from: tuple[tuple[str, str], ...] = ()
     """(parent, the other revision): parents this handoff revises that another
     ready handoff had already superseded — two ready revisions of one parent."""
+    closed: tuple[str, ...] = ()
+    """Drafts Baton prepared that this handoff continues and so completes:
+    archived in the same write, with a reason (``_prepared_draft_completed``)."""
 
     def to_json(self) -> dict[str, Any]:
         validation = self.record.get("validation") or {}
         return {"id": self.handoff_id, "status": self.record.get("status"), "file": self.file,
                 "validation": validation.get("status"), "accepted_warnings": validation.get("accepted_warnings"),
                 "superseded": list(self.superseded),
-                "split_from": [{"parent": p, "other": o} for p, o in self.split_from]}
+                "split_from": [{"parent": p, "other": o} for p, o in self.split_from],
+                "closed": list(self.closed)}
 
     def render(self) -> str:
         validation = self.record.get("validation") or {}
@@ -57,6 +64,9 @@ class ReadyResult:
             lines.append(f"  warnings accepted: {validation['accepted_warnings']}")
         for parent in self.superseded:
             lines.append(f"  supersedes {parent}")
+        for parent in self.closed:
+            lines.append(f"  completes the draft Baton prepared, {short_id(parent)} (archived: this handoff "
+                         "carries its work)")
         for parent, other in self.split_from:
             lines.append(f"  note: {short_id(parent)} was already superseded by {short_id(other)}: this and "
                          f"{short_id(other)} are two ready revisions of it; if they should be one, "
@@ -90,6 +100,7 @@ def promote_handoff(
                       scope.txn.stream_version(handoff_stream(handoff.id)))]
         superseded: list[str] = []
         split: list[tuple[str, str]] = []
+        closed: list[str] = []
         if handoff.lineage.relation in ("continue", "amend"):
             # A continuation or an amendment replaces its ready parent: the
             # parent's status changes in the same write, its content never.
@@ -103,10 +114,27 @@ def promote_handoff(
                     superseded.append(parent_id)
                 elif parent is not None and parent.status == "superseded" and parent.superseded_by:
                     split.append((parent_id, parent.superseded_by))
+                elif parent is not None and _prepared_draft_completed(parent, handoff.lineage.relation):
+                    reason = f"completed by ready handoff {short_id(handoff.id)}, which continues it"
+                    decisions.append((aggregate.decide(parent, aggregate.Archive(reason), now=now),
+                                      scope.txn.stream_version(handoff_stream(parent_id))))
+                    closed.append(parent_id)
         record_many(scope, decisions, durable=True)
         record = scope.runner.get("handoffs", handoff.id)
     assert record is not None  # written just above
-    return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded), split_from=tuple(split))
+    return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded), split_from=tuple(split),
+                       closed=tuple(closed))
+
+
+def _prepared_draft_completed(parent: Any, relation: str) -> bool:
+    """Whether a ready ``continue`` child completes ``parent``, a draft Baton prepared
+    (on a handoff request or before a compaction: its ``automation.inputs`` records
+    the detector's inputs): the hook tells an agent over MCP to complete it so
+    (``handoff_capture`` with ``parent``). Left a draft, it would stay open forever
+    (a draft is never superseded); it is archived with a reason in the promotion's
+    write instead."""
+    return (relation == "continue" and parent.status in ("draft", "validated")
+            and parent.automation is not None and parent.automation.inputs is not None)
 
 
 def _where_validated_now(opened: Any, handoff: Any) -> tuple[str | None, tuple[str, ...]]:

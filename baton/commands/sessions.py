@@ -46,6 +46,7 @@ from baton.domain.batons import (
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.repeated_start import received_baton, repeated_start_notice
+from baton.domain.short_ids import short_id
 from baton.errors import BatonError
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
@@ -337,10 +338,15 @@ def end_session(
     branch: str | None = None,
     shared: bool | None = None,
     create_in_scope: CreateInScope | None = None,
+    points_to: dict[str, Any] | None = None,
 ) -> SessionEndResult | None:
     """End a session; leave a baton when ``handoff`` has content; clear the objective:
     one batch, all or nothing (``end_in_scope``). None, with nothing written,
     when ``handoff`` leaves a baton and no ``create_in_scope`` was given.
+
+    ``points_to``: the session's own ready handoff (``harness_finish.own_ready_handoff``),
+    which a baton of its own leaves behind: the baton gains a last next step naming it
+    (``baton resume ID``), and the end says it was not handed on.
 
     An empty payload (None, ``{}``, or no entries at all) leaves no baton and
     is not an error (the spec's writeHandoffOnSessionEnd).
@@ -354,12 +360,32 @@ def end_session(
     payload = as_payload(handoff, owner, branch, shared, allow_empty=True)
     if payload is not None and create_in_scope is None:
         return None
+    told: tuple[str, ...] = ()
+    if payload is not None and points_to is not None:
+        step, notice = left_behind(points_to)
+        payload = replace(payload, next_steps=(*payload.next_steps, step))
+        told = (notice,)
     actor = recorded_owner(project) if payload is not None else None  # the baton's capturer, before the lock
     with project.writing() as scope:
         with scope.batch():
             ended = end_in_scope(scope, session_id, payload, harness=harness, owner=owner, branch=branch,
                                  create_in_scope=create_in_scope, actor=actor)
-        return settled(scope, ended)
+        ended = settled(scope, ended)
+    return replace(ended, told=told) if told else ended
+
+
+def left_behind(doc: dict[str, Any]) -> tuple[str, str]:
+    """For a session's ready handoff that a baton of the session's own leaves
+    behind: the next step the baton gains, and what the end says."""
+    left = short_id(str(doc.get("id")))
+    work = doc.get("work")
+    title = work.get("title") if isinstance(work, dict) else None
+    named = f' "{title}"' if isinstance(title, str) and title.strip() else ""
+    step = (f"Read this session's ready handoff{named} (not handed on: this baton was left instead): "
+            f"`baton resume {left}`")
+    notice = (f"Handoff {left}{named}, this session's ready handoff, was not handed on: this end left a baton of "
+              f"its own instead, whose last next step points to it (`baton resume {left}`)")
+    return step, notice
 
 
 def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | None = None,

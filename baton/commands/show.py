@@ -4,7 +4,11 @@
 the same data through Baton's tiny deterministic emitter; ``md`` the full
 Markdown view; ``prompt`` the bounded resume brief. The two rendered views
 derive freshness from the world now, as ``resume`` does, so a stale record
-is never shown as if it were fresh. Showing writes nothing.
+is never shown as if it were fresh. The record's ``validation.freshness`` is
+what was found when it was validated; beside it ``--json`` gives the live
+``freshness`` (as ``resume --json`` does), and the json and yaml views say on
+stderr that the recorded block is not now (the command line's ``handoff_show``).
+Showing writes nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ class ShowResult:
     """It comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
     latest: dict[str, Any] | None = None
     """How ``latest`` was resolved (``LatestChoice.to_json()``), when it was the token."""
+    freshness: dict[str, Any] | None = None
+    """The record's freshness now (``live_freshness``), as ``resume --json`` gives it; None for ``as_of``."""
 
     @property
     def skipped_note(self) -> str | None:
@@ -66,6 +72,8 @@ class ShowResult:
             out["feed"] = self.feed
         if self.latest is not None:
             out["latest"] = self.latest
+        if self.freshness is not None:
+            out["freshness"] = self.freshness
         if self.format != "json":
             out["text"] = self.text
         return out
@@ -120,13 +128,13 @@ def show_handoff(
     if unverified is not None and unverified.withheld:
         raise Conflict(unverified.withheld_notice("handoff", handoff.id),
                        details={"id": handoff.id, "feed": unverified.to_json()})
+    policy = load_policy(opened.paths, opened.config)
+    freshness = live_freshness(opened.paths.worktree, handoff, policy)
     if format == "json":
         text = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     elif format == "yaml":
         text = to_yaml(record)
     else:
-        policy = load_policy(opened.paths, opened.config)
-        freshness = live_freshness(opened.paths.worktree, handoff, policy)
         quality = score_quality(handoff, freshness_state=freshness.state)
         if format == "md":
             writer, owner, mine = author
@@ -138,7 +146,8 @@ def show_handoff(
             text = unverified.line(author[1] or None) + "\n\n" + text
     return ShowResult(handoff.id, format, record, handoff_relpath(handoff), text, author=author,
                       feed=unverified.to_json() if unverified is not None else None,
-                      latest=latest.to_json() if latest is not None else None)
+                      latest=latest.to_json() if latest is not None else None,
+                      freshness=freshness.to_json() if as_of is None else None)
 
 
 def handoff_author(project: "Project", handoff_id: str) -> tuple[str, str, bool]:

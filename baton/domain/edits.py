@@ -16,6 +16,11 @@ what the ``handoff.revised`` (or, for a ready record, the amend child's
 - **replace**: a list section (``open_items``, ``decisions``, ``evidence``,
   ``failed_attempts``, ``risks``, ``artifacts``) is replaced whole.
 
+An id that leaves the record is retired (``retired_after``, kept in the
+record's ``retired_ids``): no new item takes it, so a citation never moves to
+an unrelated item; a drop of an item the amended record still cites is
+refused, naming the citing items (``refuse_cited_drops``).
+
 Ids are matched as people type them: ``O-1`` names ``O-001``, case does not
 matter. An id that names nothing is an input error listing the ids there are;
 so is an id named twice in one amend (``named_once``).
@@ -154,6 +159,55 @@ def named_once(close: Sequence[str], drop: Sequence[str]) -> None:
             raise InputError(f"{given!r} is named twice{also}: name each item once, to close or to drop it",
                              details={"id": given, "named": [seen[key], given]})
         seen[key] = given
+
+
+def _citers(body: Mapping[str, Any], dropped: Edit) -> list[str]:
+    """Where the amended body still names a dropped item: ``D-001 (evidence_ids)``."""
+    fields: tuple[tuple[str, str], ...]
+    if dropped.section == "evidence":
+        fields = (("decisions", "evidence_ids"), ("failed_attempts", "evidence_ids"))
+    elif dropped.section == "open_items":
+        fields = (("open_items", "blocked_by"),)
+    else:
+        return []
+    return [f"{item.get('id')} ({field})" for key, field in fields for item in body.get(key) or ()
+            if isinstance(item, dict) and isinstance(item.get(field), list)
+            and any(same_id(dropped.target, ref) for ref in item[field])]
+
+
+def refuse_cited_drops(body: Mapping[str, Any], edits: Sequence[Edit]) -> None:
+    """A dropped item still cited by the amended record is refused, naming what
+    cites it: the citation would dangle (and, before ids were retired, moved to
+    the next item given that id). Drop or correct the citing item in the same amend.
+
+    Raises:
+        InputError: a dropped evidence item is still in a decision's or failed
+            attempt's ``evidence_ids``, or a dropped open item in another's ``blocked_by``.
+    """
+    for edit in edits:
+        if edit.op != "drop":
+            continue
+        citers = _citers(body, edit)
+        if citers:
+            raise InputError(
+                f"{edit.target} is cited by {', '.join(citers)}: dropping it would leave the citation "
+                f"pointing at nothing; drop the citing item too, or give it without {edit.target} "
+                "in the same amend", details={"id": edit.target, "cited_by": citers})
+
+
+def retired_after(before: Mapping[str, Any], after: Mapping[str, Any], retired: Iterable[str] = ()) -> list[str]:
+    """The record's retired ids after an amendment: those it had, plus every
+    item id in ``before`` that ``after`` no longer holds (dropped, closed, or
+    replaced away). ``assign_item_ids`` never gives a new item one of them."""
+    kept = {id_key(i) for i in _ids_in(after, ID_SECTIONS)}
+    out = list(dict.fromkeys(r for r in retired if isinstance(r, str)))
+    known = {id_key(r) for r in out}
+    for item_id in _ids_in(before, ID_SECTIONS):
+        key = id_key(item_id)
+        if key not in kept and key not in known:
+            out.append(item_id)
+            known.add(key)
+    return sorted(out)
 
 
 def apply_edits(body: Mapping[str, Any], *, close: Sequence[str] = (), drop: Sequence[str] = (),

@@ -322,6 +322,9 @@ class Handoff:
     resumed_at: Timestamp | None = _ext()
     superseded_by: HandoffId | None = _ext()
     archived_reason: str | None = _ext()
+    # Extension: item ids (``E-001``...) that left the record (dropped, closed,
+    # replaced away) in an amendment; never given to a new item (``retired_ids``).
+    retired_ids: tuple[str, ...] = _seq(omit_empty=True)
     extra: dict[str, Any] = _extra()
 
 
@@ -1028,7 +1031,7 @@ def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | Non
 
 # Fields a capture payload may not set: Baton owns them.
 MANAGED_FIELDS = ("id", "status", "created_at", "updated_at", "validation", "project", "flags",
-                  "resumed_at", "superseded_by", "archived_reason")
+                  "resumed_at", "superseded_by", "archived_reason", "retired_ids")
 
 
 def new_draft(payload: Mapping[str, Any], *, id: str, now: str, project: Mapping[str, Any]) -> Handoff:

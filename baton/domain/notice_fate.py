@@ -64,6 +64,9 @@ def fate(was: str | None, now: str | None, *, handed_on: bool, successors: Itera
     if was in NOT_READY_YET:
         if now in NOT_READY_YET:
             return _carried_on(list(successors))
+        if now == "archived":  # a prepared draft is archived once a ready continuation completes it
+            carried = list(successors)
+            return CONTINUED if _carried_on(carried) == CONTINUED else DROP
         return MADE_READY if now == "ready" else DROP
     return KEEP if now == was else DROP
 

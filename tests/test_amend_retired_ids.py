@@ -1,0 +1,112 @@
+"""An item id is never reused within a record's lineage (docs/handoffs.md, "Retired ids").
+
+An id that leaves a record in an amendment (dropped, closed, replaced away) is
+kept in the record's ``retired_ids``; a new item takes one past the highest id
+present or retired, so a decision's ``evidence_ids`` or an item's ``blocked_by``
+never moves to an unrelated item. A drop of an item the amended record still
+cites is refused, naming what cites it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.domain.edits import Edit, refuse_cited_drops, retired_after
+from baton.errors import InputError
+from tests.cli_support import run, run_json
+
+FAILING_TEST = json.dumps({"type": "test", "ref": "pytest tests/test_cache.py", "claim": "cache invalidation works",
+                           "result": "fail"})
+LINT = json.dumps({"type": "command", "ref": "npm run lint", "claim": "lint is clean", "result": "pass"})
+
+
+def _capture(capsys, project, *extra: str) -> str:
+    return run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "evidence ids",
+                    "--objective", "check ids after a drop", *extra)["id"]
+
+
+def _ids(record: dict, section: str) -> list[str]:
+    return [item["id"] for item in record[section]]
+
+
+# -- the pure parts ---------------------------------------------------------------------
+
+def test_ids_that_left_the_record_are_retired_with_those_retired_before():
+    before = {"evidence": [{"id": "E-001"}, {"id": "E-002"}], "open_items": [{"id": "O-001"}]}
+    after = {"evidence": [{"id": "E-002"}], "open_items": []}
+    assert retired_after(before, after, ["D-003"]) == ["D-003", "E-001", "O-001"]
+
+
+def test_a_drop_of_evidence_a_decision_still_cites_is_refused_naming_the_decision():
+    body = {"evidence": [], "decisions": [{"id": "D-001", "decision": "keep", "evidence_ids": ["E-001"]}]}
+    with pytest.raises(InputError) as raised:
+        refuse_cited_drops(body, [Edit("drop", "E-001", "evidence")])
+    assert "E-001 is cited by D-001 (evidence_ids)" in raised.value.message
+
+
+# -- through the command line ----------------------------------------------------------
+
+def test_evidence_added_after_a_drop_takes_a_new_id_not_the_dropped_one(capsys, project):
+    hid = _capture(capsys, project, "--evidence", FAILING_TEST)
+    run_json(capsys, project, "handoff", "amend", hid, "--drop", "E-001")
+    record = run_json(capsys, project, "handoff", "amend", hid, "--evidence", LINT)["handoff"]
+    assert _ids(record, "evidence") == ["E-002"]
+    assert record["retired_ids"] == ["E-001"]
+
+
+def test_an_open_item_added_after_a_close_takes_a_new_id(capsys, project):
+    hid = _capture(capsys, project, "--open-item", "security review")
+    run_json(capsys, project, "handoff", "amend", hid, "--close-item", "O-001")
+    record = run_json(capsys, project, "handoff", "amend", hid, "--open-item", "update the changelog")["handoff"]
+    assert _ids(record, "open_items") == ["O-002"]
+
+
+def test_dropping_evidence_a_decision_cites_exits_2_naming_the_decision_and_changes_nothing(capsys, project):
+    hid = _capture(capsys, project, "--evidence", FAILING_TEST,
+                   "--decision", json.dumps({"decision": "Keep the LRU cache", "evidence_ids": ["E-001"]}))
+    code, _, err = run(capsys, project, "handoff", "amend", hid, "--drop", "E-001")
+    assert code == 2 and "E-001 is cited by D-001 (evidence_ids)" in err
+    assert _ids(run_json(capsys, project, "handoff", "show", hid)["handoff"], "evidence") == ["E-001"]
+
+
+def test_dropping_an_open_item_another_is_blocked_by_exits_2_naming_the_blocked_item(capsys, project):
+    hid = _capture(capsys, project, "--open-item", json.dumps({"description": "deploy", "blocked_by": ["O-002"]}),
+                   "security review")
+    code, _, err = run(capsys, project, "handoff", "amend", hid, "--drop", "O-002")
+    assert code == 2 and "O-002 is cited by O-001 (blocked_by)" in err
+
+
+def test_a_cited_item_and_its_citer_can_be_dropped_together(capsys, project):
+    hid = _capture(capsys, project, "--evidence", FAILING_TEST,
+                   "--decision", json.dumps({"decision": "Keep the LRU cache", "evidence_ids": ["E-001"]}))
+    record = run_json(capsys, project, "handoff", "amend", hid, "--drop", "E-001", "D-001")["handoff"]
+    assert record["evidence"] == [] and record["decisions"] == []
+
+
+def test_a_corrected_child_of_a_ready_handoff_keeps_the_retired_ids(capsys, project):
+    hid = _capture(capsys, project, "--evidence", FAILING_TEST, LINT, "--current-state", "half way",
+                   "--open-item", json.dumps({"description": "next", "suggested_action": "do",
+                                              "acceptance_check": "check"}))
+    run_json(capsys, project, "handoff", "amend", hid, "--drop", "E-002")
+    run_json(capsys, project, "handoff", "validate", hid)
+    run_json(capsys, project, "handoff", "ready", hid, "--accept-warnings", "no git here")
+    child = run_json(capsys, project, "handoff", "amend", hid, "--evidence", LINT)["handoff"]
+    assert _ids(child, "evidence") == ["E-001", "E-003"] and child["retired_ids"] == ["E-002"]
+
+
+def test_retired_ids_read_the_same_after_a_rebuild(capsys, project):
+    hid = _capture(capsys, project, "--evidence", FAILING_TEST)
+    run_json(capsys, project, "handoff", "amend", hid, "--drop", "E-001")
+    before = run_json(capsys, project, "handoff", "show", hid)["handoff"]
+    run_json(capsys, project, "rebuild")
+    assert run_json(capsys, project, "handoff", "show", hid)["handoff"] == before
+    assert before["retired_ids"] == ["E-001"]
+
+
+def test_retired_ids_cannot_be_supplied_in_a_capture(capsys, project, tmp_path):
+    given = tmp_path / "h.json"
+    given.write_text(json.dumps({"work": {"title": "t", "objective": "o"}, "retired_ids": ["E-001"]}))
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(given))
+    assert code == 2 and "retired_ids" in err

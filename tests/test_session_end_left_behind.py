@@ -1,0 +1,85 @@
+"""What a session's end leaves behind is said (docs/batons.md, "A baton of the session's own").
+
+A session that made its handoff ready and ends with a baton of its own (``session end
+--handoff-steps``, MCP ``session_end`` with ``handoff``) does not hand that handoff on:
+the baton gains a last next step naming it (``baton resume ID``) and the end says so.
+A session's own handoff left validated, not ready, is named at the end, as an
+unfinished prepared draft is.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client
+
+from baton.domain.short_ids import short_id
+from baton.mcp_server import build_server
+from tests.cli_support import run_json
+
+ITEM = json.dumps({"description": "finish expression parser", "priority": "high",
+                   "suggested_action": "implement pratt loop", "acceptance_check": "cargo test parser passes"})
+
+
+def _handoff(capsys, project, session: str, title: str, *, ready: bool) -> str:
+    run_json(capsys, project, "session", "begin", session, "--harness", "codex")
+    hid = run_json(capsys, project, "checkpoint", "create", "--no-input", "--session", session, "--title", title,
+                   "--objective", "Port the parser to Rust", "--current-state", "lexer done, parser 40%",
+                   "--open-item", ITEM)["id"]
+    run_json(capsys, project, "handoff", "validate", hid)
+    if ready:
+        run_json(capsys, project, "handoff", "ready", hid, "--accept-warnings", "no git here")
+    return hid
+
+
+def test_a_baton_of_the_sessions_own_points_to_its_ready_handoff(capsys, project):
+    hid = _handoff(capsys, project, "X-1", "Parser port", ready=True)
+    ended = run_json(capsys, project, "session", "end", "X-1", "--handoff-steps", "remember to rebase on main")
+    steps = ended["handoff"]["nextSteps"]
+    assert steps[0] == "remember to rebase on main"
+    assert f"`baton resume {short_id(hid)}`" in steps[-1] and '"Parser port"' in steps[-1]
+
+
+def test_session_end_with_a_baton_of_its_own_says_the_ready_handoff_was_not_handed_on(capsys, project):
+    hid = _handoff(capsys, project, "X-1", "Parser port", ready=True)
+    ended = run_json(capsys, project, "session", "end", "X-1", "--handoff-steps", "remember to rebase on main")
+    assert ended["handedOn"] is False
+    assert any(f"Handoff {short_id(hid)}" in n and "was not handed on" in n for n in ended["notices"])
+
+
+def test_the_next_sessions_brief_names_the_ready_handoff_left_behind(capsys, project):
+    hid = _handoff(capsys, project, "X-1", "Parser port", ready=True)
+    run_json(capsys, project, "session", "end", "X-1", "--handoff-steps", "remember to rebase on main")
+    brief = run_json(capsys, project, "bootstrap", "--session", "Y-1")["brief"]
+    assert "remember to rebase on main" in brief and f"baton resume {short_id(hid)}" in brief
+
+
+def test_a_baton_with_no_ready_handoff_of_the_session_gains_no_step(capsys, project):
+    run_json(capsys, project, "session", "begin", "X-1", "--harness", "codex")
+    ended = run_json(capsys, project, "session", "end", "X-1", "--handoff-steps", "remember to rebase on main")
+    assert ended["handoff"]["nextSteps"] == ["remember to rebase on main"] and ended["notices"] == []
+
+
+def test_a_sessions_handoff_left_validated_is_named_at_its_end(capsys, project):
+    hid = _handoff(capsys, project, "X-2", "Half done", ready=False)
+    ended = run_json(capsys, project, "session", "end", "X-2")
+    assert ended["handoff"] is None
+    notice = next(n for n in ended["notices"] if f"Handoff {short_id(hid)}" in n)
+    assert "validated but not ready" in notice and f"baton handoff ready {short_id(hid)}" in notice
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_session_end_with_a_handoff_points_to_the_sessions_ready_handoff(capsys, project):
+    hid = _handoff(capsys, project, "X-1", "Parser port", ready=True)
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("baton_session", {"action": "session_end", "session_id": "X-1",
+                                                          "handoff": {"nextSteps": ["remember to rebase on main"]}})
+    ended = result.structured_content
+    assert f"`baton resume {short_id(hid)}`" in ended["handoff"]["nextSteps"][-1]
+    assert any("was not handed on" in n for n in ended["notices"])
