@@ -91,9 +91,10 @@ def _expected_notice(notice: str) -> bool:
     another owner (docs/batons.md: a baton left under an owner name that changed); and a start
     on an owner and branch whose newest baton a session that has not ended claimed is told
     who has it (docs/batons.md: a baton another session claimed); and a baton of this owner that
-    another writer (a remote machine) dismissed is told once (docs/batons.md, "Dismissing a baton")."""
+    another writer (a remote machine) dismissed or cancelled is told once (docs/batons.md, "Dismissing a
+    baton"; ``domain.batons.dismissed_elsewhere`` words both)."""
     return notice.startswith(("Claim conflict:", "A baton this clone left for ", "The newest session handoff for ",
-                              "DISMISSED: "))
+                              "DISMISSED: ", "CANCELLED: "))
 
 
 class RealReplayMachine(RuleBasedStateMachine):
