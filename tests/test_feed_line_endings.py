@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from baton.ledger import line_endings
 from tests.cli_support import run, run_json
 from tests.sync_support import checkpoint, make_team, remote_feeds, writer_of
 
@@ -130,3 +131,17 @@ def test_after_the_repair_a_sync_publishes_the_events_the_refusal_held_back(caps
     assert remote_feeds(remote)[writer_of(a)].head.seq == 3
     run_json(capsys, b, "sync")
     assert {h["title"] for h in run_json(capsys, b, "handoff", "list")["handoffs"]} == {"one", "two"}
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 1 << 20])
+def test_crlf_lines_counts_a_crlf_split_across_two_reads_once(tmp_path, monkeypatch, chunk):
+    """The count reads a feed a chunk at a time (never the whole file): a CR
+    ending one read and the LF starting the next are one CRLF, a lone CR or LF none."""
+    feed = tmp_path / "vm-a-000000.jsonl"
+    feed.write_bytes(b'{"a":1}\r\n{"b":2}\n\r{"c":3}\r\r\n\r\n{"d":"\\r\\n"}\r\n')
+    monkeypatch.setattr(line_endings, "COUNT_CHUNK_BYTES", chunk)
+    assert line_endings.crlf_lines(feed) == 4
+
+
+def test_crlf_lines_of_a_missing_feed_is_zero(tmp_path):
+    assert line_endings.crlf_lines(tmp_path / "vm-a-000000.jsonl") == 0
