@@ -45,7 +45,7 @@ def test_a_rich_handoff_scoped_to_owner_and_branch_is_delivered_at_session_start
     handoff_id = capture(project)
     created = scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main").created.record
     assert created.id == handoff_id
-    assert created.next_steps == ("Add the duplicate-callback fixture — Create it and run the auth suite",)
+    assert created.next_steps == ("[high] Add the duplicate-callback fixture — Create it and run the auth suite",)
     assert created.failed_approaches == ("Library X — no multi-tenant support",)
     assert active(project, owner=BOB) is None
     got = start(project, session="s2")

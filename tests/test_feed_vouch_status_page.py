@@ -15,7 +15,8 @@ from tests.app_support import status_server
 from tests.cli_support import run, run_json
 from tests.test_feed_vouch import STEP, _baton_from_a
 from tests.test_feed_vouch_reads import _handoff_from_a, _unsign, signing_team, unsigned_team  # noqa: F401
-from tests.test_status_page import _project_id, request
+from tests.app_support import project_id_of
+from tests.test_status_page import request
 from tests.test_sync_signing import require_signatures
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
@@ -25,7 +26,7 @@ BOB = ("--owner", "bob@example.com", "--branch", "main")
 
 def _get(b, path: str = ""):
     with status_server(b) as server:
-        return request(server, "GET", f"/api/handoffs{path}?project={_project_id(b)}")
+        return request(server, "GET", f"/api/handoffs{path}?project={project_id_of(b)}")
 
 
 def _withheld_handoff(capsys, team):
