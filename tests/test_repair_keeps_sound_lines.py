@@ -145,8 +145,9 @@ def _outside_baton(root: Path) -> dict[str, bytes]:
 
 
 _garbage = st.binary(min_size=0, max_size=40).map(lambda b: b.replace(b"\n", b"")).filter(
-    lambda b: not b.strip().startswith(b"{") and (not b or b.replace(b"\x00", b"")))
-"""Bytes that are no event (nor a run of NUL bytes, which at a feed's end is a torn tail: the next writer's)."""
+    lambda b: not b.strip().startswith(b"{") and (not b or b.replace(b"\x00", b"")) and not b.endswith(b"\r"))
+"""Bytes that are no event (nor a run of NUL bytes, which at a feed's end is a torn tail: the next writer's; nor
+ending in CR, which before the line's LF is a CRLF line ending that repair turns into LF first: docs/ledger.md)."""
 
 
 _glue = _garbage.filter(lambda b: b.strip(b" \t\r") != b"")
