@@ -11,11 +11,10 @@ import shutil
 import pytest
 
 from baton.domain.short_ids import short_id
-from tests.app_support import status_server
+from tests.app_support import project_id_of, status_server
 from tests.cli_support import run, run_json
 from tests.test_feed_vouch import STEP, _baton_from_a
 from tests.test_feed_vouch_reads import _handoff_from_a, _unsign, signing_team, unsigned_team  # noqa: F401
-from tests.app_support import project_id_of
 from tests.test_status_page import request
 from tests.test_sync_signing import require_signatures
 

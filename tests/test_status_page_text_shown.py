@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from baton.app import Baton
 from baton.domain.wording import TITLE_WIDTH
-from tests.app_support import status_server
+from tests.app_support import project_id_of, status_server
 from tests.batons_support import leave
 from tests.handoff_support import payload
-from tests.app_support import project_id_of
 from tests.test_status_page import get_handoffs, request
 
 RLO, PDF = "\u202e", "\u202c"
