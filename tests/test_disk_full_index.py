@@ -137,5 +137,5 @@ def test_a_session_start_the_index_has_no_room_for_delivers_its_brief_read_from_
             "\"source\":\"startup\"}' | BATON_HOOK_SERVER=0 $B hook claude-code SessionStart")
     [(text, code)] = _with_no_room_for_the_index(tmp_path, hook).values()
     assert code == 0, text
-    assert "the disk holding .baton/ is full: this brief was read from a replay in memory" in text
+    assert "the disk holding .baton/ is full: this brief was read in memory (not from a written index)" in text
     assert "This is claude-code session `s1`" in text and "no brief was delivered" not in text

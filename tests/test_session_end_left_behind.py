@@ -66,7 +66,8 @@ def test_a_sessions_handoff_left_validated_is_named_at_its_end(capsys, project):
     ended = run_json(capsys, project, "session", "end", "X-2")
     assert ended["handoff"] is None
     notice = next(n for n in ended["notices"] if f"Handoff {short_id(hid)}" in n)
-    assert "validated but not ready" in notice and f"baton handoff ready {short_id(hid)}" in notice
+    assert "validated but not ready" in notice and f"baton handoff ready {short_id(hid)}" in notice \
+        and f"baton session handoff --from {short_id(hid)}" in notice
 
 
 @pytest.fixture

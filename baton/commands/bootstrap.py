@@ -825,7 +825,7 @@ class Start:
                                    max_bytes=self.max_bytes, notices=self.notices + [notice])
             result = replace(self.result(brief, self.waiting.record, offer.markdown, extra=[notice]), peek=True)
         else:
-            notice = (f"{where}: this brief was read from a replay in memory, and nothing this "
+            notice = (f"{where}: this brief was read in memory (not from a written index), and nothing this "
                       "session does can be recorded — its start, a handoff, a baton at its end.")
             told = self.taken_up_peeked(self.waiting.record) if taken_up and self.waiting is not None else []
             result = self.result(self.standard([notice, *told]), extra=[notice, *told])

@@ -479,12 +479,12 @@ class Project:
         ``does``: what ``command`` would write (``rebuild`` writes the index, records no event)."""
         if self.disk_full is not None:
             raise DiskFull(f"{self.disk_full}: {command} {does} and cannot run; {files.DISK_FULL_ADVICE} "
-                           "(reading commands still work, from a replay in memory)",
+                           "(reading commands still work, in memory)",
                            details={"baton_dir": str(self.paths.baton_dir)})
         if self.read_only:
             raise ReadOnlyProject(
                 f"{self.paths.baton_dir} is read-only here: {command} {does} and cannot run "
-                "(reading commands still work, from a replay in memory)",
+                "(reading commands still work, in memory)",
                 details={"baton_dir": str(self.paths.baton_dir)})
 
     @property
