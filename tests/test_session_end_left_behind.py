@@ -10,13 +10,16 @@ unfinished prepared draft is.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from mcp import Client
 
 from baton.domain.short_ids import short_id
 from baton.mcp_server import build_server
-from tests.cli_support import run_json
+from tests.cli_support import run, run_json
 
 ITEM = json.dumps({"description": "finish expression parser", "priority": "high",
                    "suggested_action": "implement pratt loop", "acceptance_check": "cargo test parser passes"})
@@ -84,3 +87,49 @@ async def test_mcp_session_end_with_a_handoff_points_to_the_sessions_ready_hando
     ended = result.structured_content
     assert f"`baton resume {short_id(hid)}`" in ended["handoff"]["nextSteps"][-1]
     assert any("was not handed on" in n for n in ended["notices"])
+
+
+def _claude_code_hook(project, event: str, session: str) -> None:
+    """``baton hook claude-code EVENT`` as Claude Code runs it: a process, the payload on stdin."""
+    payload = {"session_id": session, "cwd": str(project), "hook_event_name": event, "transcript_path": None,
+               "reason": "prompt_input_exit"}
+    done = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", event], cwd=project,
+                          input=json.dumps(payload), capture_output=True, text=True,
+                          env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0, done.stderr
+
+
+def _batons_left(capsys, project) -> list[list[str]]:
+    """The next steps of every ``baton.created`` in the ledger, oldest first."""
+    code, out, err = run(capsys, project, "log", "--type", "baton.created", "--json")
+    assert code == 0, err
+    return [json.loads(line)["data"]["payload"]["nextSteps"] for line in out.splitlines() if line.strip()]
+
+
+def test_a_harness_end_after_a_baton_of_the_sessions_own_keeps_that_baton(capsys, project):
+    _handoff(capsys, project, "X-3", "Parser port", ready=True)
+    run_json(capsys, project, "session", "end", "X-3", "--handoff-steps", "remember to rebase on main")
+    _claude_code_hook(project, "SessionEnd", "X-3")
+    left = _batons_left(capsys, project)
+    assert len(left) == 1 and left[0][0] == "remember to rebase on main"
+
+
+def test_a_repeated_session_end_after_a_baton_of_the_sessions_own_hands_nothing_on(capsys, project):
+    _handoff(capsys, project, "X-3", "Parser port", ready=True)
+    run_json(capsys, project, "session", "end", "X-3", "--handoff-steps", "remember to rebase on main")
+    again = run_json(capsys, project, "session", "end", "X-3")
+    assert again["handedOn"] is False
+    left = _batons_left(capsys, project)
+    assert len(left) == 1 and left[0][0] == "remember to rebase on main"
+
+
+def test_a_handoff_left_validated_is_named_at_an_end_that_hands_on_an_older_ready_one(capsys, project):
+    _handoff(capsys, project, "X-4", "Older ready", ready=True)
+    newer = run_json(capsys, project, "checkpoint", "create", "--no-input", "--session", "X-4", "--title", "Newer",
+                     "--objective", "Port the parser to Rust", "--current-state", "parser 60%",
+                     "--open-item", ITEM)["id"]
+    run_json(capsys, project, "handoff", "validate", newer)
+    ended = run_json(capsys, project, "session", "end", "X-4")
+    assert ended["handedOn"] is True
+    assert any(f"Handoff {short_id(newer)}" in n and "validated but not ready" in n for n in ended["notices"])
+

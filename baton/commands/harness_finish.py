@@ -271,10 +271,27 @@ def _unfinished_draft(runner: Any, writer: str, sid: str) -> list[EndNotice]:
                       f"amend {draft}`), validate it and make it ready", left[0], "draft")]
 
 
+def _left_at_its_end(session: Any, candidate: dict | None) -> bool:
+    """Whether ``candidate``, a ready handoff a later end of the ended ``session`` would
+    hand on, was captured before that session's end, which left a baton (``leftBaton``):
+    that end handed it on, or left a baton of the session's own instead of it (pointing
+    to it: ``sessions.left_behind``). Either way a repeated end (the harness's
+    ``SessionEnd`` after the agent's ``session end``, Codex's ``Stop`` after each turn)
+    neither hands it on nor supersedes that baton; only a handoff captured since the
+    end (a later Codex turn's) is handed on by it."""
+    if candidate is None or not isinstance(session, dict) or not session.get("leftBaton"):
+        return False
+    ended, created = session.get("endedAt"), candidate.get("created_at")
+    if not isinstance(ended, str) or not isinstance(created, str):
+        return False
+    return _captured_ms(candidate["id"], created) <= _millis(ended)
+
+
 def _validated_not_ready(runner: Any, writer: str, sid: str, said: set[str | None]) -> list[EndNotice]:
     """The session's newest own handoff left validated, not made ready (the "forgot
     ``handoff ready``" slip): named at its end, as an unfinished prepared draft is,
-    so the session's last state is not dropped from the relay without a word."""
+    so the session's last state is not dropped from the relay without a word — also
+    when an older ready handoff of the session is handed on instead (stale work)."""
     for doc in session_handoffs(runner, writer, sid):
         if doc.get("status") == "ready":
             return []  # a later ready one is the session's work; this end would have handed it on
@@ -373,6 +390,8 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         session = session_doc(runner, project.writer, sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
         candidate, withheld = _handoff_to_hand_on(runner, project.writer, sid, here.owner)
+        if ended_before and _left_at_its_end(session, candidate):
+            candidate = None  # that end left a baton instead of it, on purpose: the baton is kept
         key_branch = _branch_of(candidate, session)
         if candidate is not None and key_branch and key_branch != here.branch:
             # the baton is the branch the handoff was captured on (the session's, or the one it switched to:
@@ -384,8 +403,9 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         if (candidate is not None or again is not None) and hand_on_in_scope is None:
             return None
         notices += withheld
-        if candidate is None and not withheld and not ended_before:
-            notices += _unfinished_draft(runner, project.writer, sid)
+        if not withheld and not ended_before:
+            if candidate is None:
+                notices += _unfinished_draft(runner, project.writer, sid)
             notices += _validated_not_ready(runner, project.writer, sid, {n.handoff for n in notices})
         handed = None
         with scope.batch():
