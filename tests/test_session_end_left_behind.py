@@ -20,6 +20,8 @@ from mcp import Client
 from baton.domain.short_ids import short_id
 from baton.mcp_server import build_server
 from tests.cli_support import run, run_json
+from tests.handoff_support import git_init
+from tests.harness_support import codex_start, codex_stop
 
 ITEM = json.dumps({"description": "finish expression parser", "priority": "high",
                    "suggested_action": "implement pratt loop", "acceptance_check": "cargo test parser passes"})
@@ -133,3 +135,19 @@ def test_a_handoff_left_validated_is_named_at_an_end_that_hands_on_an_older_read
     assert ended["handedOn"] is True
     assert any(f"Handoff {short_id(newer)}" in n and "validated but not ready" in n for n in ended["notices"])
 
+
+
+@pytest.mark.anyio
+async def test_codex_stop_after_an_mcp_session_end_with_a_baton_keeps_that_baton(capsys, project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    codex_start(project, "cx1")
+    hid = run_json(capsys, project, "checkpoint", "create", "--no-input", "--session", "cx1", "--title", "CX work",
+                   "--objective", "Port the parser to Rust", "--current-state", "parser 40%", "--open-item", ITEM)["id"]
+    run_json(capsys, project, "handoff", "validate", hid)
+    run_json(capsys, project, "handoff", "ready", hid, "--accept-warnings", "uncommitted")
+    async with Client(build_server(project)) as client:
+        await client.call_tool("baton_session", {"action": "session_end", "session_id": "cx1", "harness": "codex",
+                                                 "handoff": {"nextSteps": ["cx own step"]}})
+    codex_stop(project, "cx1")  # the turn's Stop, right after
+    left = _batons_left(capsys, project)
+    assert len(left) == 1 and left[0][0] == "cx own step"
