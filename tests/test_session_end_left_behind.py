@@ -3,8 +3,9 @@
 A session that made its handoff ready and ends with a baton of its own (``session end
 --handoff-steps``, MCP ``session_end`` with ``handoff``) does not hand that handoff on:
 the baton gains a last next step naming it (``baton resume ID``) and the end says so.
+The harness's own end that follows (``SessionEnd``, Codex's ``Stop``) keeps that baton.
 A session's own handoff left validated, not ready, is named at the end, as an
-unfinished prepared draft is.
+unfinished prepared draft is, also when an older ready one is handed on instead.
 """
 
 from __future__ import annotations
