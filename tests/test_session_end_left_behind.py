@@ -73,7 +73,7 @@ def test_a_sessions_handoff_left_validated_is_named_at_its_end(capsys, project):
     assert ended["handoff"] is None
     notice = next(n for n in ended["notices"] if f"Handoff {short_id(hid)}" in n)
     assert "validated but not ready" in notice and f"baton handoff ready {short_id(hid)}" in notice \
-        and f"baton session handoff --from {short_id(hid)}" in notice
+        and f"then hand it on (`session handoff` with `from` {short_id(hid)})" in notice
 
 
 @pytest.fixture

@@ -299,7 +299,7 @@ def _validated_not_ready(runner: Any, writer: str, sid: str, said: set[str | Non
             left = short_id(doc["id"])
             return [EndNotice(f"Handoff {left} was not handed on: the session ended with it validated but not "
                               f"ready; `baton handoff show {left}` reads it; make it ready (`baton handoff ready "
-                              f"{left}`), then hand it on (`baton session handoff --from {left}`)", doc["id"],
+                              f"{left}`), then hand it on (`session handoff` with `from` {left})", doc["id"],
                               "validated")]
     return []
 
