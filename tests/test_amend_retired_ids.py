@@ -13,7 +13,9 @@ import json
 
 import pytest
 
+from baton.domain.batons import baton_content_of_handoff
 from baton.domain.edits import Edit, refuse_cited_drops, retired_after
+from baton.domain.quality import order_open_items
 from baton.errors import InputError
 from tests.cli_support import run, run_json
 
@@ -110,3 +112,39 @@ def test_retired_ids_cannot_be_supplied_in_a_capture(capsys, project, tmp_path):
     given.write_text(json.dumps({"work": {"title": "t", "objective": "o"}, "retired_ids": ["E-001"]}))
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(given))
     assert code == 2 and "retired_ids" in err
+
+
+# -- a closed blocker blocks nothing (tester-use22b T6) ---------------------------------
+
+def _blocked_after_close() -> dict:
+    return {"retired_ids": ["O-001"], "open_items": [
+        {"id": "O-002", "description": "after the blocker", "priority": "high", "blocked_by": ["O-001"]},
+        {"id": "O-003", "description": "minor", "priority": "low"}]}
+
+
+def test_an_item_blocked_only_by_a_retired_id_is_ordered_as_unblocked():
+    assert [item["id"] for item in order_open_items(_blocked_after_close())] == ["O-002", "O-003"]
+
+
+def test_a_handed_on_baton_s_steps_put_an_item_blocked_only_by_a_retired_id_first():
+    assert baton_content_of_handoff(_blocked_after_close())["nextSteps"][0] == "[high] after the blocker"
+
+
+def test_a_blocker_not_retired_still_blocks():
+    record = {**_blocked_after_close(), "retired_ids": []}
+    assert [item["id"] for item in order_open_items(record)] == ["O-003", "O-002"]
+
+
+def test_resume_after_closing_the_blocker_names_no_closed_blocker(capsys, project):
+    item = {"suggested_action": "do", "acceptance_check": "check"}
+    hid = _capture(capsys, project, "--evidence", LINT, "--current-state", "half way", "--open-item",
+                   json.dumps({"description": "the blocker", **item}),
+                   json.dumps({"description": "after the blocker", "priority": "high", "blocked_by": ["O-001"], **item}),
+                   json.dumps({"description": "minor", "priority": "low", **item}))
+    run_json(capsys, project, "handoff", "amend", hid, "--close-item", "O-001")
+    run_json(capsys, project, "handoff", "validate", hid)
+    run_json(capsys, project, "handoff", "ready", hid, "--accept-warnings", "no git here")
+    code, out, _ = run(capsys, project, "resume", hid)
+    first = out.split("FIRST NEXT ACTION", 1)[1]
+    assert code == 0 and "after the blocker" in first.splitlines()[1]
+    assert "Blocked by" not in first
