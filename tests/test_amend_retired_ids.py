@@ -148,3 +148,48 @@ def test_resume_after_closing_the_blocker_names_no_closed_blocker(capsys, projec
     first = out.split("FIRST NEXT ACTION", 1)[1]
     assert code == 0 and "after the blocker" in first.splitlines()[1]
     assert "Blocked by" not in first
+
+
+# -- a replace that takes a cited item away is refused like a drop (tester-use22b T1) -----
+
+def _cited_evidence(capsys, project) -> str:
+    return _capture(capsys, project, "--evidence", FAILING_TEST, LINT,
+                    "--decision", json.dumps({"decision": "Keep the LRU cache", "evidence_ids": ["E-001"]}))
+
+
+def test_replacing_evidence_a_decision_cites_exits_2_naming_the_decision_and_changes_nothing(capsys, project,
+                                                                                             tmp_path):
+    hid = _cited_evidence(capsys, project)
+    before = run_json(capsys, project, "handoff", "show", hid)["handoff"]
+    new = tmp_path / "ev.json"
+    new.write_text(json.dumps([json.loads(LINT)]))
+    code, _, err = run(capsys, project, "handoff", "amend", hid, "--replace-evidence", str(new))
+    assert code == 2 and "E-001 is cited by D-001 (evidence_ids): replacing evidence takes E-001 away" in err
+    assert run_json(capsys, project, "handoff", "show", hid)["handoff"] == before
+
+
+def test_replacing_open_items_away_from_a_blocker_another_names_is_refused(capsys, project, tmp_path):
+    hid = _capture(capsys, project, "--open-item", "security review",
+                   json.dumps({"description": "deploy", "blocked_by": ["O-001"]}))
+    new = tmp_path / "items.json"
+    new.write_text(json.dumps(["something else", {"id": "O-002", "description": "deploy", "blocked_by": ["O-001"]}]))
+    code, _, err = run(capsys, project, "handoff", "amend", hid, "--replace-open-items", str(new))
+    assert code == 2 and "O-001 is cited by O-002 (blocked_by)" in err
+
+
+def test_a_replace_that_keeps_the_cited_item_with_its_id_is_accepted(capsys, project, tmp_path):
+    hid = _cited_evidence(capsys, project)
+    new = tmp_path / "ev.json"
+    new.write_text(json.dumps([{**json.loads(FAILING_TEST), "id": "E-001"}]))
+    record = run_json(capsys, project, "handoff", "amend", hid, "--replace-evidence", str(new))["handoff"]
+    assert _ids(record, "evidence") == ["E-001"] and record["retired_ids"] == ["E-002"]
+
+
+def test_replacing_the_cited_evidence_and_its_citer_together_is_accepted(capsys, project, tmp_path):
+    hid = _cited_evidence(capsys, project)
+    evidence, decisions = tmp_path / "ev.json", tmp_path / "d.json"
+    evidence.write_text(json.dumps([json.loads(LINT)]))
+    decisions.write_text(json.dumps([{"decision": "Drop the cache", "evidence_ids": ["E-003"]}]))
+    record = run_json(capsys, project, "handoff", "amend", hid, "--replace-evidence", str(evidence),
+                      "--replace-decisions", str(decisions))["handoff"]
+    assert _ids(record, "evidence") == ["E-003"] and record["decisions"][0]["evidence_ids"] == ["E-003"]
