@@ -193,3 +193,17 @@ def test_replacing_the_cited_evidence_and_its_citer_together_is_accepted(capsys,
     record = run_json(capsys, project, "handoff", "amend", hid, "--replace-evidence", str(evidence),
                       "--replace-decisions", str(decisions))["handoff"]
     assert _ids(record, "evidence") == ["E-003"] and record["decisions"][0]["evidence_ids"] == ["E-003"]
+
+
+# -- a fork carries its parent's retired ids (tester-use22b T9) ---------------------------
+
+def test_a_fork_child_carries_its_parent_s_retired_ids_and_a_new_item_takes_a_new_id(capsys, project):
+    item = {"suggested_action": "do", "acceptance_check": "check"}
+    hid = _capture(capsys, project, "--evidence", LINT, "--current-state", "half way", "--open-item",
+                   json.dumps({"description": "first", **item}), json.dumps({"description": "to close", **item}))
+    run_json(capsys, project, "handoff", "amend", hid, "--close-item", "O-002")
+    run_json(capsys, project, "handoff", "validate", hid)
+    run_json(capsys, project, "handoff", "ready", hid, "--accept-warnings", "no git here")
+    fork = run_json(capsys, project, "fork", hid)["id"]
+    record = run_json(capsys, project, "handoff", "amend", fork, "--open-item", "brand new fork item")["handoff"]
+    assert record["retired_ids"] == ["O-002"] and _ids(record, "open_items") == ["O-001", "O-003"]
