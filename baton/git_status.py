@@ -51,7 +51,7 @@ import stat
 import struct
 from itertools import chain
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from baton.gitinfo import _text, open_repo
 
@@ -543,3 +543,32 @@ def _dirty(tree: _Tree, untracked: bool = True) -> bool:
     staged = (p for _kind, p in _staged(tree) if not (baton and p.startswith(baton)))
     loose = _untracked(tree, False) if untracked else iter(())
     return next(chain(_unstaged(tree), loose, staged), None) is not None
+
+
+def ignore_filter(start: Path) -> Callable[[Path, bool], bool] | None:
+    """A test of what the repository holding ``start`` ignores: ``(path, is_folder)`` → whether its ignore
+    rules (dulwich's ``IgnoreFilterManager``: nested ``.gitignore`` files, negations, ``info/exclude``, the
+    user's excludes file) leave that untracked path out, as ``git status`` does; a tracked path, or a folder
+    holding one, is never ignored. None outside a repository or when it cannot be read."""
+    opened = _opened(start)
+    if opened is None:
+        return None
+    repo, tree = opened
+    try:
+        rules = tree.ignore
+        root = Path(os.fsdecode(tree.root)).resolve()
+    except (KeyError, OSError, ValueError):
+        return None
+    finally:
+        repo.close()
+
+    def ignored(path: Path, is_folder: bool) -> bool:
+        try:
+            text = path.relative_to(root).as_posix()
+        except ValueError:
+            return False
+        if is_folder:
+            return os.fsencode(text) not in tree.tracked_dirs and bool(rules.may_prune_directory(text + "/"))
+        return os.fsencode(text) not in tree.entries and rules.is_ignored(text) is True
+
+    return ignored

@@ -13,7 +13,9 @@ import json
 
 import pytest
 
+from baton.domain.batons import baton_content_of_handoff
 from baton.domain.edits import Edit, refuse_cited_drops, retired_after
+from baton.domain.quality import order_open_items
 from baton.errors import InputError
 from tests.cli_support import run, run_json
 
@@ -110,3 +112,98 @@ def test_retired_ids_cannot_be_supplied_in_a_capture(capsys, project, tmp_path):
     given.write_text(json.dumps({"work": {"title": "t", "objective": "o"}, "retired_ids": ["E-001"]}))
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(given))
     assert code == 2 and "retired_ids" in err
+
+
+# -- a closed blocker blocks nothing (tester-use22b T6) ---------------------------------
+
+def _blocked_after_close() -> dict:
+    return {"retired_ids": ["O-001"], "open_items": [
+        {"id": "O-002", "description": "after the blocker", "priority": "high", "blocked_by": ["O-001"]},
+        {"id": "O-003", "description": "minor", "priority": "low"}]}
+
+
+def test_an_item_blocked_only_by_a_retired_id_is_ordered_as_unblocked():
+    assert [item["id"] for item in order_open_items(_blocked_after_close())] == ["O-002", "O-003"]
+
+
+def test_a_handed_on_baton_s_steps_put_an_item_blocked_only_by_a_retired_id_first():
+    assert baton_content_of_handoff(_blocked_after_close())["nextSteps"][0] == "[high] after the blocker"
+
+
+def test_a_blocker_not_retired_still_blocks():
+    record = {**_blocked_after_close(), "retired_ids": []}
+    assert [item["id"] for item in order_open_items(record)] == ["O-003", "O-002"]
+
+
+def test_resume_after_closing_the_blocker_names_no_closed_blocker(capsys, project):
+    item = {"suggested_action": "do", "acceptance_check": "check"}
+    hid = _capture(capsys, project, "--evidence", LINT, "--current-state", "half way", "--open-item",
+                   json.dumps({"description": "the blocker", **item}),
+                   json.dumps({"description": "after the blocker", "priority": "high", "blocked_by": ["O-001"], **item}),
+                   json.dumps({"description": "minor", "priority": "low", **item}))
+    run_json(capsys, project, "handoff", "amend", hid, "--close-item", "O-001")
+    run_json(capsys, project, "handoff", "validate", hid)
+    run_json(capsys, project, "handoff", "ready", hid, "--accept-warnings", "no git here")
+    code, out, _ = run(capsys, project, "resume", hid)
+    first = out.split("FIRST NEXT ACTION", 1)[1]
+    assert code == 0 and "after the blocker" in first.splitlines()[1]
+    assert "Blocked by" not in first
+
+
+# -- a replace that takes a cited item away is refused like a drop (tester-use22b T1) -----
+
+def _cited_evidence(capsys, project) -> str:
+    return _capture(capsys, project, "--evidence", FAILING_TEST, LINT,
+                    "--decision", json.dumps({"decision": "Keep the LRU cache", "evidence_ids": ["E-001"]}))
+
+
+def test_replacing_evidence_a_decision_cites_exits_2_naming_the_decision_and_changes_nothing(capsys, project,
+                                                                                             tmp_path):
+    hid = _cited_evidence(capsys, project)
+    before = run_json(capsys, project, "handoff", "show", hid)["handoff"]
+    new = tmp_path / "ev.json"
+    new.write_text(json.dumps([json.loads(LINT)]))
+    code, _, err = run(capsys, project, "handoff", "amend", hid, "--replace-evidence", str(new))
+    assert code == 2 and "E-001 is cited by D-001 (evidence_ids): replacing evidence takes E-001 away" in err
+    assert run_json(capsys, project, "handoff", "show", hid)["handoff"] == before
+
+
+def test_replacing_open_items_away_from_a_blocker_another_names_is_refused(capsys, project, tmp_path):
+    hid = _capture(capsys, project, "--open-item", "security review",
+                   json.dumps({"description": "deploy", "blocked_by": ["O-001"]}))
+    new = tmp_path / "items.json"
+    new.write_text(json.dumps(["something else", {"id": "O-002", "description": "deploy", "blocked_by": ["O-001"]}]))
+    code, _, err = run(capsys, project, "handoff", "amend", hid, "--replace-open-items", str(new))
+    assert code == 2 and "O-001 is cited by O-002 (blocked_by)" in err
+
+
+def test_a_replace_that_keeps_the_cited_item_with_its_id_is_accepted(capsys, project, tmp_path):
+    hid = _cited_evidence(capsys, project)
+    new = tmp_path / "ev.json"
+    new.write_text(json.dumps([{**json.loads(FAILING_TEST), "id": "E-001"}]))
+    record = run_json(capsys, project, "handoff", "amend", hid, "--replace-evidence", str(new))["handoff"]
+    assert _ids(record, "evidence") == ["E-001"] and record["retired_ids"] == ["E-002"]
+
+
+def test_replacing_the_cited_evidence_and_its_citer_together_is_accepted(capsys, project, tmp_path):
+    hid = _cited_evidence(capsys, project)
+    evidence, decisions = tmp_path / "ev.json", tmp_path / "d.json"
+    evidence.write_text(json.dumps([json.loads(LINT)]))
+    decisions.write_text(json.dumps([{"decision": "Drop the cache", "evidence_ids": ["E-003"]}]))
+    record = run_json(capsys, project, "handoff", "amend", hid, "--replace-evidence", str(evidence),
+                      "--replace-decisions", str(decisions))["handoff"]
+    assert _ids(record, "evidence") == ["E-003"] and record["decisions"][0]["evidence_ids"] == ["E-003"]
+
+
+# -- a fork carries its parent's retired ids (tester-use22b T9) ---------------------------
+
+def test_a_fork_child_carries_its_parent_s_retired_ids_and_a_new_item_takes_a_new_id(capsys, project):
+    item = {"suggested_action": "do", "acceptance_check": "check"}
+    hid = _capture(capsys, project, "--evidence", LINT, "--current-state", "half way", "--open-item",
+                   json.dumps({"description": "first", **item}), json.dumps({"description": "to close", **item}))
+    run_json(capsys, project, "handoff", "amend", hid, "--close-item", "O-002")
+    run_json(capsys, project, "handoff", "validate", hid)
+    run_json(capsys, project, "handoff", "ready", hid, "--accept-warnings", "no git here")
+    fork = run_json(capsys, project, "fork", hid)["id"]
+    record = run_json(capsys, project, "handoff", "amend", fork, "--open-item", "brand new fork item")["handoff"]
+    assert record["retired_ids"] == ["O-002"] and _ids(record, "open_items") == ["O-001", "O-003"]

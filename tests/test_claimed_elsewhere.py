@@ -15,7 +15,7 @@ import json
 import pytest
 
 from baton.domain.batons import baton_key
-from baton.domain.claimed_elsewhere import WINDOW_HOURS, claimed_elsewhere, claimed_elsewhere_notice
+from baton.domain.claimed_elsewhere import WINDOW_HOURS, beside_left, claimed_elsewhere, claimed_elsewhere_notice
 from baton.values import replace
 from tests.cli_support import run, run_json
 from tests.harness_support import fixture, hook, injected
@@ -403,6 +403,24 @@ def test_session_handoff_from_after_the_claimer_ended_is_quiet(project, capsys):
     run_json(capsys, project, "session", "end", "fork-1", *WHO)
     handed = run_json(capsys, project, "session", "handoff", "--from", _a_handoff(capsys, project), *WHO)
     assert handed["claimedElsewhere"] is None
+
+
+def test_a_claimed_baton_handed_on_again_is_not_told_as_claimed_beside_itself():
+    fact = told(claimed())
+    assert beside_left(fact, "0193-baton") is None
+    assert beside_left(fact, "0194-other") == fact and beside_left(fact, None) == fact
+
+
+def test_session_handoff_from_the_claimed_baton_says_nothing_of_its_earlier_claim(project, capsys):
+    """The documented way to hand a spent baton on again (tester-use22b T5): the baton it leaves is pending."""
+    baton_id = _left(capsys, project)
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-1", *WHO)
+    code, out, err = run(capsys, project, "session", "handoff", "--from", baton_id, *WHO)
+    assert code == 0, err
+    assert out.startswith(f"Left a baton for alice@example.com on main: {baton_id}")
+    assert "already claimed" not in out
+    waiting = run_json(capsys, project, "session", "handoff", *WHO)
+    assert waiting["handoff"]["id"] == baton_id and waiting["claimedElsewhere"] is None
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from baton.commands import capture as capture_module
 from baton.commands import handoff_facts
 from tests.app_support import init_project, promote_handoff, resume_handoff, validate_handoff_command
 from tests.cli_support import run, run_json
-from tests.handoff_support import git_init, payload
+from tests.handoff_support import git_commit, git_init, payload
 
 PASSWORD_LINE = "DB_PASSWORD=Winter2026!\n"
 
@@ -152,3 +152,46 @@ def test_the_cli_validate_warns_of_a_changed_file_in_a_folder_artifact(repo, cap
     (repo / "pkg" / "a.py").write_text("a = 2\n")
     _, out, _ = run(capsys, repo, "handoff", "validate", captured["id"], "--json")
     assert "'pkg' changed since capture" in out
+
+
+def test_a_git_ignored_file_added_to_a_folder_artifact_is_not_drift(repo):
+    """Running the tests leaves ``__pycache__`` in the folder; git ignores it, so does the tree hash
+    (tester-use22b T3)."""
+    git_commit(repo, {".gitignore": "__pycache__/\n*.log\n"})
+    handoff_id = ready(repo)
+    (repo / "pkg" / "__pycache__").mkdir()
+    (repo / "pkg" / "__pycache__" / "a.cpython-312.pyc").write_bytes(b"\x00bin")
+    (repo / "pkg" / "run.log").write_text("ran\n")
+    assert resume_handoff(repo, handoff_id).freshness["state"] == "fresh"
+
+
+def test_a_tracked_file_an_ignore_rule_matches_still_counts_in_a_folder_artifact(repo):
+    git_commit(repo, {"pkg/kept.cfg": "x = 1\n"})
+    git_commit(repo, {".gitignore": "*.cfg\n"})
+    handoff_id = ready(repo)
+    (repo / "pkg" / "kept.cfg").write_text("x = 2\n")
+    assert [d["path"] for d in resume_handoff(repo, handoff_id).freshness["drift"]] == ["pkg"]
+
+
+def test_git_ignored_files_do_not_count_toward_a_folder_artifact_s_bounds(repo, monkeypatch):
+    git_commit(repo, {".gitignore": "build/\n"})
+    for n in range(5):
+        (repo / "pkg" / "build").mkdir(exist_ok=True)
+        (repo / "pkg" / "build" / f"out{n}.o").write_text("o\n")
+    monkeypatch.setattr(handoff_facts, "FOLDER_MAX_ENTRIES", 2)
+    handoff_id, _ = capture(repo, {"path": "pkg", "role": "modified"})
+    assert recorded(repo, handoff_id)["content_hash"].startswith("sha256-tree:")
+
+
+def test_a_folder_hash_recorded_with_its_ignored_files_in_still_matches_an_unchanged_folder(repo, monkeypatch):
+    """A record captured before ignored files were left out hashed them: it is compared both ways."""
+    git_commit(repo, {".gitignore": "__pycache__/\n"})
+    (repo / "pkg" / "__pycache__").mkdir()
+    (repo / "pkg" / "__pycache__" / "a.pyc").write_bytes(b"\x00bin")
+    import baton.git_status as git_status
+    monkeypatch.setattr(git_status, "ignore_filter", lambda folder: None)  # as captured before the rule
+    handoff_id = ready(repo)
+    monkeypatch.undo()
+    assert resume_handoff(repo, handoff_id).freshness["state"] == "fresh"
+    (repo / "pkg" / "a.py").write_text("a = 2\n")
+    assert [d["path"] for d in resume_handoff(repo, handoff_id).freshness["drift"]] == ["pkg"]

@@ -45,6 +45,8 @@ LOADERS_BY_NAME = {
                        "forgotten one: is its forget unfinished?)",
     "config.py": "the detector's settings checks, only for a config with a detector section",
     "commands/session_drafts.py": "what a draft still lacks (draft_fields), only when the session has a draft open",
+    "commands/handoff_facts.py": "the repository's ignore rules (baton.git_status), only when a folder artifact "
+                                 "is hashed",
     "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
                                "and the ref may be there",
 }

@@ -51,7 +51,7 @@ from baton.domain import lifecycle
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import shown_name
-from baton.domain.edits import apply_edits, refuse_cited_drops, retired_after
+from baton.domain.edits import apply_edits, refuse_cited_removals, retired_after
 from baton.domain.field_hints import unknown_field_hints
 from baton.domain.handoff import MANAGED_FIELDS, Handoff, handoff_from_json, handoff_to_json
 from baton.domain.short_ids import short_id
@@ -124,7 +124,7 @@ def _amended_body(project: "Project", handoff: Handoff,
         body = merge_changes(body, changes.flags.payload)
     body, edits = apply_edits(body, close=changes.close, drop=changes.drop,
                               replace=changes.lists.payload if changes.lists else None)
-    refuse_cited_drops(body, edits)
+    refuse_cited_removals(base, body, edits)
     retired = retired_after(base, body, handoff.retired_ids)
     body = assign_item_ids(body, retired)
     if body == base and not edits and not changes.redactions:  # e.g. changes {"summary": {}}

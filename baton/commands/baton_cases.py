@@ -43,7 +43,7 @@ from baton.domain.batons import (
     shown_name,
     unseen_left_by,
 )
-from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, beside_left, claimed_elsewhere_notice
 from baton.domain.feed_vouch import FeedVouch
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
@@ -367,6 +367,6 @@ def scope_handoff_as_baton(
         ident = resolve_handoff_id(scope.runner, token, here=place_of(opened)) \
             if "handoffs" in scope.runner.by_name else None
         unverified = check_copy(opened, scope.runner, [ident]) if ident is not None else ()
-        return BatonCreateResult(hand_on_in_scope(scope, token, ctx, shared=shared, session=session,
-                                                  harness=harness), claimed_elsewhere=elsewhere,
+        created = hand_on_in_scope(scope, token, ctx, shared=shared, session=session, harness=harness)
+        return BatonCreateResult(created, claimed_elsewhere=beside_left(elsewhere, created.record.id),
                                  unverified=unverified)

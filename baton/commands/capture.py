@@ -438,6 +438,7 @@ def capture_in_scope(
     session: str | None = None,
     actor: str | None = None,
     policy: Any = None,
+    retired: Iterable[str] = (),
 ) -> CaptureResult:
     """Capture a draft handoff inside an open ``WriteScope`` (the lock is held).
 
@@ -451,6 +452,8 @@ def capture_in_scope(
     new record; with a parent, relation ``root`` becomes ``continue``.
     ``origin`` fields override the payload's; ``session`` becomes
     ``origin.session_id`` when that is unset, and the event's session.
+    ``retired``: the ids the new record starts with retired (a fork's parent's
+    ``retired_ids``): no new item takes one, and the record keeps them.
 
     Raises:
         InputError / HandoffInputError: the payload or ``session`` is malformed (exit 2).
@@ -469,7 +472,8 @@ def capture_in_scope(
     refuse_malformed_identifiers(payload)
     project.check_identifiers(handoff_identifiers(payload))
     clean = clean_payload(project.paths.worktree, payload, policy)
-    body = assign_item_ids(clean.payload)
+    retired = tuple(sorted({r for r in retired if isinstance(r, str)}))
+    body = assign_item_ids(clean.payload, retired)
     hash_artifacts(project.paths.worktree, body, policy)
     _link_parent(scope, body, parent, relation)
     _merge_origin(body, origin, session)
@@ -483,6 +487,8 @@ def capture_in_scope(
     now = now_timestamp(project.clock())
     handoff_id = uuid7(project.clock())
     draft = new_draft(body, id=handoff_id, now=now, project=snapshot)
+    if retired:
+        draft = attrs.evolve(draft, retired_ids=retired)
     refuse_transcripts(draft)
     decided = aggregate.decide(None, aggregate.Capture(draft, tuple(redactions)), now=now)
     events = record(scope, decided, version=0, actor=actor if actor is not None else recorded_owner(project),

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 def fork_handoff(project: "Project", token: str, *, label: str | None = None,
                  session: str | None = None) -> CaptureResult:
-    """A new draft child of ``token`` with relation ``fork``.
+    """A new draft child of ``token`` with relation ``fork``, carrying its parent's ``retired_ids`` (as an
+    amend child does), so no item of the branch takes an id its parent's lineage retired.
 
     Raises:
         InputError (exit 2): ``label`` given but empty, or over ``BRANCH_LABEL_MAX`` characters.
@@ -58,7 +59,7 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
                                   action="fork", allowed=(), reason="an archived handoff is not forked")
         unverified = check_copy(project, scope.runner, [parent.id])
         body = lineage.fork_body(handoff_to_json(parent), label=label)
-        captured = capture_in_scope(scope, body, session=session, actor=actor)
+        captured = capture_in_scope(scope, body, session=session, actor=actor, retired=parent.retired_ids)
         return attrs.evolve(captured, unverified=unverified) if unverified else captured
 
 

@@ -99,15 +99,24 @@ SKIPPED_FOLDERS = frozenset({".git", ".baton"})
 and capture."""
 
 
-def folder_content_hash(folder: Path, policy: RedactionPolicy) -> tuple[str | None, str | None]:
+def folder_content_hash(folder: Path, policy: RedactionPolicy, *,
+                        leave_ignored_out: bool = True) -> tuple[str | None, str | None]:
     """What a capture records of a folder's content (``sha256-tree:``, ``baton.domain.content_hash.tree_hash``),
     or ``(None, reason)`` for a folder over the bounds: at most ``FOLDER_MAX_ENTRIES`` entries and
     ``SCREEN_LIMIT_BYTES`` of file content in all, each file screened as a file artifact is. Symlinks are never
-    followed (a link is hashed as its screened target text), so nothing outside the folder is read.
+    followed (a link is hashed as its screened target text), so nothing outside the folder is read. What the
+    repository's ignore rules leave out (``__pycache__``, build output: ``baton.git_status.ignore_filter``) is
+    neither hashed nor counted toward the bounds, unless ``leave_ignored_out`` is False (how a record captured
+    before that rule hashed it).
 
     Raises:
         OSError: the folder or a file in it cannot be read.
     """
+    ignored = None
+    if leave_ignored_out:
+        # ``__import__``: the ignore rules (``baton.git_status``) load only when a folder artifact is hashed,
+        # never on a hook path's read of a record without one.
+        ignored = __import__("baton.git_status", fromlist=["ignore_filter"]).ignore_filter(folder)
     entries: list[tuple[str, str]] = []
     total = 0
     pending = [(folder, "")]
@@ -119,11 +128,14 @@ def folder_content_hash(folder: Path, policy: RedactionPolicy) -> tuple[str | No
             entries.append((prefix.rstrip("/"), "folder"))
         for child in children:
             rel = prefix + child.name
+            is_folder = child.is_dir(follow_symlinks=False)
+            if ignored is not None and ignored(Path(child.path), is_folder):
+                continue
             if len(entries) >= FOLDER_MAX_ENTRIES:
                 return None, folder_too_large_reason(f"more than {FOLDER_MAX_ENTRIES} entries")
             if child.is_symlink():
                 entries.append((rel, "link:" + screen_content(os.fsencode(os.readlink(child.path)), policy).digest))
-            elif child.is_dir(follow_symlinks=False):
+            elif is_folder:
                 if child.name not in SKIPPED_FOLDERS:
                     pending.append((Path(child.path), rel + "/"))
             elif child.is_file(follow_symlinks=False):
@@ -197,7 +209,7 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     if not real.exists():
         return ArtifactFact(exists=False)
     if real.is_dir() and is_tree(recorded):
-        return _folder_fact(real, redaction or RedactionPolicy())
+        return _folder_fact(real, recorded or "", redaction or RedactionPolicy())
     if not real.is_file() or not recorded:
         return ArtifactFact(exists=True)
     try:
@@ -210,10 +222,16 @@ _TOO_LARGE_NOW = (f"its hash is of screened content, and it is now over the secr
                   "limit, so it cannot be screened to compare")
 
 
-def _folder_fact(real: Path, redaction: RedactionPolicy) -> ArtifactFact:
-    """A folder artifact hashed again to compare; one now over the bounds cannot be compared."""
+def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> ArtifactFact:
+    """A folder artifact hashed again to compare; one now over the bounds cannot be compared. A hash that
+    differs is taken again with the ignored files in: a record captured before ignored files were left out
+    matches that way when nothing in the folder changed."""
     try:
         current, over = folder_content_hash(real, redaction)
+        if current is None or not matches(recorded, current):
+            with_ignored, _ = folder_content_hash(real, redaction, leave_ignored_out=False)
+            if with_ignored is not None and matches(recorded, with_ignored):
+                current, over = with_ignored, None
     except OSError:
         return ArtifactFact(exists=True, readable=False)
     if current is None:

@@ -44,7 +44,7 @@ from baton.domain.batons import (
     shown_name,
     unseen_lines,
 )
-from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, beside_left, claimed_elsewhere_notice
 from baton.domain.repeated_start import received_baton, repeated_start_notice
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError
@@ -434,7 +434,7 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
     record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id,
            durable=True)
     return SessionEndResult(session_id, here, created, cleared, begun=session.get("beganAt") is not None,
-                            claimed_elsewhere=elsewhere,
+                            claimed_elsewhere=beside_left(elsewhere, created.record.id if created else None),
                             ended_before=None if decided else str(session.get("endedAt") or "?"))
 
 

@@ -1423,9 +1423,16 @@ def ordered_open_items(items: Sequence[_Item], blocked: Callable[[_Item], bool],
     return [items[i] for i in order]
 
 
-def _blocked(item: Mapping[str, Any]) -> bool:
-    blockers = item.get("blocked_by")
-    return isinstance(blockers, list) and any(isinstance(b, str) and b.strip() for b in blockers)
+def open_blockers(blockers: Any, retired: Any) -> list[str]:
+    """The ids in an item's ``blocked_by`` that still block it: a retired id (an item closed, dropped or
+    replaced away by an amendment: the record's ``retired_ids``) is done or gone, and blocks nothing."""
+    gone = {r.strip() for r in retired or () if isinstance(r, str)}
+    return [b.strip() for b in blockers or () if isinstance(b, str) and b.strip() and b.strip() not in gone]
+
+
+def _blocked_in(record: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], bool]:
+    retired = record.get("retired_ids")
+    return lambda item: isinstance(item.get("blocked_by"), list) and bool(open_blockers(item["blocked_by"], retired))
 
 
 def _priority(item: Mapping[str, Any]) -> str:
@@ -1448,7 +1455,7 @@ def baton_content_of_handoff(record: Mapping[str, Any]) -> dict[str, list[str]]:
     steps: list[str] = []
     items = [item for item in record.get("open_items") or [] if isinstance(item, Mapping)]
     marked = SCOPE_FIELD not in record
-    for item in ordered_open_items(items, _blocked, _priority):
+    for item in ordered_open_items(items, _blocked_in(record), _priority):
         text = item.get("description")
         action = item.get("suggested_action")
         if isinstance(text, str) and text.strip():

@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from baton.domain.batons import OPEN_QUESTIONS_FIELD
+from baton.domain.batons import OPEN_QUESTIONS_FIELD, open_blockers
 from baton.domain.freshness import (
     ADVANCED,
     FRESH,
@@ -679,7 +679,7 @@ def _add_open_items(r: _Record) -> None:
         check = red.text(f"open_items[{i}].acceptance_check", _get(first, "acceptance_check"))
         if check:
             lay.add(sec, f"- Done when: {check}", clip=True)
-        blocked = [_one_line(b) for b in _get(first, "blocked_by", ())]
+        blocked = [_one_line(b) for b in open_blockers(_get(first, "blocked_by", ()), _get(r.handoff, "retired_ids", ()))]
         if blocked:
             lay.add(sec, f"- Blocked by: {', '.join(blocked)}", clip=True)
     elif _one_line(_get(r.work, "state")) == "completed":

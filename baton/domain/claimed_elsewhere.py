@@ -25,6 +25,9 @@ document and the times are parameters:
   A newer baton for this owner and branch ends it at once (it is then the
   key's current baton, delivered or told of in its own right).
 
+Told to a session leaving a baton (``session end``, ``session handoff --from``), it is left out when
+the baton left is the very one claimed, handed on again (``beside_left``).
+
 The notice names who claimed it, when, and the command that reads it
 (``baton handoff show ID``: a baton is a handoff record). A start that peeked
 the baton pending and lost the claim to another session at the same instant
@@ -95,6 +98,16 @@ def claimed_elsewhere(current: BatonRecord | None, *, owner: str, branch: str, s
         return None
     return ClaimedElsewhere(current.id, current.owner, current.branch, current.claimed_by_session,
                             current.claimed_at, current.session_id, current.created_at)
+
+
+def beside_left(fact: ClaimedElsewhere | None, left_id: str | None) -> ClaimedElsewhere | None:
+    """``fact``, told beside a baton just left whose handoff id is ``left_id`` — unless that is the very
+    baton ``fact`` names: a claimed handoff handed on again (``session handoff --from``, an end handing
+    on the session's ready handoff) leaves a new, pending baton of the same id, and its earlier claim is
+    what the new one replaces, not a sibling's context (tester-use22b T5)."""
+    if fact is None or (left_id is not None and fact.handoff_id == left_id):
+        return None
+    return fact
 
 
 def _within_window(claimed_at: str | None, now: str) -> bool:

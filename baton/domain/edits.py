@@ -19,7 +19,8 @@ what the ``handoff.revised`` (or, for a ready record, the amend child's
 An id that leaves the record is retired (``retired_after``, kept in the
 record's ``retired_ids``): no new item takes it, so a citation never moves to
 an unrelated item; a drop of an item the amended record still cites is
-refused, naming the citing items (``refuse_cited_drops``).
+refused, naming the citing items (``refuse_cited_drops``), and so is a replace that takes a cited
+item away with its list (``refuse_cited_removals``).
 
 Ids are matched as people type them: ``O-1`` names ``O-001``, case does not
 matter. An id that names nothing is an input error listing the ids there are;
@@ -193,6 +194,30 @@ def refuse_cited_drops(body: Mapping[str, Any], edits: Sequence[Edit]) -> None:
                 f"{edit.target} is cited by {', '.join(citers)}: dropping it would leave the citation "
                 f"pointing at nothing; drop the citing item too, or give it without {edit.target} "
                 "in the same amend", details={"id": edit.target, "cited_by": citers})
+
+
+def refuse_cited_removals(before: Mapping[str, Any], after: Mapping[str, Any], edits: Sequence[Edit]) -> None:
+    """Any item the amendment takes away — dropped (``refuse_cited_drops``), or replaced away with its
+    list (``--replace-evidence``, a section of ``--input``) — that the amended record still cites is
+    refused the same way, naming what cites it. A closed open item is not: closing says it is done.
+
+    Raises:
+        InputError: the amended record still cites an item the amendment took away.
+    """
+    refuse_cited_drops(after, edits)
+    closed = {id_key(e.target) for e in edits if e.op == "close"}
+    kept = {id_key(i) for i in _ids_in(after, ID_SECTIONS)}
+    for section in ID_SECTIONS:
+        for item_id in _ids_in({section: before.get(section)}, (section,)):
+            if id_key(item_id) in kept or id_key(item_id) in closed:
+                continue
+            citers = _citers(after, Edit("drop", item_id, section))
+            if citers:
+                raise InputError(
+                    f"{item_id} is cited by {', '.join(citers)}: replacing {section} takes {item_id} away and "
+                    f"would leave the citation pointing at nothing; keep it in the new list (with its id "
+                    f"{item_id}), or give the citing item without {item_id} in the same amend",
+                    details={"id": item_id, "cited_by": citers})
 
 
 def retired_after(before: Mapping[str, Any], after: Mapping[str, Any], retired: Iterable[str] = ()) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from baton.domain.batons import ordered_open_items
+from baton.domain.batons import open_blockers, ordered_open_items
 from baton.domain.wording import counted
 from baton.values import value_class
 
@@ -387,8 +387,11 @@ def _failed_attempts(h: Any) -> DimensionScore:
 def order_open_items(handoff: Any) -> list[Any]:
     """Open items in the order a successor should take them (``baton.domain.batons.ordered_open_items``:
     unblocked before blocked, then high, medium, low, unprioritised, then as recorded). The first one is
-    "the first next action"; a handed-on baton's next steps come in the same order."""
-    return ordered_open_items(_items(handoff, "open_items"), lambda item: bool(_strings(item, "blocked_by")),
+    "the first next action"; a handed-on baton's next steps come in the same order. A blocker the record
+    retired (closed, dropped) blocks nothing (``open_blockers``)."""
+    retired = _strings(handoff, "retired_ids")
+    return ordered_open_items(_items(handoff, "open_items"),
+                              lambda item: bool(open_blockers(_strings(item, "blocked_by"), retired)),
                               lambda item: _text(_get(item, "priority")))
 
 
