@@ -540,39 +540,40 @@ def _session_hook_loaded(steady, event: str) -> set[str]:
     return {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
 
 
-@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
-def test_a_steady_session_hook_imports_neither_argparse_nor_typing(steady, event):
-    """A hook's own words go from the entry point to ``baton.cli_run``, which has no parser:
-    the module with the parser (``baton.cli``) and argparse are never imported, nor ``typing``."""
-    loaded = _session_hook_loaded(steady, event)
-    assert "baton.harnesses.hook_project" in loaded
-    assert not {*_STDLIB_NOT_NEEDED, "baton.cli"} & loaded, sorted(loaded)
-
-
-@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
-def test_a_steady_session_hook_loads_neither_shlex_nor_the_prompt_recogniser(steady, event):
-    """The session line quotes its session id with ``baton.domain.shell_words`` (``shlex`` is
-    ~1.1 M instructions), only a prompt's metadata loads the recogniser of handoff requests
-    (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M), and only a hook
-    that leaves or settles a notice loads their writer (``HookRun.settle``, ``leave_kept``)."""
-    loaded = _session_hook_loaded(steady, event)
-    assert "baton.harnesses.hook_project" in loaded
-    assert not {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"} & loaded, \
-        sorted(loaded)
-
-
 RARE_PATH_MODULES = {"baton.background", "baton.commands.draft_fields", "baton.domain.detector_config"}
 """Loaded by name, each for a path a steady start or end never takes: the background catch-up
 (a lock waited for, an index behind past the fold limit, a lock held past the wait), what a draft
 still lacks (a session with a draft open), the detector's settings checks (a ``detector`` section)."""
 
+NOT_ON_A_STEADY_HOOK = {
+    # A hook's own words go from the entry point to ``baton.cli_run``, which has no parser: the
+    # module with the parser (``baton.cli``) and argparse are never imported, nor ``typing``.
+    "imports neither argparse nor typing": {*_STDLIB_NOT_NEEDED, "baton.cli"},
+    # The session line quotes its session id with ``baton.domain.shell_words`` (``shlex`` is ~1.1 M
+    # instructions), only a prompt's metadata loads the recogniser of handoff requests
+    # (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M), and only a hook that
+    # leaves or settles a notice loads their writer (``HookRun.settle``, ``leave_kept``).
+    "loads neither shlex nor the prompt recogniser":
+        {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"},
+    "loads neither the background catch-up nor the draft fields nor the detector settings": RARE_PATH_MODULES,
+}
+"""What a steady ``SessionStart`` or ``SessionEnd`` hook never loads, by what the check says of it."""
+
 
 @pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
-def test_a_steady_session_hook_loads_neither_the_background_catch_up_nor_the_draft_fields_nor_the_detector_settings(
-        steady, event):
+@pytest.mark.parametrize("unneeded", NOT_ON_A_STEADY_HOOK, ids=list(NOT_ON_A_STEADY_HOOK))
+def test_a_steady_session_hook_loads_none_of_what_it_does_not_need(steady, unneeded, event):
     loaded = _session_hook_loaded(steady, event)
     assert "baton.harnesses.hook_project" in loaded
-    assert not RARE_PATH_MODULES & loaded, sorted(loaded)
+    assert not NOT_ON_A_STEADY_HOOK[unneeded] & loaded, sorted(loaded)
+
+
+NOT_ON_A_STEADY_COMMAND = {
+    "loads neither the background catch-up nor the detector settings": RARE_PATH_MODULES,
+    # The lock-wait message quotes the lock's path with ``baton.domain.shell_words``, not ``shlex``.
+    "loads no shlex": {"shlex"},
+}
+"""What a steady session command never loads, by what the check says of it."""
 
 
 @pytest.mark.parametrize("command", [
@@ -580,22 +581,11 @@ def test_a_steady_session_hook_loads_neither_the_background_catch_up_nor_the_dra
     ("bootstrap", "--json", "--peek"),
     ("session", "handoff", "--json"),
 ], ids=" ".join)
-def test_a_steady_session_command_loads_neither_the_background_catch_up_nor_the_detector_settings(steady, command):
+@pytest.mark.parametrize("unneeded", NOT_ON_A_STEADY_COMMAND, ids=list(NOT_ON_A_STEADY_COMMAND))
+def test_a_steady_session_command_loads_none_of_what_it_does_not_need(steady, unneeded, command):
     loaded = _loaded(steady, *command)
     assert "baton.app" in loaded
-    assert not RARE_PATH_MODULES & loaded, sorted(loaded)
-
-
-@pytest.mark.parametrize("command", [
-    ("bootstrap", "--json", "--session-id", "s9"),
-    ("bootstrap", "--json", "--peek"),
-    ("session", "handoff", "--json"),
-], ids=" ".join)
-def test_a_steady_session_command_loads_no_shlex(steady, command):
-    """The lock-wait message quotes the lock's path with ``baton.domain.shell_words``, not ``shlex``."""
-    loaded = _loaded(steady, *command)
-    assert "baton.app" in loaded
-    assert "shlex" not in loaded, sorted(loaded)
+    assert not NOT_ON_A_STEADY_COMMAND[unneeded] & loaded, sorted(loaded)
 
 
 _PATTERNS_AT_EXIT = """
