@@ -600,14 +600,33 @@ def spy(pattern, flags):
         made.append(f"{where.rsplit('/baton/', 1)[1]}:{pattern}")
     return compile_now(pattern, flags)
 re._compile = spy
+"""
+
+
+_MADE_AT_EXIT = """
 def report(code):
-    sys.stderr.write("PATTERNS " + repr(made) + "\\n")
+    sys.stderr.write("MADE " + repr(made) + "\\n")
     sys.stderr.flush()
     exit_now(code)
 os._exit = report
 sys.argv = ["baton", *sys.argv[1:]]
 runpy.run_module("baton", run_name="__main__", alter_sys=True)
 """
+"""The ``baton`` program run after a spy that collects ``made`` (and keeps ``os._exit`` as
+``exit_now``): at its exit, ``made`` is written to stderr."""
+
+
+def _made_by_a_steady_hook(steady, event: str, spy: str, session_id: str) -> list[str]:
+    """What ``spy`` collected in ``made`` while a steady Claude Code ``event`` hook ran (no hook server)."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id=session_id))
+    r = subprocess.run([sys.executable, "-c", spy + _MADE_AT_EXIT, "hook", "claude-code", event], input=payload,
+                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    made: list[str] = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("MADE "))[5:])
+    return made
 
 
 @pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
@@ -617,15 +636,8 @@ def test_a_steady_session_hook_compiles_no_pattern_of_its_own(steady, event):
     rule table's patterns are compiled on first use (``baton.domain.regexes.lazy``). The output
     screen's secret rules are the exception: a rule whose keyword the text holds is compiled
     to look (``baton.domain.redaction.rules``)."""
-    from tests.harness_support import fixture
-
-    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
-    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-patterns-1"))
-    r = subprocess.run([sys.executable, "-c", _PATTERNS_AT_EXIT, "hook", "claude-code", event], input=payload,
-                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
-    assert r.returncode == 0, r.stderr[-2000:]
-    made = next(line for line in r.stderr.splitlines() if line.startswith("PATTERNS "))
-    assert made == "PATTERNS []", made
+    made = _made_by_a_steady_hook(steady, event, _PATTERNS_AT_EXIT, "no-patterns-1")
+    assert made == [], made
 
 
 _SECRET_PATTERNS_AT_EXIT = _PATTERNS_AT_EXIT.replace('and "/redaction/" not in where ', "")
@@ -640,18 +652,11 @@ def test_a_steady_session_hook_compiles_no_prechecked_secret_rule_for_ordinary_t
     keep those patterns uncompiled (~0.5-1.2 M instructions each, issue 27)."""
     from baton.domain.redaction import DEFAULT_RULES
     from baton.domain.redaction.walk import _ESCAPE
-    from tests.harness_support import fixture
 
     prechecked = {rule.regex for rule in DEFAULT_RULES if getattr(rule, "could_match", None) is not None}
     assert len(prechecked) == 3
-    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
-    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-secret-patterns-1"))
-    r = subprocess.run([sys.executable, "-c", _SECRET_PATTERNS_AT_EXIT, "hook", "claude-code", event],
-                       input=payload, capture_output=True, text=True, cwd=steady,
-                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
-    assert r.returncode == 0, r.stderr[-2000:]
-    line = next(line for line in r.stderr.splitlines() if line.startswith("PATTERNS "))
-    made = {entry.split(":", 1)[1] for entry in ast.literal_eval(line.removeprefix("PATTERNS "))}
+    made = {entry.split(":", 1)[1]
+            for entry in _made_by_a_steady_hook(steady, event, _SECRET_PATTERNS_AT_EXIT, "no-secret-patterns-1")}
     assert made  # the screen did compile the rules the text may match
     assert not made & {*prechecked, _ESCAPE}, made
 
@@ -773,13 +778,6 @@ def spied(real):
         return real(source, *args, **kwargs)
     return run
 builtins.exec, builtins.eval = spied(exec_now), spied(eval_now)
-def report(code):
-    sys.stderr.write("SOURCE " + repr(made) + "\\n")
-    sys.stderr.flush()
-    exit_now(code)
-os._exit = report
-sys.argv = ["baton", *sys.argv[1:]]
-runpy.run_module("baton", run_name="__main__", alter_sys=True)
 """
 
 
@@ -790,13 +788,6 @@ def test_a_steady_session_hook_compiles_no_source_for_a_class_of_its_own(steady,
     ``GitDirs`` is a value class, not a ``collections.namedtuple`` (which ``eval``s its ``__new__``).
     What ``exec``s or ``eval``s source is the standard library's alone (``inspect``'s and
     ``urllib.parse``'s named tuples, under ``pathlib``)."""
-    from tests.harness_support import fixture
-
-    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
-    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-source-1"))
-    r = subprocess.run([sys.executable, "-c", _SOURCE_AT_EXIT, "hook", "claude-code", event], input=payload,
-                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
-    assert r.returncode == 0, r.stderr[-2000:]
-    made = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("SOURCE "))[7:])
+    made = _made_by_a_steady_hook(steady, event, _SOURCE_AT_EXIT, "no-source-1")
     assert made  # the spy saw the standard library's
     assert not [where for where in made if "/baton/" in where], made
