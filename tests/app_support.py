@@ -188,3 +188,20 @@ def ready_handoff(repo: Path, session: str | None = None, clock: Any = None) -> 
             app.validate(handoff_id)
             app.promote(handoff_id, accept_warnings="tests")
     return handoff_id
+
+
+def ready_artifacts(root: Any, *artifacts: dict[str, Any], accept_warnings: str) -> str:
+    """A handoff whose artifacts are ``artifacts`` captured, validated and made ready (its warnings
+    accepted, ``accept_warnings`` saying why): its id."""
+    with Baton.open(root) as app:
+        handoff_id: str = app.capture(payload(artifacts=list(artifacts))).handoff_id
+    validate_handoff_command(root, handoff_id)
+    promote_handoff(root, handoff_id, accept_warnings=accept_warnings)
+    return handoff_id
+
+
+def resumed_drift(root: Any, handoff_id: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """What resuming ``handoff_id`` says of its work's freshness: the state, and each drift's
+    path, kind and detail."""
+    freshness = resume_handoff(root, handoff_id).freshness
+    return freshness["state"], [(d["path"], d["kind"], d["detail"]) for d in freshness["drift"]]

@@ -1,12 +1,21 @@
-"""What the redaction tests share: the default policy, and what redacting a text under it
-did (the cleaned text and the rules that fired).
+"""What the redaction tests share: the default policy, what redacting a text under it
+did (the cleaned text and the rules that fired), what a reader still sees of a redacted
+text, and the redaction of an earlier commit (``redaction_at``), to hold this one to.
 
 SYNTHETIC SECRETS ONLY: nothing here holds a credential.
 """
 
 from __future__ import annotations
 
-from baton.domain.redaction import RedactionPolicy, redact_payload
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from baton.domain.redaction import MARKER, RedactionPolicy, redact_payload
 
 POLICY = RedactionPolicy()
 
@@ -20,3 +29,43 @@ def redacted(text: str) -> tuple[str, set[str]]:
 def kept_whole(text: str) -> bool:
     """Whether redaction leaves ``text`` as it is: no rule fired, not a character changed."""
     return redacted(text) == (text, set())
+
+
+def in_clear(text: str) -> str:
+    """What a reader still sees: the text without its markers (each a cut)."""
+    return "\0".join(MARKER.split(text))
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_WORKER = """
+import sys, json
+from baton.domain.redaction import RedactionPolicy, redact_payload
+policy = RedactionPolicy()
+for line in sys.stdin:
+    print(json.dumps(redact_payload(json.loads(line), policy).payload), flush=True)
+"""
+
+
+def redaction_at(commit: str, folder: Path) -> Iterator[Callable[[str], str]]:
+    """``redact_payload`` of ``commit``, in a process of its own (its ``baton`` package extracted
+    from git into ``folder``), asked one text at a time; the test is skipped where ``commit`` is not
+    in this checkout's git history. A module fixture's body: ``yield from redaction_at(…)``."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "baton"], capture_output=True)
+    if archive.returncode != 0:
+        pytest.skip(f"main's redaction ({commit}) is not in this checkout's git history")
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    worker = subprocess.Popen([sys.executable, "-c", _WORKER], cwd=folder, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": str(folder)})
+
+    def redact(text: str) -> str:
+        assert worker.stdin is not None and worker.stdout is not None
+        worker.stdin.write(json.dumps(text) + "\n")
+        worker.stdin.flush()
+        cleaned: str = json.loads(worker.stdout.readline())
+        return cleaned
+
+    assert redact("x") == "x"
+    yield redact
+    worker.stdin.close()  # type: ignore[union-attr]
+    worker.wait(timeout=30)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from baton.app import Baton
-from tests.app_support import init_project, promote_handoff, resume_handoff, validate_handoff_command
+from tests.app_support import init_project, ready_artifacts, resume_handoff, resumed_drift, validate_handoff_command
 from tests.handoff_support import git_init, payload
 
 
@@ -29,10 +29,7 @@ def capture_deleted(root: Path) -> str:
 
 
 def ready_deleted(root: Path) -> str:
-    handoff_id = capture_deleted(root)
-    validate_handoff_command(root, handoff_id)
-    promote_handoff(root, handoff_id, accept_warnings="test fixture")
-    return handoff_id
+    return ready_artifacts(root, {"path": "gone.py", "role": "deleted"}, accept_warnings="test fixture")
 
 
 def test_a_deleted_artifact_still_absent_is_no_drift(repo):
@@ -42,10 +39,8 @@ def test_a_deleted_artifact_still_absent_is_no_drift(repo):
 def test_a_deleted_artifact_that_exists_again_is_drift(repo):
     handoff_id = ready_deleted(repo)
     (repo / "gone.py").write_text("back\n")
-    freshness = resume_handoff(repo, handoff_id).freshness
-    assert freshness["state"] == "partially_stale"
-    assert [(d["path"], d["kind"], d["detail"]) for d in freshness["drift"]] == [
-        ("gone.py", "modified", "recorded as deleted; it exists again")]
+    assert resumed_drift(repo, handoff_id) == (
+        "partially_stale", [("gone.py", "modified", "recorded as deleted; it exists again")])
 
 
 def test_validate_warns_of_a_deleted_artifact_that_exists_again(repo):

@@ -13,7 +13,7 @@ import pytest
 from baton.app import Baton
 from baton.commands import capture as capture_module
 from baton.commands import handoff_facts
-from tests.app_support import init_project, promote_handoff, resume_handoff, validate_handoff_command
+from tests.app_support import init_project, ready_artifacts, resume_handoff, resumed_drift, validate_handoff_command
 from tests.cli_support import run, run_json
 from tests.handoff_support import git_commit, git_init, payload
 
@@ -36,10 +36,7 @@ def capture(root: Path, *artifacts: dict) -> tuple[str, dict]:
 
 
 def ready(root: Path, path: str = "pkg") -> str:
-    handoff_id, _ = capture(root, {"path": path, "role": "modified"})
-    validate_handoff_command(root, handoff_id)
-    promote_handoff(root, handoff_id, accept_warnings="the folder is a test fixture")
-    return handoff_id
+    return ready_artifacts(root, {"path": path, "role": "modified"}, accept_warnings="the folder is a test fixture")
 
 
 def recorded(root: Path, handoff_id: str) -> dict:
@@ -59,10 +56,8 @@ def test_an_unchanged_folder_artifact_is_fresh(repo):
 def test_a_file_changed_in_a_folder_artifact_is_drift(repo):
     handoff_id = ready(repo)
     (repo / "pkg" / "sub" / "b.py").write_text("b = 3\n")
-    freshness = resume_handoff(repo, handoff_id).freshness
-    assert freshness["state"] == "partially_stale"
-    assert [(d["path"], d["kind"], d["detail"]) for d in freshness["drift"]] == [
-        ("pkg", "modified", "a file in the folder changed, was added or was removed")]
+    assert resumed_drift(repo, handoff_id) == (
+        "partially_stale", [("pkg", "modified", "a file in the folder changed, was added or was removed")])
 
 
 def test_a_file_added_to_a_folder_artifact_is_drift(repo):
@@ -121,10 +116,8 @@ def test_a_folder_over_the_bounds_records_no_hash_and_says_why(repo, monkeypatch
 def test_a_folder_artifact_that_was_not_hashed_is_never_reported_unchanged(repo, monkeypatch):
     monkeypatch.setattr(handoff_facts, "FOLDER_MAX_ENTRIES", 1)
     handoff_id = ready(repo)
-    freshness = resume_handoff(repo, handoff_id).freshness
-    assert freshness["state"] == "stale"
-    assert [(d["path"], d["kind"], d["detail"]) for d in freshness["drift"]] == [
-        ("pkg", "unclassified", "not hashed at capture, so its changes cannot be checked")]
+    assert resumed_drift(repo, handoff_id) == (
+        "stale", [("pkg", "unclassified", "not hashed at capture, so its changes cannot be checked")])
 
 
 def test_validate_warns_that_a_folder_artifact_over_the_bounds_cannot_be_checked(repo, monkeypatch):

@@ -17,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -137,13 +138,31 @@ def test_a_read_on_a_full_disk_reads_the_commits_still_in_the_index_write_ahead_
     assert documents == _full_replay(project)
 
 
-def _full_disk_after(capsys, project: Path, monkeypatch, spoil) -> dict[str, bytes]:
+def _replayed_whole_on_a_full_disk_after(capsys, project: Path, monkeypatch, spoil: Callable[[Path], None]
+                                         ) -> dict[str, bytes]:
+    """Two checkpoints, then the index (its write-ahead log and shared memory gone) spoiled by
+    ``spoil`` and the disk filled: a read replays the whole ledger in memory, and answers as a full
+    replay does. What ``.baton/`` held before the read is returned."""
     _checkpoints(capsys, project, "one", "two")
     for suffix in ("-wal", "-shm"):
         (project / ".baton" / f"index.sqlite{suffix}").unlink(missing_ok=True)
     spoil(project / ".baton" / "index.sqlite")
     fill_the_disk(monkeypatch)
-    return snapshot(project / ".baton")
+    before = snapshot(project / ".baton")
+    done, documents = _read_from_memory(project)
+    assert done.rebuilt
+    assert documents == _full_replay(project)
+    return before
+
+
+def _index_meta(statement: str) -> Callable[[Path], None]:
+    """What spoils an index by running ``statement`` (on its ``meta`` table) in it."""
+    def spoil(index: Path) -> None:
+        with sqlite3.connect(index) as conn:
+            conn.execute(statement)
+        conn.close()
+
+    return spoil
 
 
 def test_a_damaged_index_on_a_full_disk_is_left_where_it_is_and_the_ledger_replayed(capsys, project, monkeypatch):
@@ -152,36 +171,19 @@ def test_a_damaged_index_on_a_full_disk_is_left_where_it_is_and_the_ledger_repla
         data[4096:] = b"\xff" * (len(data) - 4096)  # every page after the first: not a B-tree page
         index.write_bytes(bytes(data))
 
-    before = _full_disk_after(capsys, project, monkeypatch, damage)
-    done, documents = _read_from_memory(project)
-    assert done.rebuilt
-    assert documents == _full_replay(project)
+    before = _replayed_whole_on_a_full_disk_after(capsys, project, monkeypatch, damage)
     assert snapshot(project / ".baton") == before  # not moved aside into cache/: nothing is written
 
 
 def test_an_index_of_other_projections_on_a_full_disk_is_not_copied(capsys, project, monkeypatch):
-    def other_version(index: Path) -> None:
-        with sqlite3.connect(index) as conn:
-            conn.execute("UPDATE meta SET value = '[0]' WHERE key = 'signature'")
-        conn.close()
-
-    _full_disk_after(capsys, project, monkeypatch, other_version)
-    done, documents = _read_from_memory(project)
-    assert done.rebuilt
-    assert documents == _full_replay(project)
+    _replayed_whole_on_a_full_disk_after(capsys, project, monkeypatch,
+                                         _index_meta("UPDATE meta SET value = '[0]' WHERE key = 'signature'"))
 
 
 def test_an_index_pinned_in_the_past_on_a_full_disk_is_not_copied_the_present_is_read(capsys, project,
                                                                                     monkeypatch):
-    def pinned(index: Path) -> None:
-        with sqlite3.connect(index) as conn:
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('pinned_until', '2020-01-01T00:00:00Z')")
-        conn.close()
-
-    _full_disk_after(capsys, project, monkeypatch, pinned)
-    done, documents = _read_from_memory(project)
-    assert done.rebuilt
-    assert documents == _full_replay(project)
+    _replayed_whole_on_a_full_disk_after(capsys, project, monkeypatch, _index_meta(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('pinned_until', '2020-01-01T00:00:00Z')"))
 
 
 def test_a_read_only_baton_dir_reads_its_index_copied_and_writes_nothing(capsys, project, monkeypatch):

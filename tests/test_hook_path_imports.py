@@ -540,39 +540,40 @@ def _session_hook_loaded(steady, event: str) -> set[str]:
     return {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
 
 
-@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
-def test_a_steady_session_hook_imports_neither_argparse_nor_typing(steady, event):
-    """A hook's own words go from the entry point to ``baton.cli_run``, which has no parser:
-    the module with the parser (``baton.cli``) and argparse are never imported, nor ``typing``."""
-    loaded = _session_hook_loaded(steady, event)
-    assert "baton.harnesses.hook_project" in loaded
-    assert not {*_STDLIB_NOT_NEEDED, "baton.cli"} & loaded, sorted(loaded)
-
-
-@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
-def test_a_steady_session_hook_loads_neither_shlex_nor_the_prompt_recogniser(steady, event):
-    """The session line quotes its session id with ``baton.domain.shell_words`` (``shlex`` is
-    ~1.1 M instructions), only a prompt's metadata loads the recogniser of handoff requests
-    (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M), and only a hook
-    that leaves or settles a notice loads their writer (``HookRun.settle``, ``leave_kept``)."""
-    loaded = _session_hook_loaded(steady, event)
-    assert "baton.harnesses.hook_project" in loaded
-    assert not {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"} & loaded, \
-        sorted(loaded)
-
-
 RARE_PATH_MODULES = {"baton.background", "baton.commands.draft_fields", "baton.domain.detector_config"}
 """Loaded by name, each for a path a steady start or end never takes: the background catch-up
 (a lock waited for, an index behind past the fold limit, a lock held past the wait), what a draft
 still lacks (a session with a draft open), the detector's settings checks (a ``detector`` section)."""
 
+NOT_ON_A_STEADY_HOOK = {
+    # A hook's own words go from the entry point to ``baton.cli_run``, which has no parser: the
+    # module with the parser (``baton.cli``) and argparse are never imported, nor ``typing``.
+    "imports neither argparse nor typing": {*_STDLIB_NOT_NEEDED, "baton.cli"},
+    # The session line quotes its session id with ``baton.domain.shell_words`` (``shlex`` is ~1.1 M
+    # instructions), only a prompt's metadata loads the recogniser of handoff requests
+    # (``baton.harnesses.protocol.RECOGNISER``, with ``unicodedata``: ~1.3 M), and only a hook that
+    # leaves or settles a notice loads their writer (``HookRun.settle``, ``leave_kept``).
+    "loads neither shlex nor the prompt recogniser":
+        {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"},
+    "loads neither the background catch-up nor the draft fields nor the detector settings": RARE_PATH_MODULES,
+}
+"""What a steady ``SessionStart`` or ``SessionEnd`` hook never loads, by what the check says of it."""
+
 
 @pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
-def test_a_steady_session_hook_loads_neither_the_background_catch_up_nor_the_draft_fields_nor_the_detector_settings(
-        steady, event):
+@pytest.mark.parametrize("unneeded", NOT_ON_A_STEADY_HOOK, ids=list(NOT_ON_A_STEADY_HOOK))
+def test_a_steady_session_hook_loads_none_of_what_it_does_not_need(steady, unneeded, event):
     loaded = _session_hook_loaded(steady, event)
     assert "baton.harnesses.hook_project" in loaded
-    assert not RARE_PATH_MODULES & loaded, sorted(loaded)
+    assert not NOT_ON_A_STEADY_HOOK[unneeded] & loaded, sorted(loaded)
+
+
+NOT_ON_A_STEADY_COMMAND = {
+    "loads neither the background catch-up nor the detector settings": RARE_PATH_MODULES,
+    # The lock-wait message quotes the lock's path with ``baton.domain.shell_words``, not ``shlex``.
+    "loads no shlex": {"shlex"},
+}
+"""What a steady session command never loads, by what the check says of it."""
 
 
 @pytest.mark.parametrize("command", [
@@ -580,22 +581,11 @@ def test_a_steady_session_hook_loads_neither_the_background_catch_up_nor_the_dra
     ("bootstrap", "--json", "--peek"),
     ("session", "handoff", "--json"),
 ], ids=" ".join)
-def test_a_steady_session_command_loads_neither_the_background_catch_up_nor_the_detector_settings(steady, command):
+@pytest.mark.parametrize("unneeded", NOT_ON_A_STEADY_COMMAND, ids=list(NOT_ON_A_STEADY_COMMAND))
+def test_a_steady_session_command_loads_none_of_what_it_does_not_need(steady, unneeded, command):
     loaded = _loaded(steady, *command)
     assert "baton.app" in loaded
-    assert not RARE_PATH_MODULES & loaded, sorted(loaded)
-
-
-@pytest.mark.parametrize("command", [
-    ("bootstrap", "--json", "--session-id", "s9"),
-    ("bootstrap", "--json", "--peek"),
-    ("session", "handoff", "--json"),
-], ids=" ".join)
-def test_a_steady_session_command_loads_no_shlex(steady, command):
-    """The lock-wait message quotes the lock's path with ``baton.domain.shell_words``, not ``shlex``."""
-    loaded = _loaded(steady, *command)
-    assert "baton.app" in loaded
-    assert "shlex" not in loaded, sorted(loaded)
+    assert not NOT_ON_A_STEADY_COMMAND[unneeded] & loaded, sorted(loaded)
 
 
 _PATTERNS_AT_EXIT = """
@@ -610,14 +600,33 @@ def spy(pattern, flags):
         made.append(f"{where.rsplit('/baton/', 1)[1]}:{pattern}")
     return compile_now(pattern, flags)
 re._compile = spy
+"""
+
+
+_MADE_AT_EXIT = """
 def report(code):
-    sys.stderr.write("PATTERNS " + repr(made) + "\\n")
+    sys.stderr.write("MADE " + repr(made) + "\\n")
     sys.stderr.flush()
     exit_now(code)
 os._exit = report
 sys.argv = ["baton", *sys.argv[1:]]
 runpy.run_module("baton", run_name="__main__", alter_sys=True)
 """
+"""The ``baton`` program run after a spy that collects ``made`` (and keeps ``os._exit`` as
+``exit_now``): at its exit, ``made`` is written to stderr."""
+
+
+def _made_by_a_steady_hook(steady, event: str, spy: str, session_id: str) -> list[str]:
+    """What ``spy`` collected in ``made`` while a steady Claude Code ``event`` hook ran (no hook server)."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id=session_id))
+    r = subprocess.run([sys.executable, "-c", spy + _MADE_AT_EXIT, "hook", "claude-code", event], input=payload,
+                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    made: list[str] = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("MADE "))[5:])
+    return made
 
 
 @pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
@@ -627,15 +636,8 @@ def test_a_steady_session_hook_compiles_no_pattern_of_its_own(steady, event):
     rule table's patterns are compiled on first use (``baton.domain.regexes.lazy``). The output
     screen's secret rules are the exception: a rule whose keyword the text holds is compiled
     to look (``baton.domain.redaction.rules``)."""
-    from tests.harness_support import fixture
-
-    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
-    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-patterns-1"))
-    r = subprocess.run([sys.executable, "-c", _PATTERNS_AT_EXIT, "hook", "claude-code", event], input=payload,
-                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
-    assert r.returncode == 0, r.stderr[-2000:]
-    made = next(line for line in r.stderr.splitlines() if line.startswith("PATTERNS "))
-    assert made == "PATTERNS []", made
+    made = _made_by_a_steady_hook(steady, event, _PATTERNS_AT_EXIT, "no-patterns-1")
+    assert made == [], made
 
 
 _SECRET_PATTERNS_AT_EXIT = _PATTERNS_AT_EXIT.replace('and "/redaction/" not in where ', "")
@@ -650,18 +652,11 @@ def test_a_steady_session_hook_compiles_no_prechecked_secret_rule_for_ordinary_t
     keep those patterns uncompiled (~0.5-1.2 M instructions each, issue 27)."""
     from baton.domain.redaction import DEFAULT_RULES
     from baton.domain.redaction.walk import _ESCAPE
-    from tests.harness_support import fixture
 
     prechecked = {rule.regex for rule in DEFAULT_RULES if getattr(rule, "could_match", None) is not None}
     assert len(prechecked) == 3
-    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
-    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-secret-patterns-1"))
-    r = subprocess.run([sys.executable, "-c", _SECRET_PATTERNS_AT_EXIT, "hook", "claude-code", event],
-                       input=payload, capture_output=True, text=True, cwd=steady,
-                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
-    assert r.returncode == 0, r.stderr[-2000:]
-    line = next(line for line in r.stderr.splitlines() if line.startswith("PATTERNS "))
-    made = {entry.split(":", 1)[1] for entry in ast.literal_eval(line.removeprefix("PATTERNS "))}
+    made = {entry.split(":", 1)[1]
+            for entry in _made_by_a_steady_hook(steady, event, _SECRET_PATTERNS_AT_EXIT, "no-secret-patterns-1")}
     assert made  # the screen did compile the rules the text may match
     assert not made & {*prechecked, _ESCAPE}, made
 
@@ -783,13 +778,6 @@ def spied(real):
         return real(source, *args, **kwargs)
     return run
 builtins.exec, builtins.eval = spied(exec_now), spied(eval_now)
-def report(code):
-    sys.stderr.write("SOURCE " + repr(made) + "\\n")
-    sys.stderr.flush()
-    exit_now(code)
-os._exit = report
-sys.argv = ["baton", *sys.argv[1:]]
-runpy.run_module("baton", run_name="__main__", alter_sys=True)
 """
 
 
@@ -800,13 +788,6 @@ def test_a_steady_session_hook_compiles_no_source_for_a_class_of_its_own(steady,
     ``GitDirs`` is a value class, not a ``collections.namedtuple`` (which ``eval``s its ``__new__``).
     What ``exec``s or ``eval``s source is the standard library's alone (``inspect``'s and
     ``urllib.parse``'s named tuples, under ``pathlib``)."""
-    from tests.harness_support import fixture
-
-    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
-    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-source-1"))
-    r = subprocess.run([sys.executable, "-c", _SOURCE_AT_EXIT, "hook", "claude-code", event], input=payload,
-                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
-    assert r.returncode == 0, r.stderr[-2000:]
-    made = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("SOURCE "))[7:])
+    made = _made_by_a_steady_hook(steady, event, _SOURCE_AT_EXIT, "no-source-1")
     assert made  # the spy saw the standard library's
     assert not [where for where in made if "/baton/" in where], made

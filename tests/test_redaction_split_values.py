@@ -10,33 +10,24 @@ pieces.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.domain.redaction import MARKER, RedactionPolicy, redact_payload
+from baton.domain.redaction import redact_payload
+from tests.redaction_support import POLICY, in_clear, redaction_at
 
-POLICY = RedactionPolicy()
 GITHUB = "ghp_" + "A1b2C3d4E5f6" + "G7h8I9j0K1l2M3n4O5p6Q7r8"
 KEY = "Zx9Qw8Er7" + "Ty6Ui5Op4As3" + "Df2Gh1Jk0Lm"
 MAIN = "12d9e8eb"
 """main when the split value was fixed: the redaction whose every removal must stay removed."""
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _redacted(text: str) -> str:
     cleaned: str = redact_payload(text, POLICY).payload
     return cleaned
-
-
-def _in_clear(text: str) -> str:
-    """What a reader still sees: the text without its markers (each a cut)."""
-    return "\0".join(MARKER.split(text))
 
 
 @pytest.mark.parametrize("text", [
@@ -47,7 +38,7 @@ def _in_clear(text: str) -> str:
     f"set API_KEY={KEY[:12]}^\r\n{KEY[12:]}",
 ], ids=["github-token", "two-pieces", "three-pieces", "crlf", "cmd-caret"])
 def test_a_value_a_continuation_splits_is_redacted_whole(text):
-    cleaned = _in_clear(_redacted(text))
+    cleaned = in_clear(_redacted(text))
     pieces = [piece for piece in (GITHUB[4:16], GITHUB[16:], KEY[:9], KEY[9:21], KEY[21:]) if piece in text]
     assert pieces and not [piece for piece in pieces if piece in cleaned]
 
@@ -64,38 +55,11 @@ def test_an_indented_line_after_a_split_value_is_another_word_and_kept():
 
 # -- the property: nothing main redacts comes back, and a split value is gone whole --
 
-_WORKER = """
-import sys, json
-from baton.domain.redaction import RedactionPolicy, redact_payload
-policy = RedactionPolicy()
-for line in sys.stdin:
-    print(json.dumps(redact_payload(json.loads(line), policy).payload), flush=True)
-"""
-
-
 @pytest.fixture(scope="module")
-def main_redaction(tmp_path_factory):
+def main_redaction(tmp_path_factory) -> Iterator[Callable[[str], str]]:
     """``redact_payload`` of ``MAIN``, in a process of its own (its ``baton`` package
     extracted from git), asked one text at a time."""
-    folder = tmp_path_factory.mktemp("main")
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", MAIN, "baton"], capture_output=True)
-    if archive.returncode != 0:
-        pytest.skip(f"main's redaction ({MAIN}) is not in this checkout's git history")
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    worker = subprocess.Popen([sys.executable, "-c", _WORKER], cwd=folder, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": str(folder)})
-
-    def redact(text: str) -> str:
-        assert worker.stdin is not None and worker.stdout is not None
-        worker.stdin.write(json.dumps(text) + "\n")
-        worker.stdin.flush()
-        cleaned: str = json.loads(worker.stdout.readline())
-        return cleaned
-
-    assert redact("x") == "x"
-    yield redact
-    worker.stdin.close()  # type: ignore[union-attr]
-    worker.wait(timeout=30)
+    yield from redaction_at(MAIN, tmp_path_factory.mktemp("main"))
 
 
 def test_the_pinned_main_is_the_redaction_before_this_fix(main_redaction):
@@ -137,7 +101,7 @@ def _grams(text: str) -> set[str]:
                                                                                       max_size=4))
 def test_the_redaction_never_leaves_in_clear_what_main_redacts(main_redaction, statements, separators):
     text = "".join(sep + statement for (statement, _), sep in zip(statements, separators)).lstrip("\n")
-    before, after = _in_clear(main_redaction(text)), _in_clear(_redacted(text))
+    before, after = in_clear(main_redaction(text)), in_clear(_redacted(text))
     assert not [gram for gram in _grams(text) if gram not in before and gram in after], (text, before, after)
 
 
@@ -154,7 +118,7 @@ def test_the_whole_value_of_a_split_assignment_is_gone(prefix, name, operator, v
         return  # the one-line form keeps it (too little entropy): nothing to hide
     pieces = [value[a:b] for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(value)])]
     text = f"{prefix}{name}{operator}{continuation.join(pieces)}{after}"
-    cleaned = _in_clear(_redacted(text))
+    cleaned = in_clear(_redacted(text))
     head = f"{prefix}{name}{operator}"
     assert cleaned.startswith(head) and cleaned.endswith(after), (text, cleaned)
     assert set(cleaned[len(head):len(cleaned) - len(after)]) <= set("\0\\^\r\n"), (text, cleaned)

@@ -15,8 +15,6 @@ pieces.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,13 +23,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.domain.redaction import MARKER, RedactionPolicy, redact_payload, walk
+from baton.domain.redaction import redact_payload, walk
+from tests.redaction_support import POLICY, in_clear, redaction_at
 
-POLICY = RedactionPolicy()
 SECRET = "Zx9kQ7vB2mN4" + "pL8rT6wY3cF1hJ5sD0gA"
 MAIN = "162146ee"
 """main before this fix: the redaction whose every removal must stay removed."""
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = str(Path(walk.__file__).parent)
 
 
@@ -97,43 +94,11 @@ def test_a_key_item_takes_the_sibling_items_after_it_up_to_the_next_key_item() -
 
 # -- the property: nothing main redacts is shown on texts of these shapes --
 
-_WORKER = """
-import sys, json
-from baton.domain.redaction import RedactionPolicy, redact_payload
-policy = RedactionPolicy()
-for line in sys.stdin:
-    print(json.dumps(redact_payload(json.loads(line), policy).payload), flush=True)
-"""
-
-
 @pytest.fixture(scope="module")
 def main_redaction(tmp_path_factory) -> Iterator[Callable[[str], str]]:
     """``redact_payload`` of ``MAIN``, in a process of its own (its ``baton`` package
     extracted from git), asked one text at a time."""
-    folder = tmp_path_factory.mktemp("main")
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", MAIN, "baton"], capture_output=True)
-    if archive.returncode != 0:
-        pytest.skip(f"main's redaction ({MAIN}) is not in this checkout's git history")
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    worker = subprocess.Popen([sys.executable, "-c", _WORKER], cwd=folder, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": str(folder)})
-
-    def redact(text: str) -> str:
-        assert worker.stdin is not None and worker.stdout is not None
-        worker.stdin.write(json.dumps(text) + "\n")
-        worker.stdin.flush()
-        cleaned: str = json.loads(worker.stdout.readline())
-        return cleaned
-
-    assert redact("x") == "x"
-    yield redact
-    worker.stdin.close()  # type: ignore[union-attr]
-    worker.wait(timeout=30)
-
-
-def _in_clear(text: str) -> str:
-    """What a reader still sees: the text without its markers (each a cut)."""
-    return "\0".join(MARKER.split(text))
+    yield from redaction_at(MAIN, tmp_path_factory.mktemp("main"))
 
 
 def _grams(text: str) -> set[str]:
@@ -176,5 +141,5 @@ def _nothing_after_a_second_key_item(lines: list[str]) -> bool:
 @given(lines=st.lists(_line(), min_size=1, max_size=8).filter(_nothing_after_a_second_key_item))
 def test_the_redaction_never_shows_what_main_redacts_on_these_shapes(main_redaction, lines: list[str]) -> None:
     text = "\n".join(lines) + "\n"
-    before, after = _in_clear(main_redaction(text)), _in_clear(redact_payload(text, POLICY).payload)
+    before, after = in_clear(main_redaction(text)), in_clear(redact_payload(text, POLICY).payload)
     assert not [gram for gram in _grams(text) if gram not in before and gram in after], (text, before, after)

@@ -123,6 +123,9 @@ def an_earlier_baton(project: Path, env: dict[str, str]) -> None:
 
 # -- Claude Code -----------------------------------------------------------------------------------
 
+WRAP_UP = "Wrap up the parser work for the next session."
+"""The prompt of a Codex turn in which the agent readies its handoff (``codex_hands_off``)."""
+
 CLAUDE_READY = "? for shortcuts"
 """Claude Code's prompt line when it waits for the person to type."""
 
@@ -413,6 +416,15 @@ def codex_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
     terminal.type("\r")
     terminal.wait_for(reply, why="the model's reply")
     wait_on_screen(terminal, lambda shown: shown.count("Worked for") > turns, "the end of Codex's turn")
+
+
+def codex_turn_held(terminal: Terminal, held: Held) -> None:
+    """Type the prompt that makes the agent ready its handoff ("Wrap up the parser work …"), send it,
+    and wait until the model's answer after it is asked for (``held``: the turn runs on)."""
+    terminal.type(WRAP_UP)
+    terminal.wait_for(f"› {WRAP_UP}", why="the prompt typed", now=True)
+    terminal.type("\r")
+    held.wait_asked()
 
 
 def wait_on_screen(terminal: Terminal, holds: Any, why: str, timeout: float = 180) -> None:
@@ -842,10 +854,7 @@ def test_ctrl_c_during_a_codex_turn_cancels_it_and_the_next_turns_end_leaves_its
     try:
         openai.script = [*codex_hands_off()[:-1], held, "Going on."]
         with codex_tui(codex) as terminal:
-            terminal.type("Wrap up the parser work for the next session.")
-            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
-            terminal.type("\r")
-            held.wait_asked()
+            codex_turn_held(terminal, held)
             terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
             terminal.type("\x03")
             terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
@@ -932,10 +941,7 @@ def test_a_terminal_closed_under_a_running_codex_turn_leaves_the_turn_running_an
     try:
         openai.script = [*codex_hands_off()[:-1], held]
         with codex_tui(codex) as terminal:
-            terminal.type("Wrap up the parser work for the next session.")
-            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
-            terminal.type("\r")
-            held.wait_asked()
+            codex_turn_held(terminal, held)
             terminal.hang_up()
             terminal.wait_until_ended()  # 0.171.0 ends by SIGABRT here: the TUI's own
         assert not events(codex.project, codex.env, "session.ended")  # the turn waits for its answer
@@ -1154,6 +1160,46 @@ def gemini_cli(gemini: Session, model: FakeGemini) -> Harness:
                    gemini_hands_off)
 
 
+def codex_cli(codex: CodexProject, model: FakeResponses) -> Harness:
+    return Harness("codex", lambda: codex_tui(codex), codex_prompt, codex_exit,
+                   lambda: "\n".join(developer_texts(model.turns()[-1])),
+                   lambda replies: model.script.extend(replies), codex_hands_off)
+
+
+def hello_in(harness: Harness, reply: str, screens: list[Terminal]) -> str:
+    """A session of ``harness`` in a terminal of its own: "hello", answered ``reply``, and left (its
+    terminal kept in ``screens``). What its model was told."""
+    with harness.start() as terminal:
+        harness.prompt(terminal, "hello", reply)
+        harness.leave(terminal)
+    screens.append(terminal)
+    return harness.told()
+
+
+def nothing_claimed_beside(project: Path, env: dict[str, str], told: str, session: str, name: str,
+                           unreported: str) -> None:
+    """A second terminal's brief, ``told``, names the live ``session`` (harness ``name``) as one that
+    "has not reported ``unreported``" and says nothing was claimed; no baton is made or claimed."""
+    assert f"Session `{session}` ({name}" in told and f"has not reported {unreported}" in told, told
+    assert "Nothing was claimed." in told
+    assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+
+
+def claimed_once_by_the_next_start(project: Path, env: dict[str, str], harness: Harness, baton: str, first: str,
+                                   screens: list[Terminal]) -> None:
+    """The next start (``harness``, "hello") is told of ``baton``, and of no session that has not
+    reported, and claims it, exactly once; it is the one baton made, session ``first`` ended once,
+    and no screen in ``screens`` (the next start's added) shows a hook's trouble."""
+    told = hello_in(harness, "Next start.", screens)
+    assert f"(baton `{baton}`)" in told and "has not reported" not in told, told
+    taker = sessions_of(project, env, "session.begun")[-1]
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(baton, taker)]
+    assert len(events(project, env, "baton.created")) == 1
+    assert sessions_of(project, env, "session.ended").count(first) == 1
+    for screen in screens:
+        no_hook_trouble_shown(screen)
+
+
 def two_terminals_on_one_branch(project: Path, env: dict[str, str], a: Harness, b: Harness) -> None:
     """Terminal A runs harness ``a``, whose agent has readied its handoff; terminal B starts ``b``
     on the same project and branch while A still runs: B's brief says A's session "has not reported
@@ -1161,31 +1207,16 @@ def two_terminals_on_one_branch(project: Path, env: dict[str, str], a: Harness, 
     exits: its end leaves the baton; the next start (``b`` again) claims it, exactly once."""
     a.script([*a.hands_off()])
     b.script(["Second terminal.", "Next start."])
+    screens: list[Terminal] = []
     with a.start() as first_terminal:
         a.prompt(first_terminal, "Record where the work stands for the next session.", "Handed off.")
         (first,) = sessions_of(project, env, "session.begun")
-        with b.start() as second_terminal:
-            b.prompt(second_terminal, "hello", "Second terminal.")
-            b.leave(second_terminal)
-        told = b.told()
-        assert f"Session `{first}` ({a.name}" in told and "has not reported its end" in told, told
-        assert "Nothing was claimed." in told
-        assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
+        nothing_claimed_beside(project, env, hello_in(b, "Second terminal.", screens), first, a.name, "its end")
         a.leave(first_terminal)
+    screens.append(first_terminal)
     (created,) = events(project, env, "baton.created")
     assert created["data"]["session"] == first
-    with b.start() as next_terminal:
-        b.prompt(next_terminal, "hello", "Next start.")
-        b.leave(next_terminal)
-    told = b.told()
-    assert f"(baton `{subject(created)}`)" in told and "has not reported its end" not in told, told
-    taker = sessions_of(project, env, "session.begun")[-1]
-    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
-        == [(subject(created), taker)]
-    assert len(events(project, env, "baton.created")) == 1
-    assert sessions_of(project, env, "session.ended").count(first) == 1
-    for terminal in (first_terminal, second_terminal, next_terminal):
-        no_hook_trouble_shown(terminal)
+    claimed_once_by_the_next_start(project, env, b, subject(created), first, screens)
 
 
 def test_a_second_terminal_on_the_branch_is_told_of_claude_codes_live_session_and_claims_its_baton_only_after_it_ends(
@@ -1443,10 +1474,7 @@ def test_run_in_background_when_leaving_codex_during_a_turn_leaves_it_running_an
     try:
         openai.script = [*codex_hands_off()[:-1], held]
         with codex_tui(codex) as terminal:
-            terminal.type("Wrap up the parser work for the next session.")
-            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
-            terminal.type("\r")
-            held.wait_asked()
+            codex_turn_held(terminal, held)
             terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
             terminal.type("\x03")
             terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
@@ -1518,54 +1546,48 @@ def test_a_second_terminal_on_the_branch_while_a_codex_turn_runs_claims_nothing_
     B starts Claude Code on the same project and branch: B's brief says A's session "has not
     reported its end", and B claims nothing. Once A's turn ends, its ``Stop`` leaves the baton; the
     next start claims it, exactly once."""
-    project = git_project(tmp_path / "project")
-    env = claude_ready(tmp_path, anthropic, project)
-    codex = codex_ready(tmp_path, openai, trap)
-    assert codex.project == project
-    claude = claude_code(project, env, anthropic)
+    project, env, codex, claude = codex_beside_claude_code(tmp_path, anthropic, openai, trap)
     held = Held("Handed off.")
-    claude.script(["Second terminal.", "Next start."])
-    screens = []
+    screens: list[Terminal] = []
     try:
         openai.script = [*codex_hands_off()[:-1], held]
         with codex_tui(codex) as a:
-            a.type("Wrap up the parser work for the next session.")
-            a.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
-            a.type("\r")
-            held.wait_asked()
+            codex_turn_held(a, held)
             (first,) = sessions_of(project, env, "session.begun")
-            with claude.start() as b:
-                claude.prompt(b, "hello", "Second terminal.")
-                claude.leave(b)
-            screens.append(b)
-            told = claude.told()
-            assert f"Session `{first}` (codex" in told and "has not reported its end" in told, told
-            assert "Nothing was claimed." in told
-            assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
-            held.release()
-            (created,) = wait_for_event(project, env, "baton.created")
-            wait_on_screen(a, lambda shown: CODEX_READY in shown and "esc to interrupt" not in shown,
-                           "the end of Codex's turn")
-            codex_exit(a)
+            nothing_claimed_beside(project, env, hello_in(claude, "Second terminal.", screens), first, "codex",
+                                   "its end")
+            created = codex_turn_released(codex, a, held)
         screens.append(a)
     finally:
         held.release()
         codex_daemon_stopped(codex)
     assert created["data"]["session"] == first
-    with claude.start() as nxt:
-        claude.prompt(nxt, "hello", "Next start.")
-        claude.leave(nxt)
-    screens.append(nxt)
+    claimed_once_by_the_next_start(project, env, claude, subject(created), first, screens)
     anthropic.check()
-    told = claude.told()
-    assert f"(baton `{subject(created)}`)" in told and "has not reported its end" not in told, told
-    taker = sessions_of(project, env, "session.begun")[-1]
-    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] \
-        == [(subject(created), taker)]
-    assert len(events(project, env, "baton.created")) == 1
-    assert sessions_of(project, env, "session.ended").count(first) == 1
-    for screen in screens:
-        no_hook_trouble_shown(screen)
+
+
+def codex_beside_claude_code(tmp_path: Path, anthropic: FakeAnthropic, openai: FakeResponses, trap: ProxyTrap
+                             ) -> tuple[Path, dict[str, str], CodexProject, Harness]:
+    """One git project, Claude Code's environment and Codex's, both ready in it (Claude Code's
+    answers scripted: "Second terminal.", then "Next start.")."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    codex = codex_ready(tmp_path, openai, trap)
+    assert codex.project == project
+    claude = claude_code(project, env, anthropic)
+    claude.script(["Second terminal.", "Next start."])
+    return project, env, codex, claude
+
+
+def codex_turn_released(codex: CodexProject, terminal: Terminal, held: Held) -> dict[str, Any]:
+    """The held answer given: the turn's ``Stop`` leaves a baton (its event returned), the turn's end
+    shows, and the person leaves Codex."""
+    held.release()
+    (created,) = wait_for_event(codex.project, codex.env, "baton.created")
+    wait_on_screen(terminal, lambda shown: CODEX_READY in shown and "esc to interrupt" not in shown,
+                   "the end of Codex's turn")
+    codex_exit(terminal)
+    return created
 
 
 # -- inter22: Codex's "Exit" after Ctrl-C in a turn, a later Codex turn beside a second terminal ----
@@ -1598,12 +1620,9 @@ def test_exit_when_leaving_codex_during_a_turn_stops_it_and_the_readied_handoff_
     held = Held()
     screens = []
     try:
-        openai.script = [*codex_hands_off()[:-1], held, "Next start.", "Resumed.", "Third start."]
+        openai.script = [*codex_hands_off()[:-1], held, "Second start.", "Resumed.", "Next start."]
         with codex_tui(codex) as terminal:
-            terminal.type("Wrap up the parser work for the next session.")
-            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
-            terminal.type("\r")
-            held.wait_asked()
+            codex_turn_held(terminal, held)
             codex_interrupted_then(terminal, "3. Exit")
             terminal.wait_for("The current turn was stopped.", why="Codex's goodbye, the turn stopped")
             assert terminal.wait_until_ended() == 0, terminal.screen()
@@ -1612,11 +1631,7 @@ def test_exit_when_leaving_codex_during_a_turn_stops_it_and_the_readied_handoff_
         assert f"codex resume {sid}" in terminal.screen(), terminal.screen()
         (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
         assert not events(codex.project, codex.env, "session.ended")  # no Stop for the stopped turn
-        with codex_tui(codex) as second:
-            codex_prompt(second, "hello", "Next start.")
-            codex_exit(second)
-        screens.append(second)
-        told = "\n".join(developer_texts(openai.turns()[-1]))
+        told = hello_in(codex_cli(codex, openai), "Second start.", screens)
         assert f"Session `{sid}` (codex" in told and "has not reported its end" in told, told
         assert f"handoff `{readied}`" in told and "Nothing was claimed." in told, told
         assert not events(codex.project, codex.env, "baton.created") and not events(codex.project, codex.env,
@@ -1630,22 +1645,11 @@ def test_exit_when_leaving_codex_during_a_turn_stops_it_and_the_readied_handoff_
             (created,) = wait_for_event(codex.project, codex.env, "baton.created")
             codex_exit(resumed)
         screens.append(resumed)
-        with codex_tui(codex) as third:
-            codex_prompt(third, "hello", "Third start.")
-            codex_exit(third)
-        screens.append(third)
+        assert created["data"]["session"] == sid and subject(created) == readied
+        claimed_once_by_the_next_start(codex.project, codex.env, codex_cli(codex, openai), readied, sid, screens)
     finally:
         held.release()
         codex_daemon_stopped(codex)
-    assert created["data"]["session"] == sid and subject(created) == readied
-    assert f"(baton `{readied}`)" in "\n".join(developer_texts(openai.turns()[-1]))
-    taker = sessions_of(codex.project, codex.env, "session.begun")[-1]
-    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
-        == [(readied, taker)]
-    assert len(events(codex.project, codex.env, "baton.created")) == 1
-    assert sessions_of(codex.project, codex.env, "session.ended").count(sid) == 1
-    for screen in screens:
-        no_hook_trouble_shown(screen)
 
 
 def test_a_second_terminal_on_the_branch_during_a_later_codex_turn_claims_nothing_until_that_turns_stop_leaves_the_baton(
@@ -1657,57 +1661,27 @@ def test_a_second_terminal_on_the_branch_during_a_later_codex_turn_claims_nothin
     Nothing was claimed" (its harness process, Codex's background server, lives), and no baton is
     made or claimed. Once A's turn ends, its ``Stop`` hands the handoff on as the baton (no second
     end); the next start claims it, exactly once."""
-    project = git_project(tmp_path / "project")
-    env = claude_ready(tmp_path, anthropic, project)
-    codex = codex_ready(tmp_path, openai, trap)
-    assert codex.project == project
-    claude = claude_code(project, env, anthropic)
+    project, env, codex, claude = codex_beside_claude_code(tmp_path, anthropic, openai, trap)
     held = Held("Handed off.")
-    claude.script(["Second terminal.", "Next start."])
-    screens = []
+    screens: list[Terminal] = []
     try:
         openai.script = ["Hello.", *codex_hands_off()[:-1], held]
         with codex_tui(codex) as a:
             codex_prompt(a, "hello", "Hello.")
             (first,) = sessions_of(project, env, "session.begun")
             assert wait_for_event(project, env, "session.ended") and not events(project, env, "baton.created")
-            a.type("Wrap up the parser work for the next session.")
-            a.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
-            a.type("\r")
-            held.wait_asked()
+            codex_turn_held(a, held)
             (readied,) = [e["stream"].split("/", 1)[1] for e in events(project, env, "handoff.promoted")]
-            with claude.start() as b:
-                claude.prompt(b, "hello", "Second terminal.")
-                claude.leave(b)
-            screens.append(b)
-            told = claude.told()
-            assert f"Session `{first}` (codex" in told, told
-            assert f"has not reported the end of the turn in which it readied handoff `{readied}`" in told, told
-            assert "Nothing was claimed." in told
-            assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")
-            held.release()
-            (created,) = wait_for_event(project, env, "baton.created")
-            wait_on_screen(a, lambda shown: CODEX_READY in shown and "esc to interrupt" not in shown,
-                           "the end of Codex's turn")
-            codex_exit(a)
+            nothing_claimed_beside(project, env, hello_in(claude, "Second terminal.", screens), first, "codex",
+                                   f"the end of the turn in which it readied handoff `{readied}`")
+            created = codex_turn_released(codex, a, held)
         screens.append(a)
     finally:
         held.release()
         codex_daemon_stopped(codex)
     assert created["data"]["session"] == first and subject(created) == readied
-    with claude.start() as nxt:
-        claude.prompt(nxt, "hello", "Next start.")
-        claude.leave(nxt)
-    screens.append(nxt)
+    claimed_once_by_the_next_start(project, env, claude, readied, first, screens)
     anthropic.check()
-    told = claude.told()
-    assert f"(baton `{readied}`)" in told and "has not reported" not in told, told
-    taker = sessions_of(project, env, "session.begun")[-1]
-    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(readied, taker)]
-    assert len(events(project, env, "baton.created")) == 1
-    assert sessions_of(project, env, "session.ended").count(first) == 1
-    for screen in screens:
-        no_hook_trouble_shown(screen)
 
 
 
@@ -1773,10 +1747,7 @@ def test_esc_during_a_codex_turn_interrupts_it_without_a_question_and_the_next_t
     try:
         openai.script = [*codex_hands_off()[:-1], held, "Going on.", "Next start."]
         with codex_tui(codex) as terminal:
-            terminal.type("Wrap up the parser work for the next session.")
-            terminal.wait_for("› Wrap up the parser work for the next session.", why="the prompt typed", now=True)
-            terminal.type("\r")
-            held.wait_asked()
+            codex_turn_held(terminal, held)
             terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
             terminal.type("\x1b")
             wait_on_screen(terminal, lambda shown: "esc to interrupt" not in shown and CODEX_READY in shown,
@@ -1787,22 +1758,14 @@ def test_esc_during_a_codex_turn_interrupts_it_without_a_question_and_the_next_t
             (created,) = wait_for_event(codex.project, codex.env, "baton.created")
             codex_exit(terminal)
         screens.append(terminal)
-        with codex_tui(codex) as after:
-            codex_prompt(after, "hello", "Next start.")
-            codex_exit(after)
-        screens.append(after)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
+        assert created["data"]["session"] == sid and subject(created) == readied
+        claimed_once_by_the_next_start(codex.project, codex.env, codex_cli(codex, openai), readied, sid, screens)
     finally:
         held.release()
         codex_daemon_stopped(codex)
-    sid, taker = sessions_of(codex.project, codex.env, "session.begun")
-    (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
-    assert created["data"]["session"] == sid and subject(created) == readied
-    assert sessions_of(codex.project, codex.env, "session.ended").count(sid) == 1
-    assert f"(baton `{readied}`)" in "\n".join(developer_texts(openai.turns()[-1]))
-    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
-        == [(readied, taker)]
-    for screen in screens:
-        no_hook_trouble_shown(screen)
+    assert len(sessions_of(codex.project, codex.env, "session.begun")) == 2
 
 
 
@@ -1846,10 +1809,7 @@ def test_compact_in_codex_after_it_received_a_baton_saves_one_draft_whose_comple
                           if e["data"]["session"] == sid]
             codex_exit(terminal)
         screens.append(terminal)
-        with codex_tui(codex) as after:
-            codex_prompt(after, "hello", "Next start.")
-            codex_exit(after)
-        screens.append(after)
+        hello_in(codex_cli(codex, openai), "Next start.", screens)
     finally:
         codex_daemon_stopped(codex)
     told = "\n".join(developer_texts(openai.turns()[asked]))
