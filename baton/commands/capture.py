@@ -48,7 +48,7 @@ from baton.commands.record import record
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.field_hints import unknown_field_hints
-from baton.domain.handoff import handoff_file_name, id_key, new_draft
+from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifier_problems, handoff_identifiers
 from baton.domain.limits import AGENT_RECORD_BYTES
 from baton.domain.paths import lexical_problem, normalize_project_path
@@ -56,7 +56,7 @@ from baton.domain.readiness import transcript_field_paths
 from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
 from baton.domain.session_names import ended_session_hint, no_start_hint
-from baton.domain.short_ids import HANDOFFS_DIR, short_id
+from baton.domain.short_ids import HANDOFFS_DIR, id_key, short_id
 from baton.domain.wording import counted
 from baton.errors import HandoffInputError, InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
@@ -69,7 +69,6 @@ if TYPE_CHECKING:
     from baton.events.handoff import HandoffCaptured
 
 ID_PREFIXES = {"decisions": "D", "evidence": "E", "failed_attempts": "F", "open_items": "O"}
-_ITEM_ID = re.compile(r"^[A-Z]+-(\d+)$")
 _FILE_RANGE = re.compile(r"(#L?\d+(-L?\d+)?|:\d+(-\d+)?)$")
 
 
@@ -205,19 +204,20 @@ def assign_item_ids(payload: dict[str, Any], retired: Iterable[str] = ()) -> dic
     an amendment), so an id is never reused and a citation of a dropped item
     never moves to a new one."""
     out = dict(payload)
-    gone = [r for r in retired if isinstance(r, str)]
+    gone = {id_key(r) for r in retired if isinstance(r, str)}
     for key, prefix in ID_PREFIXES.items():
         items = out.get(key)
         if not isinstance(items, list):
             continue
-        used = {i.get("id") for i in items if isinstance(i, dict)} | {r for r in gone if r.startswith(f"{prefix}-")}
-        numbers = [int(m.group(1)) for u in used if isinstance(u, str) and (m := _ITEM_ID.match(u))]
+        # Compared as amend compares ids (``id_key``: ``o-002`` is ``O-2``), so a retired ``o-002`` keeps ``O-002``.
+        used = {id_key(i["id"]) for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)} | gone
+        numbers = [int(u[len(prefix) + 1:]) for u in used if u.startswith(f"{prefix}-") and u[len(prefix) + 1:].isdecimal()]
         n = max(numbers, default=0)
         fresh = []
         for item in items:
             if isinstance(item, dict) and not item.get("id"):
                 n += 1
-                while f"{prefix}-{n:03d}" in used:
+                while f"{prefix}-{n}" in used:
                     n += 1
                 item = {"id": f"{prefix}-{n:03d}", **item}
             fresh.append(item)
@@ -453,7 +453,8 @@ def capture_in_scope(
     ``origin`` fields override the payload's; ``session`` becomes
     ``origin.session_id`` when that is unset, and the event's session.
     ``retired``: the ids the new record starts with retired (a fork's parent's
-    ``retired_ids``): no new item takes one, and the record keeps them.
+    ``retired_ids``; with a ``parent``, its ``retired_ids`` join them): no new item takes one, and the
+    record keeps them.
 
     Raises:
         InputError / HandoffInputError: the payload or ``session`` is malformed (exit 2).
@@ -472,10 +473,11 @@ def capture_in_scope(
     refuse_malformed_identifiers(payload)
     project.check_identifiers(handoff_identifiers(payload))
     clean = clean_payload(project.paths.worktree, payload, policy)
-    retired = tuple(sorted({r for r in retired if isinstance(r, str)}))
+    parent_id = _resolved_parent(scope, parent, relation)
+    retired = _retired_with_parent(scope, clean.payload, retired, parent_id)
     body = assign_item_ids(clean.payload, retired)
     hash_artifacts(project.paths.worktree, body, policy)
-    _link_parent(scope, body, parent, relation)
+    _link_parent(body, parent_id, relation)
     _merge_origin(body, origin, session)
     _set_trigger(body, trigger)
     snapshot, snapshot_redactions = project_snapshot(project, policy)
@@ -497,22 +499,40 @@ def capture_in_scope(
     return CaptureResult(handoff_id, stored, redactions, events, handoff_file(stored))
 
 
-def _link_parent(scope: Any, body: dict[str, Any], parent: str | None, relation: str) -> None:
-    """Name ``parent`` (any id form, resolved here) in the body's lineage;
-    with a parent, relation ``root`` becomes ``continue``.
+def _resolved_parent(scope: Any, parent: str | None, relation: str) -> str | None:
+    """``parent`` (any id form) resolved to a full id, or None without one.
 
     Raises:
         InputError: a relation other than ``root`` without a parent.
         NotFound / AmbiguousId: ``parent`` names no single handoff.
     """
-    if parent is not None:
-        parent_id = resolve_handoff_id(scope.runner, parent, here=place_of(scope.project))
+    if parent is None:
+        if relation != "root":
+            raise InputError(f"relation {relation!r} needs a parent handoff")
+        return None
+    return resolve_handoff_id(scope.runner, parent, here=place_of(scope.project))
+
+
+def _retired_with_parent(scope: Any, payload: Mapping[str, Any], retired: Iterable[str],
+                         parent_id: str | None) -> tuple[str, ...]:
+    """The ids the new record starts with retired: ``retired`` and, with a parent, the parent's
+    ``retired_ids`` (a continuation's carried items may still cite an item the parent closed: no new item
+    takes its id, and the citation blocks nothing) — but never an id the new record's own items carry."""
+    ids = {r for r in retired if isinstance(r, str)}
+    doc = scope.runner.get("handoffs", parent_id) if parent_id is not None else None
+    ids.update(r for r in (doc.get("retired_ids") if isinstance(doc, Mapping) else None) or () if isinstance(r, str))
+    carried = {id_key(i["id"]) for key in ID_PREFIXES for i in payload.get(key) or ()
+               if isinstance(i, dict) and isinstance(i.get("id"), str)}
+    return tuple(sorted(r for r in ids if id_key(r) not in carried))
+
+
+def _link_parent(body: dict[str, Any], parent_id: str | None, relation: str) -> None:
+    """Name ``parent_id`` in the body's lineage; with a parent, relation ``root`` becomes ``continue``."""
+    if parent_id is not None:
         lineage = dict(body.get("lineage") or {}) if isinstance(body.get("lineage"), dict) else {}
         lineage["parents"] = [parent_id]
         lineage["relation"] = "continue" if relation == "root" else relation
         body["lineage"] = lineage
-    elif relation != "root":
-        raise InputError(f"relation {relation!r} needs a parent handoff")
 
 
 def _merge_origin(body: dict[str, Any], origin: dict | None, session: str | None) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Mapping  # not typing's: isinstance through its alia
 
 from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, drift_listed, head_change
 from baton.domain.percent import quote, unquote
-from baton.domain.short_ids import short_id
+from baton.domain.short_ids import id_key, short_id
 from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
@@ -1425,9 +1425,10 @@ def ordered_open_items(items: Sequence[_Item], blocked: Callable[[_Item], bool],
 
 def open_blockers(blockers: Any, retired: Any) -> list[str]:
     """The ids in an item's ``blocked_by`` that still block it: a retired id (an item closed, dropped or
-    replaced away by an amendment: the record's ``retired_ids``) is done or gone, and blocks nothing."""
-    gone = {r.strip() for r in retired or () if isinstance(r, str)}
-    return [b.strip() for b in blockers or () if isinstance(b, str) and b.strip() and b.strip() not in gone]
+    replaced away by an amendment: the record's ``retired_ids``) is done or gone, and blocks nothing. Ids
+    compare as amend compares them (``short_ids.id_key``: ``o-2`` names ``O-002``)."""
+    gone = {id_key(r) for r in retired or () if isinstance(r, str)}
+    return [b.strip() for b in blockers or () if isinstance(b, str) and b.strip() and id_key(b) not in gone]
 
 
 def _blocked_in(record: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], bool]:

@@ -32,7 +32,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable, Mapping, Sequence
 
-from baton.domain.handoff import id_key, json_type
+from baton.domain.handoff import json_type
+from baton.domain.short_ids import id_key
 from baton.errors import InputError
 from baton.model import frozen
 

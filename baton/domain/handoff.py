@@ -42,6 +42,7 @@ from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's us
     MIN_SHORT_PREFIX,
     compact_timestamp,
     file_name,
+    id_key,
     id_matches,
     parse_timestamp,
     short_id,
@@ -1106,21 +1107,6 @@ def blank_item_problems(h: Handoff) -> list[str]:
 ID_FAMILIES = ("decisions", "evidence", "failed_attempts", "open_items")
 """The lists whose items carry an ``id`` (``D-``, ``E-``, ``F-``, ``O-``): closing or dropping
 an item, and ``evidence_ids``, name it by that id."""
-
-
-_ITEM_ID_FORM = re.compile(r"^\s*([A-Za-z]+)-0*(\d+)\s*$")
-
-
-def id_key(ident: str) -> str:
-    """An item id as it is matched, one normalisation for every use: ``O-1``, ``o-001`` and
-    `` O-001 `` are all ``O-1`` (a letter prefix, a dash, a number: case, leading zeros and
-    surrounding blanks do not count); any other id compares with its blanks stripped, case folded.
-    ``handoff amend``'s close/drop (``edits.same_id``), its keyed merge (``merge_changes``) and the
-    duplicate check (``duplicate_id_problems``) all use it, so two ids it makes one are refused."""
-    found = _ITEM_ID_FORM.match(ident)
-    if found:
-        return f"{found.group(1).upper()}-{int(found.group(2))}"
-    return ident.strip().casefold()
 
 
 def duplicate_id_problems(h: Handoff, *, already: Handoff | None = None) -> list[str]:

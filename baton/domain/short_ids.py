@@ -4,7 +4,9 @@ is materialized in.
 
 ``baton.domain.handoff`` (the record model and its converter) re-exports
 them; a session-start brief that only names a handoff, and a listing that
-names each row's file, need not import the model.
+names each row's file, need not import the model. An item's id as it is matched
+(``id_key``) lives here too, without a regular expression: the baton's next steps compare retired
+ids through it.
 """
 
 from __future__ import annotations
@@ -109,3 +111,17 @@ def parse_timestamp(text: str) -> datetime:
         return datetime.fromisoformat(value.replace("t", "T"))
     except ValueError as exc:
         raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z") from exc
+
+
+def id_key(ident: str) -> str:
+    """An item id as it is matched, one normalisation for every use: ``O-1``, ``o-001`` and
+    `` O-001 `` are all ``O-1`` (ASCII letters, a dash, a decimal number: case, leading zeros and
+    surrounding blanks do not count); any other id compares with its blanks stripped, case folded.
+    ``handoff amend``'s close/drop (``edits.same_id``), its keyed merge (``merge_changes``), the
+    duplicate check (``duplicate_id_problems``), the ids a capture assigns past the retired ones and
+    the blockers a retired id no longer blocks (``batons.open_blockers``) all use it."""
+    text = ident.strip()
+    prefix, dash, number = text.partition("-")
+    if dash and prefix.isascii() and prefix.isalpha() and number.isdecimal():
+        return f"{prefix.upper()}-{int(number)}"
+    return text.casefold()

@@ -38,7 +38,6 @@ from baton.domain.handoff import (
     Validation,
     handoff_from_json,
     handoff_to_json,
-    id_key,
     is_handoff_id,
 )
 from baton.domain.quality import score_quality
@@ -59,6 +58,7 @@ from baton.domain.readiness import (  # noqa: F401  # noqa: F401
     transcript_field_paths,
     validation_report_from_json,  # noqa: F401
 )
+from baton.domain.short_ids import id_key
 from baton.errors import HandoffInputError
 from baton.model import as_tuple, frozen
 
