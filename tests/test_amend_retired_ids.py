@@ -15,6 +15,7 @@ import pytest
 
 from baton.domain.batons import baton_content_of_handoff
 from baton.domain.edits import Edit, refuse_cited_drops, retired_after
+from baton.domain.lineage import merge_body, merge_retired
 from baton.domain.quality import order_open_items
 from baton.errors import InputError
 from tests.cli_support import run, run_json
@@ -207,3 +208,60 @@ def test_a_fork_child_carries_its_parent_s_retired_ids_and_a_new_item_takes_a_ne
     fork = run_json(capsys, project, "fork", hid)["id"]
     record = run_json(capsys, project, "handoff", "amend", fork, "--open-item", "brand new fork item")["handoff"]
     assert record["retired_ids"] == ["O-002"] and _ids(record, "open_items") == ["O-001", "O-003"]
+
+
+# -- a merge carries its parents' retired ids (fix22e T9's rest) ---------------------------
+
+def _merge_of_a_parent_that_retired_o_002(capsys, project, tmp_path) -> str:
+    """Parent A closed its ``O-002`` (retired); parent B, apart, has two open items of its own."""
+    item = {"suggested_action": "do", "acceptance_check": "check"}
+    a = _capture(capsys, project, "--open-item", json.dumps({"description": "a first", **item}),
+                 json.dumps({"description": "a to close", **item}))
+    run_json(capsys, project, "handoff", "amend", a, "--close-item", "O-002")
+    b = _capture(capsys, project, "--evidence", LINT, "--open-item", json.dumps({"description": "b first", **item}),
+                 json.dumps({"description": "b second", **item}))
+    resolution = tmp_path / "resolution.json"
+    resolution.write_text(json.dumps({"decision": "both halves go on"}))
+    return run_json(capsys, project, "merge", a, b, "--resolution-file", str(resolution))["id"]
+
+
+def test_a_merge_child_carries_its_parents_retired_ids_and_numbers_no_item_onto_one(capsys, project, tmp_path):
+    merged = _merge_of_a_parent_that_retired_o_002(capsys, project, tmp_path)
+    record = run_json(capsys, project, "handoff", "show", merged)["handoff"]
+    assert record["retired_ids"] == ["O-002"]
+    assert _ids(record, "open_items") == ["O-001", "O-003", "O-004"]
+    assert [i["description"] for i in record["open_items"]] == ["a first", "b first", "b second"]
+
+
+def test_a_new_item_of_a_merge_child_takes_no_id_a_parent_retired(capsys, project, tmp_path):
+    merged = _merge_of_a_parent_that_retired_o_002(capsys, project, tmp_path)
+    record = run_json(capsys, project, "handoff", "amend", merged, "--open-item", "new after the merge")["handoff"]
+    assert _ids(record, "open_items") == ["O-001", "O-003", "O-004", "O-005"]
+
+
+def test_a_merge_child_s_retired_ids_read_the_same_after_a_rebuild(capsys, project, tmp_path):
+    merged = _merge_of_a_parent_that_retired_o_002(capsys, project, tmp_path)
+    before = run_json(capsys, project, "handoff", "show", merged)["handoff"]
+    run_json(capsys, project, "rebuild")
+    assert run_json(capsys, project, "handoff", "show", merged)["handoff"] == before
+
+
+def test_a_merge_retires_the_union_of_its_parents_retired_ids():
+    parents = [{"retired_ids": ["O-002", "E-001"]}, {"retired_ids": ["O-002", "D-001"]}, {}]
+    assert merge_retired(parents) == ("D-001", "E-001", "O-002")
+
+
+def test_a_merge_numbers_its_evidence_and_decisions_past_the_retired_ids():
+    parents = [{"id": "a", "evidence": [{"type": "test", "claim": "x"}]}, {"id": "b"}]
+    body = merge_body(parents, resolution={"decision": "join"}, conflicts=(), basis=(), title=None,
+                      retired=("D-001", "E-001"))
+    assert _ids(body, "evidence") == ["E-002"] and _ids(body, "decisions") == ["D-002"]
+
+
+def test_a_merged_item_s_blocker_keeps_naming_the_same_item_after_renumbering():
+    parents = [{"id": "a", "open_items": [{"id": "O-001", "description": "a only"}]},
+               {"id": "b", "open_items": [{"id": "O-001", "description": "b blocker"},
+                                          {"id": "O-002", "description": "b blocked", "blocked_by": ["O-001"]}]}]
+    body = merge_body(parents, resolution={"decision": "join"}, conflicts=(), basis=(), title=None)
+    by_description = {i["description"]: i for i in body["open_items"]}
+    assert by_description["b blocked"]["blocked_by"] == [by_description["b blocker"]["id"]] == ["O-002"]

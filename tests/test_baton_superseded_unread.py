@@ -30,10 +30,11 @@ def test_an_end_that_replaces_another_sessions_unread_baton_says_so_in_its_json(
 
 
 def test_an_end_that_replaces_another_sessions_unread_baton_says_so_in_its_text(project, capsys):
-    run_json(capsys, project, "session", "end", "t1", "--handoff-steps", "Parse the feed's local dates", *HERE)
+    first = run_json(capsys, project, "session", "end", "t1", "--handoff-steps", "Parse the feed's local dates",
+                     *HERE)
     code, out, _err = run(capsys, project, "session", "end", "t2", "--handoff-steps", "Wire the retry queue", *HERE)
     assert code == 0 and "replaced an unread baton from session t1 (Parse the feed's local dates)" in out
-    assert "baton handoff show " in out
+    assert f"`baton resume {first['handoffId']}` reads it." in out  # the brief with live freshness (tester-use22 T8)
 
 
 def test_the_brief_delivering_the_newer_baton_names_the_unread_one_it_replaced(project, capsys):
@@ -42,7 +43,7 @@ def test_the_brief_delivering_the_newer_baton_names_the_unread_one_it_replaced(p
     markdown = brief["handoffMarkdown"]
     assert f"`{second['handoffId']}`" in markdown and "Wire the retry queue" in markdown
     assert "replaced an unread baton from session `t1` (Parse the feed's local dates)" in markdown
-    assert f"`baton handoff show {first['handoffId']}`" in markdown
+    assert f"`baton resume {first['handoffId']}` continues it" in markdown
 
 
 def test_a_session_replacing_its_own_baton_names_nothing_unread(project, capsys):
@@ -64,7 +65,7 @@ def test_a_third_baton_keeps_naming_the_unread_one_the_second_replaced(project, 
     first, _second = two_terminals(capsys, project)
     run_json(capsys, project, "session", "end", "t2", "--handoff-steps", "Wire the retry queue, again", *HERE)
     markdown = run_json(capsys, project, "bootstrap", "--session-id", "t3", *HERE)["handoffMarkdown"]
-    assert f"`baton handoff show {first['handoffId']}`" in markdown
+    assert f"`baton resume {first['handoffId']}` continues it" in markdown
 
 
 def test_the_unread_baton_is_listed_as_superseded_unseen_by_status(project, capsys):

@@ -444,7 +444,7 @@ def test_a_lost_claim_notice_names_no_option_by_default():
     from baton.domain.batons import lost_claim_notices
 
     [(_, notice)] = lost_claim_notices(_lost_one(), writer="me", told=[])
-    assert notice.endswith("`baton handoff show h-1` reads it.")
+    assert notice.endswith("`baton resume h-1` reads it.")
     assert "asked for" not in notice
 
 

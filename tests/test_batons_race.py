@@ -131,7 +131,7 @@ def _losers_told(outs: list[dict], baton_id: str) -> None:
         if o is not winner:
             told = o["claimedElsewhere"]
             assert (told["handoffId"], told["claimedBySession"]) == (baton_id, winner["sessionId"]), o
-            assert told["readCommand"] == f"baton handoff show {baton_id}"
+            assert told["readCommand"] == f"baton resume {baton_id}"
 
 
 def test_sixteen_real_cli_processes_started_together_deliver_the_baton_once(project, tmp_path):

@@ -44,7 +44,7 @@ def test_a_baton_another_session_claimed_within_the_window_is_told_with_who_when
     assert fact is not None
     assert (fact.handoff_id, fact.claimed_by_session, fact.claimed_at, fact.left_by_session) == \
         ("0193-baton", "fork-1", CLAIMED_AT, "s-left")
-    assert fact.to_json()["readCommand"] == "baton handoff show 0193-baton"
+    assert fact.to_json()["readCommand"] == "baton resume 0193-baton"
 
 
 def test_the_sessions_own_claim_is_not_told():
@@ -102,7 +102,7 @@ def test_the_notice_is_one_line_naming_the_claimer_the_time_and_the_command():
     notice = claimed_elsewhere_notice(told(claimed()))
     assert "\n" not in notice
     assert "claimed by session fork-1 at 2026-09-02T14:30:00.000000Z" in notice
-    assert notice.endswith("read it with `baton handoff show 0193-baton`.")
+    assert notice.endswith("read it with `baton resume 0193-baton`.")
 
 
 # -- the command line ------------------------------------------------------------------------------
@@ -132,9 +132,9 @@ def test_a_second_bootstrap_is_told_which_session_claimed_the_baton_and_claims_n
     assert (fact["handoffId"], fact["claimedBySession"], fact["owner"], fact["branch"]) == \
         (baton_id, "fork-1", "alice@example.com", "main")
     assert fact["claimedAt"] == first["handoff"]["claimedAt"]
-    assert fact["readCommand"] == f"baton handoff show {baton_id}"
+    assert fact["readCommand"] == f"baton resume {baton_id}"
     assert f"claimed by session fork-1 at {fact['claimedAt']}" in second["brief"]
-    assert f"`baton handoff show {baton_id}`" in second["brief"]
+    assert f"`baton resume {baton_id}`" in second["brief"]
     assert "No session handoff waits" not in second["brief"]
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
 
@@ -199,7 +199,7 @@ def test_a_second_forked_claude_code_session_is_told_who_claimed_the_baton(proje
     context = injected("claude-code", second.answer)
     assert "Active Session Handoff" not in context and "No session handoff waits" not in context
     assert f"(baton {baton_id}) was already claimed by session fork-1 at " in context
-    assert f"`baton handoff show {baton_id}`" in context
+    assert f"`baton resume {baton_id}`" in context
     assert second.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
 
@@ -272,7 +272,7 @@ def test_a_bootstrap_that_loses_the_claim_at_the_same_instant_is_told_as_a_later
     assert loser["claimedElsewhere"] is not None and loser["claimedElsewhere"] == later["claimedElsewhere"]
     assert loser["claimedElsewhere"]["claimedBySession"] == "fork-1"
     assert loser["notices"] == later["notices"]
-    assert f"`baton handoff show {baton_id}`" in loser["brief"]
+    assert f"`baton resume {baton_id}`" in loser["brief"]
     assert "was not delivered" not in loser["brief"]
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
 
@@ -287,7 +287,7 @@ def test_a_harness_start_that_loses_the_claim_at_the_same_instant_is_told_who_cl
                  fixture("claude-code", "SessionStart.fork", project, session_id="fork-2"))
     context = injected("claude-code", loser.answer)
     assert f"(baton {baton_id}) was already claimed by session fork-1 at " in context
-    assert f"`baton handoff show {baton_id}`" in context and "was not delivered" not in context
+    assert f"`baton resume {baton_id}`" in context and "was not delivered" not in context
     assert loser.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
 
@@ -304,7 +304,7 @@ def test_session_handoff_says_which_session_took_the_baton_a_sibling_did_not_rec
     first, notice = out.rstrip("\n").split("\n")
     assert first == "No active session handoff for alice@example.com on main."
     assert f"(baton {baton_id}) was already claimed by session fork-1 at " in notice
-    assert notice.endswith(f"read it with `baton handoff show {baton_id}`.")
+    assert notice.endswith(f"read it with `baton resume {baton_id}`.")
     as_json = run_json(capsys, project, "session", "handoff", *WHO)
     assert as_json["handoff"] is None
     assert (as_json["claimedElsewhere"]["handoffId"], as_json["claimedElsewhere"]["claimedBySession"]) == \
@@ -339,7 +339,7 @@ def test_session_end_leaving_a_baton_says_which_session_took_the_previous_one(pr
     code, out, err = run(capsys, project, "session", "end", "fork-2", "--handoff-steps", "Ship it", *WHO)
     assert code == 0, err
     assert f"(baton {baton_id}) was already claimed by session fork-1 at " in out
-    assert f"read it with `baton handoff show {baton_id}`." in out
+    assert f"read it with `baton resume {baton_id}`." in out
 
 
 def test_session_end_json_carries_the_claim_a_sibling_made(project, capsys):

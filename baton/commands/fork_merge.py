@@ -94,7 +94,8 @@ class MergeResult:
 
 def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | None = None,
                    resolution: Mapping[str, Any] | None = None, session: str | None = None) -> MergeResult:
-    """A new draft child of every handoff in ``tokens`` with relation ``merge``.
+    """A new draft child of every handoff in ``tokens`` with relation ``merge``, carrying the union of
+    its parents' ``retired_ids`` (``lineage.merge_retired``): its renumbered items take none of them.
 
     Raises:
         InputError (exit 2): fewer than two distinct handoffs, a parent that is
@@ -123,9 +124,11 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
             raise InputError(refusal)
         relevant = _between(graph, candidates, ids)
         basis = graph.common_ancestors(ids) if all(i in graph for i in ids) else []
-        body = lineage.merge_body([handoff_to_json(p) for p in parents], resolution=dict(resolution or {}),
-                                  conflicts=relevant, basis=basis, title=title)
-        captured = capture_in_scope(scope, body, session=session, actor=actor)
+        records = [handoff_to_json(p) for p in parents]
+        retired = lineage.merge_retired(records)
+        body = lineage.merge_body(records, resolution=dict(resolution or {}), conflicts=relevant, basis=basis,
+                                  title=title, retired=retired)
+        captured = capture_in_scope(scope, body, session=session, actor=actor, retired=retired)
         captured = attrs.evolve(captured, unverified=unverified) if unverified else captured
         parent_evidence = sum(1 for p in parents for e in handoff_to_json(p).get("evidence") or ()
                               if isinstance(e, Mapping))

@@ -406,7 +406,7 @@ def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: 
              "still open, so what the summary left out can still be handed on."]
     if continues is not None:
         lines.append(f"It continues baton `{continues}`, which this session received at its start: its work and "
-                     "open items are carried in it; write where this session left the work (`baton handoff show "
+                     "open items are carried in it; write where this session left the work (`baton resume "
                      f"{short_id(continues)}` reads the baton).")
     if missing:
         lines.append(f"Still to complete: {', '.join(missing)}.")

@@ -570,7 +570,7 @@ def unread_line(unseen: Mapping[str, Any], objective: str | None = None) -> str:
     about = f" ({_clipped(str(title))})" if title else ""
     return (f"> ⚠️ This baton replaced an unread baton from {who}{about}, left at "
             f"{_shown(unseen.get('createdAt') or 'an unknown time')} and never delivered: "
-            f"`baton handoff show {shown}` reads it (`baton resume {shown}` continues it).")
+            f"`baton resume {shown}` continues it (`baton handoff show {shown}` is the full record).")
 
 
 def replaced_unread_notice(unread: Mapping[str, Any]) -> str:
@@ -584,7 +584,7 @@ def replaced_unread_notice(unread: Mapping[str, Any]) -> str:
     step = unread.get("firstStep")
     about = f" ({_clipped(str(step))})" if step else ""
     return (f"It replaced an unread baton from {who}{about}, left at {_shown(unread.get('createdAt') or '?')}: "
-            f"no session received it, and the brief of the next one names it. `baton handoff show {ident}` "
+            f"no session received it, and the brief of the next one names it. `baton resume {ident}` "
             f"reads it.")
 
 
@@ -777,7 +777,7 @@ def lost_claim_reason(winner: Mapping[str, Any]) -> str:
     return f"session {by} claimed it first" if by else "another claim came first"
 
 
-SEE_BATON = "`baton handoff show {id}` reads it"
+SEE_BATON = "`baton resume {id}` reads it"
 """Where the baton a start's notice (``lost_claim_notices``, ``left_here_for_another_owner``)
 is about is seen, as a surface that passes no wording of its own (a harness's start hook, the
 library) says it: a command without options. ``{id}``: the baton. Each surface passes its own
@@ -882,7 +882,7 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
                  if mine else f"the baton you left for {_shown(r.owner)}")
         out.append((mark, f"{r.status.upper()}: {whose} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) was "
                           f"{r.status} by {by} at {r.ended_at or 'an unknown time'}, so no session receives it; "
-                          f"`baton handoff show {r.id}` reads it."))
+                          f"`baton resume {r.id}` reads it."))
     return out
 
 
@@ -968,7 +968,7 @@ def left_at_this_tip_notice(r: BatonRecord, branch: str, tip: str) -> str:
     return (f"A baton this clone left for {r.owner} on a detached HEAD at commit {tip[:12]}, the tip of {branch} "
             f"(baton {r.id}, at {r.created_at}), is pending: it is for {r.branch}, so only a session started on "
             f"a detached HEAD receives it. `baton session begin` with {r.branch} as its branch claims it here; "
-            f"`baton handoff show {r.id}` reads it.")
+            f"`baton resume {r.id}` reads it.")
 
 
 def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False, unverified: str = "") -> str:

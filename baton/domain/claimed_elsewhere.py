@@ -29,7 +29,7 @@ Told to a session leaving a baton (``session end``, ``session handoff --from``),
 the baton left is the very one claimed, handed on again (``beside_left``).
 
 The notice names who claimed it, when, and the command that reads it
-(``baton handoff show ID``: a baton is a handoff record). A start that peeked
+(``baton resume ID``: a baton is a handoff record, and a plain resume writes nothing). A start that peeked
 the baton pending and lost the claim to another session at the same instant
 is told by this same rule, of the baton as that claim left it (``bootstrap``).
 """
@@ -68,7 +68,7 @@ class ClaimedElsewhere:
 
     @property
     def read_command(self) -> str:
-        return f"baton handoff show {self.handoff_id}"
+        return f"baton resume {self.handoff_id}"
 
     def to_json(self) -> dict[str, Any]:
         return {"handoffId": self.handoff_id, "owner": self.owner, "branch": self.branch,

@@ -821,12 +821,18 @@ def fork_body(parent: Mapping[str, Any], *, label: str | None) -> dict[str, Any]
 
 
 def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str, Any],
-               conflicts: Sequence[ConflictCandidate], basis: Sequence[str], title: str | None) -> dict[str, Any]:
+               conflicts: Sequence[ConflictCandidate], basis: Sequence[str], title: str | None,
+               retired: Iterable[str] = ()) -> dict[str, Any]:
     """A merge child's body: the first parent's work (with ``title``), the
     parents' summaries, open items, artifacts and evidence combined (evidence
     renumbered, each naming the handoff it came from), the resolution decision
     (kind ``merge_resolution``, listing what it resolves) and the conflicts it
     settles under ``lineage.conflicts``.
+
+    ``retired``: the ids the child starts with retired (``merge_retired``, the union of
+    the parents' ``retired_ids``): the renumbering gives none of them to an item, so an id
+    a parent retired never comes to name another item. An open item's ``blocked_by``
+    follows its blocker's new id (an id its parent does not hold is kept as written).
 
     Raises:
         MergeUnresolved: ``resolution`` has no decision text.
@@ -860,13 +866,9 @@ def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str,
     for item in resolution.get("evidence") or ():
         if isinstance(item, Mapping):
             evidence.append({k: v for k, v in item.items() if k != "id"})
-    evidence = [{"id": f"E-{i:03d}", **item} for i, item in enumerate(evidence, 1)]
-    open_items: list[dict[str, Any]] = []
-    for p in parents:
-        for item in p.get("open_items") or ():
-            if isinstance(item, Mapping) and all(o.get("description") != item.get("description") for o in open_items):
-                open_items.append({k: v for k, v in item.items() if k != "id"})
-    open_items = [{"id": f"O-{i:03d}", **item} for i, item in enumerate(open_items, 1)]
+    gone = {r for r in retired if isinstance(r, str)}
+    evidence = [{"id": ident, **item} for ident, item in zip(_fresh_ids("E", gone), evidence, strict=False)]
+    open_items = _merged_open_items(parents, gone)
     artifacts: dict[str, Any] = {}
     for p in parents:
         for item in p.get("artifacts") or ():
@@ -874,15 +876,16 @@ def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str,
                 artifacts[item["path"]] = dict(item)
     resolves = list(dict.fromkeys([*(c.key for c in conflicts),
                                    *(r for r in resolution.get("resolves") or () if isinstance(r, str))]))
-    decision: dict[str, Any] = {"id": "D-001", "decision": text.strip(), "kind": "merge_resolution",
+    decision_ids = _fresh_ids("D", gone)
+    decision: dict[str, Any] = {"id": next(decision_ids), "decision": text.strip(), "kind": "merge_resolution",
                                 "resolves": resolves,
                                 "evidence_ids": [e["id"] for e in evidence if "source_handoff" not in e]}
     if isinstance(resolution.get("rationale"), str) and resolution["rationale"].strip():
         decision["rationale"] = resolution["rationale"].strip()
     decisions = [decision]
-    for i, extra in enumerate(resolution.get("decisions") or (), 2):
+    for extra in resolution.get("decisions") or ():
         if isinstance(extra, Mapping):
-            decisions.append({"id": f"D-{i:03d}", **{k: v for k, v in extra.items() if k != "id"}})
+            decisions.append({"id": next(decision_ids), **{k: v for k, v in extra.items() if k != "id"}})
     body: dict[str, Any] = {"work": work, "summary": summary, "decisions": decisions, "evidence": evidence,
                             "open_items": open_items, "artifacts": list(artifacts.values())}
     lineage: dict[str, Any] = {"parents": [p["id"] for p in parents], "relation": "merge",
@@ -893,6 +896,54 @@ def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str,
     if resolution.get("work_state") == "completed":
         body["work"]["state"] = "completed"
     return body
+
+
+def merge_retired(parents: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The ids a merge child starts with retired: every id a parent retired (its ``retired_ids``), so
+    no item of the child, renumbered or new, takes one (docs/handoffs.md "Retired ids")."""
+    return tuple(sorted({r for p in parents for r in p.get("retired_ids") or () if isinstance(r, str)}))
+
+
+def _fresh_ids(prefix: str, retired: set[str]) -> Iterator[str]:
+    """``PREFIX-001``, ``PREFIX-002``, … skipping every id in ``retired``."""
+    n = 0
+    while True:
+        n += 1
+        if f"{prefix}-{n:03d}" not in retired:
+            yield f"{prefix}-{n:03d}"
+
+
+def _merged_open_items(parents: Sequence[Mapping[str, Any]], retired: set[str]) -> list[dict[str, Any]]:
+    """The parents' open items, one per description (the first parent's first), numbered past
+    ``retired``; each ``blocked_by`` names its blocker's new id (a duplicate's blocker: the item kept)."""
+    kept: list[tuple[dict[str, Any], int]] = []  # (item without its id, its parent's index)
+    by_description: dict[Any, int] = {}
+    renamed: dict[tuple[int, str], int] = {}  # (parent index, old id) -> index in kept
+    for at, p in enumerate(parents):
+        for item in p.get("open_items") or ():
+            if not isinstance(item, Mapping):
+                continue
+            index = by_description.get(item.get("description"))
+            if index is None:
+                index = by_description[item.get("description")] = len(kept)
+                kept.append(({k: v for k, v in item.items() if k != "id"}, at))
+            if isinstance(item.get("id"), str):
+                renamed[(at, _item_key(item["id"]))] = index
+    ids = [ident for ident, _ in zip(_fresh_ids("O", retired), kept, strict=False)]
+    out = []
+    for ident, (item, at) in zip(ids, kept, strict=True):
+        blockers = item.get("blocked_by")
+        if isinstance(blockers, list):
+            item["blocked_by"] = [ids[renamed[(at, _item_key(b))]] if isinstance(b, str) and (at, _item_key(b)) in renamed
+                                  else b for b in blockers]
+        out.append({"id": ident, **item})
+    return out
+
+
+def _item_key(ident: str) -> str:
+    """An item id as a merge matches it: ``O-1``, ``o-001`` and `` O-001 `` are one (``handoff.id_key``'s rule)."""
+    found = re.match(r"^\s*([A-Za-z])-0*(\d+)\s*$", ident)
+    return f"{found.group(1).upper()}-{int(found.group(2))}" if found else ident.strip().casefold()
 
 
 def merge_given_as(field: str, *, resolution: Mapping[str, Any], title: str | None,

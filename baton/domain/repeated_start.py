@@ -42,7 +42,7 @@ def repeated_start_notice(session_id: str, session: dict[str, Any]) -> str:
     received = received_baton(session) or "?"
     head = (f"Session {session_id} already started (at {began}), so nothing new was claimed: a session "
             "receives one baton, and one still waiting is for the next session.")
-    return head + (f" It received baton {received} then: `baton handoff show {received}` reads it (or "
+    return head + (f" It received baton {received} then: `baton resume {received}` reads it (or "
                    "Baton's `bootstrap` tool, given this session's id, shows it again).")
 
 
@@ -74,13 +74,13 @@ def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
             if received.failed_approaches:
                 lines += ["", "### Failed approaches — do not retry"]
                 lines += [f"- {clipped_text(item)}" for item in received.failed_approaches[:ESSENTIALS_KEPT]]
-            lines += ["", f"`baton handoff show {ident}` reads all of it."]
+            lines += ["", f"`baton resume {ident}` reads the rest of it (`baton handoff show {ident}`: the full record)."]
         elif withheld:
             lines.append(f"This session received baton `{ident}` at its start (nothing was claimed again); "
                          f"its steps are not shown again: {withheld}")
         else:
             lines.append(f"This session received baton `{ident}` at its start (nothing was claimed again): "
-                         f"`baton handoff show {ident}` reads it.")
+                         f"`baton resume {ident}` reads it.")
     began = session.get("beganAt")
     if (newer is not None and newer.pending and newer.id != ident and isinstance(began, str)
             and newer.created_at > began):
@@ -88,7 +88,7 @@ def continued_notice(session: dict[str, Any], received: "BatonRecord | None",
             step = f" ({clipped_text(newer.next_steps[0])})" if newer.next_steps else ""
             lines += [""] if lines else []
             lines += [f"This conversation left baton `{newer.id}`{step} when it ended before; it is waiting for "
-                      f"the next session (nothing was claimed): `baton handoff show {newer.id}` reads it. Make "
+                      f"the next session (nothing was claimed): `baton resume {newer.id}` reads it. Make "
                       "another handoff ready only if the plan changed: the baton this session leaves then "
                       "replaces it."]
             return "\n".join(["## Baton", "", *lines]) + "\n"

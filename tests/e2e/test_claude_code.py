@@ -265,7 +265,7 @@ def test_a_second_fork_of_one_session_is_told_who_claimed_the_baton_and_nothing_
         claude, project, env, model):
     """Two ``--fork-session`` sessions of one conversation: the first receives the baton left after
     it and claims it; the second receives no baton, and its brief says which session claimed it,
-    when, and how to read it (``baton handoff show ID``), instead of "no active session handoff yet".
+    when, and how to read it (``baton resume ID``), instead of "no active session handoff yet".
     The baton is claimed once."""
     model.script = ["Hello."]
     earlier = session(claude, project, env, model, "hello")["session_id"]
@@ -285,7 +285,7 @@ def test_a_second_fork_of_one_session_is_told_who_claimed_the_baton_and_nothing_
     assert f"This is claude-code session `{second}`" in told
     assert "Active Session Handoff" not in told and "No session handoff waits" not in told
     assert f"(baton {handoff}) was already claimed by session {first} at " in told
-    assert f"`baton handoff show {handoff}`" in told
+    assert f"`baton resume {handoff}`" in told
     assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(handoff, first)]
 
 
