@@ -145,6 +145,7 @@ def test_a_fifo_named_env_in_a_folder_does_not_block_the_capture(repo):
     assert capture(repo, "deploy")["content_hash"].startswith("sha256-tree:")
 
 
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads a file of mode 000")
 def test_an_unreadable_file_named_as_a_secret_does_not_fail_the_capture(repo):
     folder = deploy_with_env(repo, "hunter2")
     (folder / ".env").chmod(0)
