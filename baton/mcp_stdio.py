@@ -62,8 +62,8 @@ from mcp.types import (
 )
 
 from baton.domain import lone_surrogates
-from baton.domain.redaction import screen_output
 from baton.domain.limits import MAX_INPUT_BYTES
+from baton.domain.redaction import screen_output
 
 MAX_LINE_BYTES = MAX_INPUT_BYTES + 64 * 1024
 """The longest request line read: the argument limit (docs/mcp.md) and room for the envelope."""
