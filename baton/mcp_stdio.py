@@ -28,6 +28,11 @@ limit plus room for the JSON-RPC envelope) is never held; its first
 ``_HEAD_BYTES`` are kept to find its id, the rest is discarded up to the next
 newline, and it is answered -32600 under that id (else -32700 under a null id),
 the next line served as usual.
+
+Every error the server writes goes through the secret screen on its way out
+(``screened_error``): the SDK answers some requests before any Baton code runs
+(an unknown method's "Method not found" repeats the method name in ``data``),
+so Baton's own screening of its answers cannot reach those.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import fcntl
 import os
 import re
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -58,6 +63,7 @@ from mcp.types import (
 
 from baton.domain import lone_surrogates
 from baton.domain.limits import MAX_INPUT_BYTES
+from baton.domain.redaction import screen_output
 
 MAX_LINE_BYTES = MAX_INPUT_BYTES + 64 * 1024
 """The longest request line read: the argument limit (docs/mcp.md) and room for the envelope."""
@@ -306,13 +312,31 @@ class AnsweredReads:
         await self.aclose()
 
 
-class AnsweringWrites:
-    """The server's write stream: each response or error written is ticked off."""
+def screened_error(item: SessionMessage, policy: Any) -> SessionMessage:
+    """``item`` with an error's ``message`` and ``data`` through the secret screen (``policy``: the
+    project's redaction rules); any other message, or an error the screen leaves as it is, unchanged."""
+    message = item.message
+    if not isinstance(message, JSONRPCError):
+        return item
+    error = message.error
+    text = screen_output(error.message, policy)
+    data = screen_output(error.data, policy) if error.data is not None else None
+    if text == error.message and data == error.data:
+        return item
+    screened = message.model_copy(update={"error": error.model_copy(update={"message": text, "data": data})})
+    return SessionMessage(screened, metadata=item.metadata)
 
-    def __init__(self, inner: Any, unanswered: Unanswered) -> None:
-        self._inner, self._unanswered = inner, unanswered
+
+class AnsweringWrites:
+    """The server's write stream: each error screened (``screened_error``, under the rules ``policy``
+    gives when called), and each response or error written ticked off."""
+
+    def __init__(self, inner: Any, unanswered: Unanswered, policy: Callable[[], Any] | None = None) -> None:
+        self._inner, self._unanswered, self._policy = inner, unanswered, policy
 
     async def send(self, item: SessionMessage, /) -> None:
+        if self._policy is not None and isinstance(item.message, JSONRPCError):
+            item = screened_error(item, self._policy())
         await self._inner.send(item)
         self._unanswered.answered(item)
 
@@ -333,12 +357,12 @@ async def serve_until_answered(server: MCPServer, unanswered: Unanswered) -> Non
     ``run_stdio_async`` runs); tests/test_mcp_stdio_drain.py fails if it moves."""
     lowlevel = server._lowlevel_server
     with claimed_stdin() as wire:
-        await _serve(lowlevel, unanswered, wire)
+        await _serve(lowlevel, unanswered, wire, getattr(server, "policy", None))
 
 
-async def _serve(lowlevel: Any, unanswered: Unanswered, wire: Any) -> None:
+async def _serve(lowlevel: Any, unanswered: Unanswered, wire: Any, policy: Callable[[], Any] | None) -> None:
     lines: Any = BoundedLines(wire)  # the SDK iterates its stdin; any async iterable of lines will do
     async with stdio_server(stdin=lines) as (read_stream, write_stream):
-        writes = AnsweringWrites(write_stream, unanswered)
+        writes = AnsweringWrites(write_stream, unanswered, policy)
         await lowlevel.run(AnsweredReads(read_stream, unanswered, drain_seconds(), writes), writes,
                            lowlevel.create_initialization_options())

@@ -81,3 +81,15 @@ def test_a_reader_that_goes_away_ends_the_server_quietly(project):
                           timeout=120)
     assert done.returncode == 0 and done.stdout == '{"jsonrpc"'
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # synthetic: a GitHub token's shape
+
+
+def test_an_unknown_method_named_with_a_secret_is_answered_with_the_secret_screened(project):
+    """The SDK's own "Method not found" repeats the method name in ``data`` (review23 V4): every error
+    the server writes goes through the secret screen."""
+    answers = _piped(project, {"jsonrpc": "2.0", "id": 1, "method": GITHUB_TOKEN, "params": {}})
+    error = answers[1]["error"]
+    assert error["code"] == -32601 and GITHUB_TOKEN not in json.dumps(answers[1])
+    assert "[REDACTED:" in json.dumps(error)

@@ -384,7 +384,10 @@ def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refr
                 if isinstance(given, str):
                     item["content_hash"] = screened_given_hash(real, given, policy.redaction)
                 continue
-            found, skipped = (folder_content_hash if folder else capture_content_hash)(real, policy.redaction)
+            if folder:
+                found, skipped = folder_content_hash(real, policy.redaction, named=path)
+            else:
+                found, skipped = capture_content_hash(real, policy.redaction)
         except OSError:
             continue
         item.pop("content_hash", None)

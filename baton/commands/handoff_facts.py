@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from itertools import islice
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -40,7 +41,7 @@ from baton.domain.freshness import (
 )
 from baton.domain.freshness_states import LEADS_OUTSIDE, RESOLVES_OUTSIDE
 from baton.domain.paths import SYMLINK_ESCAPE
-from baton.domain.redaction import MARKER, RedactionPolicy
+from baton.domain.redaction import MARKER, RedactionPolicy, replacement_for
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
 from baton.policy import Policy, allowed_once_trusted, check_path_inside_root
@@ -99,15 +100,21 @@ SKIPPED_FOLDERS = frozenset({".git", ".baton"})
 and capture."""
 
 
-def folder_content_hash(folder: Path, policy: RedactionPolicy, *,
-                        leave_ignored_out: bool = True) -> tuple[str | None, str | None]:
+def folder_content_hash(folder: Path, policy: RedactionPolicy, *, leave_ignored_out: bool = True,
+                        named: str = "") -> tuple[str | None, str | None]:
     """What a capture records of a folder's content (``sha256-tree:``, ``baton.domain.content_hash.tree_hash``),
     or ``(None, reason)`` for a folder over the bounds: at most ``FOLDER_MAX_ENTRIES`` entries and
-    ``SCREEN_LIMIT_BYTES`` of file content in all, each file screened as a file artifact is. Symlinks are never
-    followed (a link is hashed as its screened target text), so nothing outside the folder is read. What the
-    repository's ignore rules leave out (``__pycache__``, build output: ``baton.git_status.ignore_filter``) is
-    neither hashed nor counted toward the bounds, unless ``leave_ignored_out`` is False (how a record captured
-    before that rule hashed it).
+    ``SCREEN_LIMIT_BYTES`` of file content in all, each file screened as a file artifact is, and at most
+    ``FOLDER_MAX_LISTED`` entries listed by the walk, ignored ones included. Symlinks are never followed (a link
+    is hashed as its screened target text), so nothing outside the folder is read. A child a path rule names as
+    a secret (``.env``, ``id_rsa``: the path ``named`` — the folder as the artifact names it — joined with the
+    child's) is never opened: it enters the hash by its path and the rule's marker alone.
+
+    What the repository's ignore rules leave out below the folder (``__pycache__``, build output:
+    ``baton.git_status.ignore_filter``) is neither hashed nor counted toward the first two bounds, unless
+    ``leave_ignored_out`` is False (how a record captured before that rule hashed it). A folder the repository
+    itself ignores (``dist/``, or one inside an ignored folder), or one whose every entry is ignored (its own
+    ``.gitignore`` of ``*``), is hashed whole: never as the empty tree while it holds entries.
 
     Raises:
         OSError: the folder or a file in it cannot be read.
@@ -117,34 +124,97 @@ def folder_content_hash(folder: Path, policy: RedactionPolicy, *,
         # ``__import__``: the ignore rules (``baton.git_status``) load only when a folder artifact is hashed,
         # never on a hook path's read of a record without one.
         ignored = __import__("baton.git_status", fromlist=["ignore_filter"]).ignore_filter(folder)
-    entries: list[tuple[str, str]] = []
-    total = 0
-    pending = [(folder, "")]
-    while pending:
-        here, prefix = pending.pop()
+        if ignored is not None and ignored(folder, True):
+            ignored = None
+    walk = _FolderWalk(folder, policy, ignored, named)
+    found = walk.hash()
+    if ignored is not None and walk.left_out and not walk.entries:
+        found = _FolderWalk(folder, policy, None, named).hash()
+    return found
+
+
+FOLDER_MAX_LISTED = 10 * FOLDER_MAX_ENTRIES
+"""The most entries a folder's walk lists, ignored ones included: a folder full of ignored build output costs
+every freshness check at most this many names."""
+
+
+def folder_too_crowded_reason() -> str:
+    """Why a folder records no hash: its walk lists more entries than it is bounded to."""
+    return (f"not hashed: the folder lists more than {FOLDER_MAX_LISTED} entries (files git ignores included), "
+            "more than a folder is walked to hash it; its changes cannot be checked: name the files in it you "
+            "changed instead")
+
+
+class _FolderWalk:
+    """One bounded walk of a folder: its ``(relative path, entry hash)`` pairs, and whether the ignore test
+    left anything out."""
+
+    def __init__(self, folder: Path, policy: RedactionPolicy, ignored: Any, named: str) -> None:
+        self.folder, self.policy, self.ignored = folder, policy, ignored
+        base = os.path.normpath(named.replace("\\", "/")).replace(os.sep, "/") if named else folder.name
+        self.base = "" if base in (".", "") else base.rstrip("/") + "/"
+        self.entries: list[tuple[str, str]] = []
+        self.left_out = False
+        self.listed = 0
+        self.total = 0
+
+    def hash(self) -> tuple[str | None, str | None]:
+        pending = [(self.folder, "")]
+        while pending:
+            here, prefix = pending.pop()
+            children = self._listing(here)
+            if children is None:
+                return None, folder_too_crowded_reason()
+            if not children and prefix:
+                self.entries.append((prefix.rstrip("/"), "folder"))
+            for child in children:
+                over = self._take(child, prefix, pending)
+                if over:
+                    return None, over
+        return tree_hash(self.entries), None
+
+    def _listing(self, here: Path) -> list[os.DirEntry[str]] | None:
+        """A folder's entries by name, or None once the walk has listed more than ``FOLDER_MAX_LISTED``."""
+        room = FOLDER_MAX_LISTED - self.listed
         with os.scandir(here) as listing:
-            children = sorted(listing, key=lambda e: e.name)
-        if not children and prefix:
-            entries.append((prefix.rstrip("/"), "folder"))
-        for child in children:
-            rel = prefix + child.name
-            is_folder = child.is_dir(follow_symlinks=False)
-            if ignored is not None and ignored(Path(child.path), is_folder):
-                continue
-            if len(entries) >= FOLDER_MAX_ENTRIES:
-                return None, folder_too_large_reason(f"more than {FOLDER_MAX_ENTRIES} entries")
-            if child.is_symlink():
-                entries.append((rel, "link:" + screen_content(os.fsencode(os.readlink(child.path)), policy).digest))
-            elif is_folder:
-                if child.name not in SKIPPED_FOLDERS:
-                    pending.append((Path(child.path), rel + "/"))
-            elif child.is_file(follow_symlinks=False):
-                data, size = read_bounded(Path(child.path), SCREEN_LIMIT_BYTES - total)
-                total += size
-                if data is None:
-                    return None, folder_too_large_reason(f"more than {SCREEN_LIMIT_BYTES} bytes")
-                entries.append((rel, screen_content(data, policy).content_hash))
-    return tree_hash(entries), None
+            children = list(islice(listing, room + 1))
+        self.listed += len(children)
+        if self.listed > FOLDER_MAX_LISTED:
+            return None
+        return sorted(children, key=lambda e: e.name)
+
+    def _take(self, child: os.DirEntry[str], prefix: str, pending: list[tuple[Path, str]]) -> str | None:
+        """Hash one entry (or queue a folder); the reason the folder is over the bounds, else None."""
+        rel = prefix + child.name
+        is_folder = child.is_dir(follow_symlinks=False)
+        if self.ignored is not None and self.ignored(Path(child.path), is_folder):
+            self.left_out = True
+            return None
+        if len(self.entries) >= FOLDER_MAX_ENTRIES:
+            return folder_too_large_reason(f"more than {FOLDER_MAX_ENTRIES} entries")
+        secret = self._secret_name(rel)
+        if secret is not None:
+            self.entries.append((rel, secret))
+        elif child.is_symlink():
+            self.entries.append((rel, "link:" + screen_content(os.fsencode(os.readlink(child.path)),
+                                                               self.policy).digest))
+        elif is_folder:
+            if child.name not in SKIPPED_FOLDERS:
+                pending.append((Path(child.path), rel + "/"))
+        elif child.is_file(follow_symlinks=False):
+            data, size = read_bounded(Path(child.path), SCREEN_LIMIT_BYTES - self.total)
+            self.total += size
+            if data is None:
+                return folder_too_large_reason(f"more than {SCREEN_LIMIT_BYTES} bytes")
+            self.entries.append((rel, screen_content(data, self.policy).content_hash))
+        return None
+
+    def _secret_name(self, rel: str) -> str | None:
+        """The entry hash of a child a path rule names as a secret (``unread:`` and the rule's marker), else None."""
+        for rule in self.policy.path_rules:
+            if rule.matches(self.base + rel):
+                return "unread:" + replacement_for(rule.name)
+        return None
 
 
 CONTENT_HASH_SKIPPED = "content_hash_skipped"
@@ -209,7 +279,7 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     if not real.exists():
         return ArtifactFact(exists=False)
     if real.is_dir() and is_tree(recorded):
-        return _folder_fact(real, recorded or "", redaction or RedactionPolicy())
+        return _folder_fact(real, recorded or "", redaction or RedactionPolicy(), rel)
     if not real.is_file() or not recorded:
         return ArtifactFact(exists=True)
     try:
@@ -222,14 +292,14 @@ _TOO_LARGE_NOW = (f"its hash is of screened content, and it is now over the secr
                   "limit, so it cannot be screened to compare")
 
 
-def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> ArtifactFact:
+def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy, named: str) -> ArtifactFact:
     """A folder artifact hashed again to compare; one now over the bounds cannot be compared. A hash that
     differs is taken again with the ignored files in: a record captured before ignored files were left out
     matches that way when nothing in the folder changed."""
     try:
-        current, over = folder_content_hash(real, redaction)
+        current, over = folder_content_hash(real, redaction, named=named)
         if current is None or not matches(recorded, current):
-            with_ignored, _ = folder_content_hash(real, redaction, leave_ignored_out=False)
+            with_ignored, _ = folder_content_hash(real, redaction, leave_ignored_out=False, named=named)
             if with_ignored is not None and matches(recorded, with_ignored):
                 current, over = with_ignored, None
     except OSError:
