@@ -306,13 +306,11 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                   events: tuple[str, ...] | None = None, hook_command: str | None = None) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
-    The hooks run ``hook_command`` when given (``wiring.relay_command``: the
-    same ``baton`` started without its console script), else ``command``,
-    which the MCP server always runs.
+    The hooks run ``hook_command`` when given (``wiring.relay_command``: the same ``baton``
+    started without its console script), else ``command``, which the MCP server always runs.
 
-    Only the hooks of ``events`` (``parse_events``; None: the harness's default,
-    ``CommandHookAdapter.default_roles``) are wired; Baton's hooks for the others, left by an
-    earlier install, are taken out.
+    Only the hooks of ``events`` (``parse_events``; None: ``CommandHookAdapter.default_roles``)
+    are wired; Baton's hooks for the others, left by an earlier install, are taken out.
 
     The files go to ``worktree`` when given (the linked worktree the command
     runs in: the harness reads that checkout's files), the project
