@@ -690,10 +690,11 @@ def add_harness_commands(sub, common) -> None:
                         "program is not found on PATH")
     p.add_argument("--events", metavar="LIST", default=None,
                    help="the hook events to wire, comma-separated, among start,end,compact,prompt, or all "
-                        "(default: start,end,compact); start and end are always needed; compact (a draft before "
-                        "compaction) can be left out; prompt (a handoff request in a prompt, a hook run on every "
-                        "prompt) is wired only when listed: --events all. Baton's hooks for an event left out "
-                        "are taken out")
+                        "(default: all for claude-code and gemini-cli, start,end,compact for codex and cursor); "
+                        "start and end are always needed; compact (a draft before compaction) can be left out; "
+                        "prompt (a hook run on every prompt: a handoff request in it, and, in claude-code and "
+                        "gemini-cli, what keeps a baton claimed by a session closed before its first prompt) "
+                        "can be left out. Baton's hooks for an event left out are taken out")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks (claude-code: from .claude/settings.local.json "
                         "too), its `baton` MCP server, its skill and rule files; everything else is kept")

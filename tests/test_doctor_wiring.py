@@ -158,19 +158,36 @@ def test_doctor_takes_a_matcher_that_lets_every_source_through_as_it_is(project_
     assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]
 
 
-def test_doctor_suggests_an_install_that_keeps_the_prompt_hook_the_user_opted_into(project_dir):
-    """With ``--events all`` wired and the start matcher gone stale, the command doctor suggests,
-    run as it is, widens the matcher and keeps the UserPromptSubmit hook (the real CLI)."""
+def test_doctor_suggests_an_install_that_keeps_the_prompt_hook_wired(project_dir):
+    """With ``--events all`` wired (Claude Code's default) and the start matcher gone stale, the command
+    doctor suggests, run as it is, widens the matcher and keeps the UserPromptSubmit hook (the real CLI)."""
     subprocess.run([BATON, "install-hooks", "--harness", "claude-code", "--events", "all"],
                    cwd=project_dir, check=True, capture_output=True)
     _start_matcher(project_dir, "startup|resume|clear|compact")
     doctor = subprocess.run([BATON, "doctor", "--json"], cwd=project_dir, capture_output=True, text=True)
     detail = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["harness claude-code"]["detail"]
     suggested = re.search(r"run `([^`]*install-hooks[^`]*)`", detail)
-    assert suggested is not None and "--events all" in suggested.group(1), detail
+    assert suggested is not None, detail
     subprocess.run(shlex.split(suggested.group(1)), cwd=project_dir, check=True, capture_output=True)
     hooks = json.loads((project_dir / ".claude" / "settings.json").read_text())["hooks"]
     assert "UserPromptSubmit" in hooks and "fork" in hooks["SessionStart"][0]["matcher"].split("|")
+
+
+def test_doctor_suggests_an_install_that_keeps_the_prompt_hook_out_when_the_user_left_it_out(project_dir):
+    """With ``--events start,end,compact`` wired and the start matcher gone stale, the command doctor
+    suggests for the gap names those events, and run as it is widens the matcher and wires no
+    UserPromptSubmit hook (the real CLI); the hint beside it names the command that would."""
+    subprocess.run([BATON, "install-hooks", "--harness", "claude-code", "--events", "start,end,compact"],
+                   cwd=project_dir, check=True, capture_output=True)
+    _start_matcher(project_dir, "startup|resume|clear|compact")
+    doctor = subprocess.run([BATON, "doctor", "--json"], cwd=project_dir, capture_output=True, text=True)
+    detail = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["harness claude-code"]["detail"]
+    suggested = re.search(r"run `([^`]*install-hooks[^`]*)`", detail)
+    assert suggested is not None and "--events start,end,compact" in suggested.group(1), detail
+    assert "no hook for UserPromptSubmit, so a baton" in detail
+    subprocess.run(shlex.split(suggested.group(1)), cwd=project_dir, check=True, capture_output=True)
+    hooks = json.loads((project_dir / ".claude" / "settings.json").read_text())["hooks"]
+    assert "UserPromptSubmit" not in hooks and "fork" in hooks["SessionStart"][0]["matcher"].split("|")
 
 
 def test_doctor_suggests_no_events_option_for_the_default_events(project_dir, capsys):
@@ -242,7 +259,7 @@ def test_doctor_counts_hooks_moved_to_the_local_settings_as_installed(project_di
     code, checks = _doctor(capsys, project_dir)
     check = checks["harness claude-code"]
     assert check["status"] == "ok", check["detail"]
-    assert check["detail"].startswith(f"3 hooks in {LOCAL} (no hook for UserPromptSubmit: left out")
+    assert check["detail"].startswith(f"4 hooks in {LOCAL} and the `baton` MCP server run"), check["detail"]
 
 
 def test_doctor_warns_of_batons_hooks_in_both_settings_files_naming_both(project_dir, capsys):
@@ -251,7 +268,8 @@ def test_doctor_warns_of_batons_hooks_in_both_settings_files_naming_both(project
     code, checks = _doctor(capsys, project_dir)
     check = checks["harness claude-code"]
     assert check["status"] == "warn"
-    assert (f"Baton's SessionStart, PreCompact, SessionEnd hooks are in both .claude/settings.json and {LOCAL}"
+    assert (f"Baton's SessionStart, PreCompact, SessionEnd, UserPromptSubmit hooks are in both "
+            f".claude/settings.json and {LOCAL}"
             ) in check["detail"]
     assert f"install-hooks keeps the ones in {LOCAL}" in check["detail"]
     assert "install-hooks --harness claude-code" in check["detail"]

@@ -14,7 +14,7 @@ import pytest
 
 from baton.cli import build_parser
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.install import DEFAULT_EVENTS, install_hooks
+from baton.harnesses.install import install_hooks
 from tests.cli_support import run
 
 HOOKS_FILE = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json",
@@ -70,7 +70,7 @@ def script(tmp_path):
 def test_a_new_command_replaces_batons_hooks_and_server_instead_of_adding_them(project_dir, harness):
     install_hooks(project_dir, harness)
     install_hooks(project_dir, harness, command="/venv/bin/baton")
-    events = [hook.event for hook in adapter(harness).hooks if adapter(harness).role(hook) in DEFAULT_EVENTS]
+    events = [hook.event for hook in adapter(harness).hooks if adapter(harness).role(hook) in adapter(harness).default_roles()]
     assert _hook_commands(project_dir, harness) == {
         event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"
                 f"{adapter(harness).event_suffix(event, '/venv/bin/baton')}"] for event in events}

@@ -14,7 +14,6 @@ import sysconfig
 import pytest
 
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.install import DEFAULT_EVENTS
 from baton.harnesses.wiring import running_baton
 from tests.cli_support import run, run_json
 from tests.test_install_hooks_command import _baton_server, _hook_commands
@@ -51,7 +50,7 @@ def _expected_hooks(harness: str, command: str) -> dict[str, list[str]]:
     wired = adapter(harness)
     return {hook.event: [f"{command} hook {harness} {hook.event}{wired.command_suffix}"
                          f"{wired.event_suffix(hook.event, command)}"]
-            for hook in wired.hooks if wired.role(hook) in DEFAULT_EVENTS}
+            for hook in wired.hooks if wired.role(hook) in wired.default_roles()}
 
 
 # -- which baton is running -----------------------------------------------------------------------

@@ -1,6 +1,9 @@
 """``baton install-hooks --events``: the optional hook events (compaction, prompt) can be
-left out; start and end cannot. Per harness: what is wired, what an install with fewer
-events takes out, ``--json``/``--dry-run`` saying so, ``--remove`` and ``baton doctor``."""
+left out; start and end cannot. Per harness: what is wired (by default all four in Claude Code
+and Gemini CLI, whose prompt hook keeps a baton claimed before the first prompt; start, end and
+compaction in Codex and Cursor), what an install with fewer events takes out,
+``--json``/``--dry-run`` saying so, ``--remove`` and ``baton doctor`` (which names the command
+that adds Claude Code's or Gemini CLI's missing prompt hook, never as a gap)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import sys
 import pytest
 
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.install import ALL_EVENTS, DEFAULT_EVENTS, install_hooks, parse_events
+from baton.harnesses.install import ALL_EVENTS, install_hooks, parse_events
 from baton.harnesses.wiring import inspect_wiring
 from tests.cli_support import run, run_json
 
@@ -20,6 +23,9 @@ PROMPT_EVENT = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", 
                 "cursor": "beforeSubmitPrompt"}
 COMPACT_EVENT = {"claude-code": "PreCompact", "codex": "PreCompact", "gemini-cli": "PreCompress",
                  "cursor": "preCompact"}
+PROMPT_BY_DEFAULT = ("claude-code", "gemini-cli")
+"""The harnesses whose session start runs before the first prompt: their default wires the prompt hook."""
+LEFT_OUT_BY_DEFAULT = tuple(h for h in HARNESSES if h not in PROMPT_BY_DEFAULT)
 PROGRAM = sys.executable
 """A program found wherever the tests run, so ``baton doctor`` judges the wiring, not ``PATH``."""
 
@@ -33,12 +39,27 @@ def _snapshot(root):
             if p.is_file() and ".baton" not in p.parts}
 
 
-@pytest.mark.parametrize("harness", HARNESSES)
-def test_by_default_start_end_and_compact_are_wired_and_the_prompt_hook_is_left_out(project_dir, harness):
+@pytest.mark.parametrize("harness", PROMPT_BY_DEFAULT)
+def test_by_default_claude_code_and_gemini_cli_wire_all_four_events_the_prompt_hook_included(project_dir, harness):
+    result = install_hooks(project_dir, harness)
+    assert result.events == ALL_EVENTS and result.left_out == ()
+    assert _events(project_dir, harness) == {hook.event for hook in adapter(harness).hooks}
+
+
+@pytest.mark.parametrize("harness", LEFT_OUT_BY_DEFAULT)
+def test_by_default_codex_and_cursor_wire_start_end_and_compact_and_leave_the_prompt_hook_out(project_dir, harness):
     result = install_hooks(project_dir, harness)
     assert result.events == ("start", "end", "compact") and result.left_out == ("prompt",)
     wired = _events(project_dir, harness)
     assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] in wired and len(wired) == 3
+
+
+@pytest.mark.parametrize("harness", PROMPT_BY_DEFAULT)
+def test_the_command_line_without_events_wires_the_prompt_hook_in_claude_code_and_gemini_cli(
+        project_dir, capsys, harness):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", harness, "--command", PROGRAM)
+    assert out["events"] == list(ALL_EVENTS) and out["leftOut"] == []
+    assert PROMPT_EVENT[harness] in _events(project_dir, harness)
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -79,7 +100,11 @@ def test_an_install_without_events_wires_the_default_again(project_dir, harness)
     assert COMPACT_EVENT[harness] in _events(project_dir, harness)
     install_hooks(project_dir, harness, events=ALL_EVENTS)
     install_hooks(project_dir, harness)
-    assert PROMPT_EVENT[harness] not in _events(project_dir, harness) and len(_events(project_dir, harness)) == 3
+    assert _events(project_dir, harness) == {hook.event for hook in adapter(harness).hooks
+                                             if adapter(harness).role(hook) in adapter(harness).default_roles()}
+    install_hooks(project_dir, harness, events=("start", "end", "compact"))
+    install_hooks(project_dir, harness)
+    assert (PROMPT_EVENT[harness] in _events(project_dir, harness)) == (harness in PROMPT_BY_DEFAULT)
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
@@ -88,7 +113,7 @@ def test_leaving_an_event_out_keeps_another_tools_hook_on_it(project_dir, harnes
     path.parent.mkdir(parents=True)
     theirs = {"type": "command", "command": "other-tool log"}
     path.write_text(json.dumps({"hooks": {PROMPT_EVENT[harness]: [{"hooks": [theirs]}]}}))
-    install_hooks(project_dir, harness)
+    install_hooks(project_dir, harness, events=ALL_EVENTS)
     install_hooks(project_dir, harness, events=("start", "end", "compact"))
     entries = json.loads(path.read_text())["hooks"][PROMPT_EVENT[harness]]
     assert entries == [{"hooks": [theirs]}]
@@ -130,6 +155,65 @@ def test_doctor_says_nothing_wrong_of_an_event_left_out(project_dir, capsys, har
     assert "left out" in check["detail"]
 
 
+def _doctor_check(capsys, project_dir, harness: str) -> dict:
+    code, out, _ = run(capsys, project_dir, "doctor", "--json")
+    assert code == 0, out
+    return {c["name"]: c for c in json.loads(out)["checks"]}[f"harness {harness}"]
+
+
+@pytest.mark.parametrize("harness", PROMPT_BY_DEFAULT)
+def test_doctor_names_install_hooks_to_add_the_prompt_hook_an_earlier_default_install_lacks(
+        project_dir, capsys, harness):
+    install_hooks(project_dir, harness, command=PROGRAM, events=("start", "end", "compact"))
+    check = _doctor_check(capsys, project_dir, harness)
+    assert check["status"] == "ok", check
+    assert (f"no hook for {PROMPT_EVENT[harness]}, so a baton a session claims at its start is spent when the "
+            f"session is closed before its first prompt") in check["detail"]
+    assert f"install-hooks --harness {harness} --command {PROGRAM}` adds it" in check["detail"], check
+    assert "left out" not in check["detail"]
+
+
+@pytest.mark.parametrize("harness", PROMPT_BY_DEFAULT)
+def test_doctor_s_command_to_add_the_prompt_hook_keeps_compaction_left_out(project_dir, capsys, harness):
+    install_hooks(project_dir, harness, command=PROGRAM, events=("start", "end"))
+    check = _doctor_check(capsys, project_dir, harness)
+    assert check["status"] == "ok", check
+    assert f"no hook for {COMPACT_EVENT[harness]}: left out, see --events" in check["detail"]
+    assert f"install-hooks --harness {harness} --events start,end,prompt --command {PROGRAM}` adds it" \
+        in check["detail"], check
+
+
+@pytest.mark.parametrize("harness", PROMPT_BY_DEFAULT)
+def test_the_command_doctor_names_wires_the_prompt_hook_and_doctor_then_says_nothing_of_it(
+        project_dir, capsys, harness):
+    install_hooks(project_dir, harness, command=PROGRAM, events=("start", "end", "compact"))
+    install_hooks(project_dir, harness, command=PROGRAM)
+    check = _doctor_check(capsys, project_dir, harness)
+    assert check["status"] == "ok" and "no hook for" not in check["detail"], check
+    assert PROMPT_EVENT[harness] in _events(project_dir, harness)
+
+
+@pytest.mark.parametrize("harness", LEFT_OUT_BY_DEFAULT)
+def test_doctor_says_only_left_out_of_codex_s_and_cursor_s_prompt_hook(project_dir, capsys, harness):
+    install_hooks(project_dir, harness, command=PROGRAM)
+    check = _doctor_check(capsys, project_dir, harness)
+    assert check["status"] == "ok", check
+    assert f"no hook for {PROMPT_EVENT[harness]}: left out, see --events" in check["detail"]
+    assert "adds it" not in check["detail"]
+
+
+@pytest.mark.parametrize("harness", PROMPT_BY_DEFAULT)
+def test_doctor_warns_of_a_gap_and_still_names_the_missing_prompt_hook(project_dir, capsys, harness):
+    install_hooks(project_dir, harness, command=PROGRAM, events=("start", "end", "compact"))
+    path = project_dir / HOOKS_FILE[harness]
+    config = json.loads(path.read_text())
+    del config["hooks"]["SessionEnd"]
+    path.write_text(json.dumps(config))
+    check = _doctor_check(capsys, project_dir, harness)
+    assert check["status"] == "warn" and "no Baton hook for SessionEnd" in check["detail"], check
+    assert f"no hook for {PROMPT_EVENT[harness]}, so a baton" in check["detail"]
+
+
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_doctor_still_warns_when_the_end_hook_is_missing(project_dir, capsys, harness):
     install_hooks(project_dir, harness, command=PROGRAM)
@@ -151,7 +235,7 @@ def test_codex_trust_step_counts_the_hooks_wired(project_dir):
 
 
 @pytest.mark.parametrize(("value", "expected"), [
-    (None, DEFAULT_EVENTS), ("all", ALL_EVENTS), (" ALL ", ALL_EVENTS), ("start,end", ("start", "end")), (" Prompt , end,start ", ("start", "end", "prompt")),
+    (None, None), ("all", ALL_EVENTS), (" ALL ", ALL_EVENTS), ("start,end", ("start", "end")), (" Prompt , end,start ", ("start", "end", "prompt")),
 ])
 def test_parse_events_reads_a_comma_separated_list_in_any_order(value, expected):
     assert parse_events(value) == expected

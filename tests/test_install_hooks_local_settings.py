@@ -78,7 +78,7 @@ def test_hooks_moved_to_the_local_settings_are_not_copied_back_into_settings_jso
     _moved(project_dir)
     install_hooks(project_dir, "claude-code")
     assert _batons(_read(project_dir, SHARED)) == {}
-    assert set(_batons(_read(project_dir, LOCAL))) == {"SessionStart", "PreCompact", "SessionEnd"}
+    assert set(_batons(_read(project_dir, LOCAL))) == {"SessionStart", "PreCompact", "SessionEnd", "UserPromptSubmit"}
 
 
 def test_install_run_again_after_the_move_changes_no_file(project_dir):
@@ -148,7 +148,7 @@ def test_hooks_in_both_files_keep_the_local_copy_and_leave_the_users_hooks_in_se
     assert _read(project_dir, SHARED)["hooks"] == {"SessionStart": [
         {"matcher": "startup|resume|clear|compact|fork", "hooks": [{"type": "command", "command": "echo mine"}]}]}
     assert {event: len(found) for event, found in _batons(_read(project_dir, LOCAL)).items()} == {
-        "SessionStart": 1, "PreCompact": 1, "SessionEnd": 1}
+        "SessionStart": 1, "PreCompact": 1, "SessionEnd": 1, "UserPromptSubmit": 1}
 
 
 def test_taking_the_duplicates_out_of_settings_json_says_so_on_that_file(project_dir):
@@ -158,7 +158,7 @@ def test_taking_the_duplicates_out_of_settings_json_says_so_on_that_file(project
     change = _change(result, SHARED)
     assert change.action == "deleted"  # it held nothing else (install-hooks created it)
     assert change.note is not None and change.note.startswith(
-        f"Baton's SessionStart, PreCompact, SessionEnd hooks taken out: {LOCAL} holds them too")
+        f"Baton's SessionStart, PreCompact, SessionEnd, UserPromptSubmit hooks taken out: {LOCAL} holds them too")
 
 
 def test_install_says_where_the_hooks_are_in_one_line(project_dir, capsys):
@@ -175,12 +175,14 @@ def test_install_json_names_the_file_each_hook_is_in(project_dir, capsys):
     install_hooks(project_dir, "claude-code")
     _moved(project_dir, "SessionStart")
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
-    assert out["hookFiles"] == {"SessionStart": LOCAL, "PreCompact": SHARED, "SessionEnd": SHARED}
+    assert out["hookFiles"] == {"SessionStart": LOCAL, "PreCompact": SHARED, "SessionEnd": SHARED,
+                                "UserPromptSubmit": SHARED}
 
 
 def test_install_json_names_settings_json_where_nothing_was_moved(project_dir, capsys):
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
-    assert out["hookFiles"] == {"SessionStart": SHARED, "PreCompact": SHARED, "SessionEnd": SHARED}
+    assert out["hookFiles"] == {"SessionStart": SHARED, "PreCompact": SHARED, "SessionEnd": SHARED,
+                                "UserPromptSubmit": SHARED}
     assert _batons(_read(project_dir, LOCAL)) == {}
 
 
@@ -198,7 +200,7 @@ def test_a_dry_run_shows_the_update_in_the_local_settings_and_writes_nothing(pro
 
 
 def test_a_new_event_goes_beside_the_moved_hooks(project_dir):
-    install_hooks(project_dir, "claude-code")
+    install_hooks(project_dir, "claude-code", events=("start", "end", "compact"))
     _moved(project_dir)
     install_hooks(project_dir, "claude-code", events=ALL_EVENTS)
     assert "UserPromptSubmit" in _batons(_read(project_dir, LOCAL))
@@ -210,7 +212,7 @@ def test_a_hook_left_in_settings_json_stays_there(project_dir):
     _moved(project_dir, "SessionStart")
     install_hooks(project_dir, "claude-code")
     assert set(_batons(_read(project_dir, LOCAL))) == {"SessionStart"}
-    assert set(_batons(_read(project_dir, SHARED))) == {"PreCompact", "SessionEnd"}
+    assert set(_batons(_read(project_dir, SHARED))) == {"PreCompact", "SessionEnd", "UserPromptSubmit"}
 
 
 def test_an_event_left_out_is_taken_out_of_the_local_settings(project_dir):

@@ -101,19 +101,20 @@ ALL_EVENTS = tuple(HOOK_ROLES)
 """``--events``' names (start, end, compact, prompt), in order (``all`` names them all)."""
 
 DEFAULT_EVENTS = DEFAULT_ROLES
-"""Wired without ``--events`` (``protocol.DEFAULT_ROLES``)."""
+"""Wired without ``--events`` in every harness (``protocol.DEFAULT_ROLES``); Claude Code and Gemini CLI
+add the prompt hook (``CommandHookAdapter.default_roles``)."""
 
 
-def parse_events(value: str | None) -> tuple[str, ...]:
-    """``--events``: a comma-separated list of ``ALL_EVENTS`` names, or ``all`` (None:
-    ``DEFAULT_EVENTS``), in ``ALL_EVENTS``' order.
+def parse_events(value: str | None) -> tuple[str, ...] | None:
+    """``--events``: a comma-separated list of ``ALL_EVENTS`` names, or ``all``, in ``ALL_EVENTS``'
+    order (None: no ``--events``, the harness's default, ``CommandHookAdapter.default_roles``).
 
     Raises:
         InputError: an unknown name, or the list leaves out ``start`` or ``end`` (without them
             no baton is handed on).
     """
     if value is None:
-        return DEFAULT_EVENTS
+        return None
     names = [word.strip().lower() for word in value.split(",") if word.strip()]
     if names == ["all"]:
         return ALL_EVENTS
@@ -302,15 +303,14 @@ def default_command() -> str:
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
-                  events: tuple[str, ...] = DEFAULT_EVENTS, hook_command: str | None = None) -> InstallResult:
+                  events: tuple[str, ...] | None = None, hook_command: str | None = None) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
-    The hooks run ``hook_command`` when given (``wiring.relay_command``: the
-    same ``baton`` started without its console script), else ``command``,
-    which the MCP server always runs.
+    The hooks run ``hook_command`` when given (``wiring.relay_command``: the same ``baton``
+    started without its console script), else ``command``, which the MCP server always runs.
 
-    Only the hooks of ``events`` (``parse_events``) are wired; Baton's hooks for the
-    others, left by an earlier install, are taken out.
+    Only the hooks of ``events`` (``parse_events``; None: ``CommandHookAdapter.default_roles``)
+    are wired; Baton's hooks for the others, left by an earlier install, are taken out.
 
     The files go to ``worktree`` when given (the linked worktree the command
     runs in: the harness reads that checkout's files), the project
@@ -325,6 +325,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         StorageError: a file cannot be written.
     """
     chosen = adapter(harness)
+    events = chosen.default_roles() if events is None else events
     project = project_folder(root, "install Baton's wiring into")
     _check_config(project)
     base = Path(worktree) if worktree is not None else project

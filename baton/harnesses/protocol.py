@@ -53,8 +53,9 @@ OPTIONAL_ROLES = ("compact", "prompt")
 """The events ``--events`` may leave out (docs/hooks.md, "What each hook costs"): ``baton doctor``
 says nothing of their absence."""
 DEFAULT_ROLES = tuple(role for role in HOOK_ROLES if role != "prompt")
-"""Wired without ``--events``: start, end and compact (free unless the harness compacts).
-The per-prompt hook runs on every prompt, so it is wired only when asked for
+"""Wired without ``--events`` in every harness: start, end and compact (free unless the harness
+compacts). The prompt hook is wired by default only where it keeps a baton
+(``CommandHookAdapter.default_roles``): elsewhere it would cost every prompt and keep none
 (docs/hooks.md, "What each hook costs")."""
 
 
@@ -276,6 +277,13 @@ class CommandHookAdapter:
     request, and hands the baton on again (docs/batons.md, "A baton spent without reaching a
     model"). Empty: the start comes with a prompt (Codex) or is not known to (Cursor)."""
     subscribe_events: Callable[..., Any] | None = None
+
+    def default_roles(self) -> tuple[str, ...]:
+        """``install-hooks``' events without ``--events``: ``DEFAULT_ROLES``, and the prompt hook
+        where the session start runs before its first prompt (``prompt_hook_files``: Claude Code,
+        Gemini CLI), whose end it tells whether the baton the start claimed reached a model
+        (docs/batons.md, "A baton spent without reaching a model")."""
+        return tuple(HOOK_ROLES) if self.prompt_hook_files else DEFAULT_ROLES
 
     def event_named(self, event: str) -> str | None:
         """The harness's own spelling of ``event`` (matched without regard to case), or None."""

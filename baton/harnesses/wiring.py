@@ -69,7 +69,6 @@ from baton.harnesses.config_text import (
 )
 from baton.harnesses.protocol import (
     AGENTS_SKILL_FILE,
-    DEFAULT_ROLES,
     HOOK_ROLES,
     OPTIONAL_ROLES,
     REQUIRED_ROLES,
@@ -397,12 +396,29 @@ class HarnessWiring:
         always, an optional one when its hook is there): ``all``, a list, or None when it is
         the default (``install-hooks`` without ``--events`` wires the same)."""
         chosen = adapter(self.harness)
-        roles = {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks}
-        kept = tuple(role for role in HOOK_ROLES if role in REQUIRED_ROLES or role in roles)
-        offered = {chosen.role(hook) for hook in chosen.hooks}
-        if {role for role in kept if role in offered} == {role for role in DEFAULT_ROLES if role in offered}:
+        return _events_value(chosen, {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks})
+
+    def unkept_prompt(self) -> str | None:
+        """The prompt hook's event, when the harness's default wires it (Claude Code, Gemini CLI:
+        ``CommandHookAdapter.default_roles``) and it is not wired here (an install made before it was
+        the default, or an ``--events`` that leaves it out); else None."""
+        chosen = adapter(self.harness)
+        if "prompt" not in chosen.default_roles():
             return None
-        return "all" if kept == tuple(HOOK_ROLES) else ",".join(kept)
+        event = next((hook.event for hook in chosen.hooks if chosen.role(hook) == "prompt"), None)
+        return event if event is not None and event in self.left_out else None
+
+    def prompt_hint(self, command: str | None) -> str | None:
+        """When ``unkept_prompt``: one phrase saying what its absence costs and the command that adds
+        it, keeping the other events wired and ``command``. None otherwise."""
+        event = self.unkept_prompt()
+        if event is None:
+            return None
+        chosen = adapter(self.harness)
+        roles = {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks} | {"prompt"}
+        return (f"no hook for {event}, so a baton a session claims at its start is spent when the session is "
+                f"closed before its first prompt; `{rerun(self.harness, command, _events_value(chosen, roles))}` "
+                "adds it (wired by default since 2026-12-07)")
 
     def programs(self) -> list[str]:
         """The programs the hooks and the MCP server run, each once, in order."""
@@ -410,6 +426,16 @@ class HarnessWiring:
         if self.mcp is not None and isinstance(self.mcp.get("command"), str):
             found.append(self.mcp["command"])
         return list(dict.fromkeys(found))
+
+
+def _events_value(chosen: Any, roles: set[str]) -> str | None:
+    """The ``--events`` value that wires ``roles`` (and the required ones): ``all``, a list, or None
+    when ``install-hooks`` without ``--events`` wires the same for ``chosen``."""
+    kept = tuple(role for role in HOOK_ROLES if role in REQUIRED_ROLES or role in roles)
+    offered = {chosen.role(hook) for hook in chosen.hooks}
+    if {role for role in kept if role in offered} == {role for role in chosen.default_roles() if role in offered}:
+        return None
+    return "all" if kept == tuple(HOOK_ROLES) else ",".join(kept)
 
 
 def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
@@ -557,15 +583,18 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
              f"{f' in {wiring.narrow_in[event]}' if event in wiring.narrow_in else ''} leaves out "
              f"{', '.join(values)} (such a session gets no brief)" for event, values in wiring.narrow.items()]
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
+    hint = wiring.prompt_hint(keep_command)  # never a gap of its own: a hint beside the verdict
     if gaps:
         by_hand = "".join(f"; {phrase}" for phrase in wiring.shared_narrow)
         return "warn", (f"{'; '.join(gaps)}; run `{rerun(harness, keep_command, wiring.events_option())}`"
-                        f"{alternatives}{by_hand}")
+                        f"{alternatives}{by_hand}{f'; {hint}' if hint else ''}")
     if wiring.shared_narrow:
-        return "warn", "; ".join(wiring.shared_narrow)
+        return "warn", "; ".join(wiring.shared_narrow) + (f"; {hint}" if hint else "")
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
-    left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""
+    chosen = [event for event in wiring.left_out if event != wiring.unkept_prompt()]
+    said = ([f"no hook for {', '.join(chosen)}: left out, see --events"] if chosen else []) + ([hint] if hint else [])
+    left_out = f" ({'; '.join(said)})" if said else ""
     where = ""
     if wiring.personal_files():  # said only when not where install-hooks writes them
         found = sorted({path for paths in wiring.hook_files.values() for path in paths},

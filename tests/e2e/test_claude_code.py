@@ -330,12 +330,12 @@ def test_a_session_end_hook_slower_than_claude_codes_default_still_hands_the_bat
     assert [subject(e) for e in events(project, env, "baton.created")] == [handoff]
 
 
-def test_by_default_no_hook_runs_on_a_handoff_request_and_the_agents_handoff_is_still_handed_on(
+def test_without_the_prompt_hook_no_hook_runs_on_a_handoff_request_and_the_agents_handoff_is_still_handed_on(
         claude, project, env, model):
-    """``install-hooks`` without ``--events`` (start, end, compact): Claude Code runs no Baton hook on a
-    prompt (no draft, no notice), and a handoff the agent captures over MCP is still handed on at the
-    session's end. (The fixture wired ``--events all``; this install takes the prompt hook out again.)"""
-    wired = run_baton(project, env, "install-hooks", "--harness", "claude-code")
+    """``install-hooks --events start,end,compact`` (the prompt hook left out): Claude Code runs no Baton
+    hook on a prompt (no draft, no notice), and a handoff the agent captures over MCP is still handed on
+    at the session's end. (The fixture wired ``--events all``; this install takes the prompt hook out.)"""
+    wired = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--events", "start,end,compact")
     assert wired.returncode == 0, wired.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert "UserPromptSubmit" not in settings["hooks"]

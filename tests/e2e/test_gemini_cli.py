@@ -47,9 +47,11 @@ RESULT_ID = re.compile(r"\bid\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 class Session:
     """One project wired for Gemini CLI, and the scripted model it talks to."""
 
-    def __init__(self, root: Path, model: FakeGemini, trap: ProxyTrap | None = None, *, home: Path | None = None):
+    def __init__(self, root: Path, model: FakeGemini, trap: ProxyTrap | None = None, *, home: Path | None = None,
+                 events: str | None = "all"):
         """The project is ``root/project`` (a git repository there is kept), the user's home
-        ``home`` (default ``root/home``)."""
+        ``home`` (default ``root/home``), Baton wired by ``install-hooks --events EVENTS`` (None: no
+        ``--events``, the default wiring)."""
         self.program = harness_program("gemini-cli")
         # Every proxy variable points at a trap that records what would have left loopback.
         self.trap = trap or ProxyTrap()
@@ -69,7 +71,8 @@ class Session:
         self.env = harness_env(home, GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key-for-tests",
                                GEMINI_CLI_TRUST_WORKSPACE="true", **proxies)
         self.model = model
-        installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli", "--events", "all")
+        chosen = ("--events", events) if events is not None else ()
+        installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli", *chosen)
         assert installed.returncode == 0, installed.stderr
 
     def run(self, prompt: str, script: list[Any] | None = None, *, resume: bool = False) -> list[Recorded]:

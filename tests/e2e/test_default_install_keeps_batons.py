@@ -1,0 +1,272 @@
+"""The default ``baton install-hooks`` (no ``--events``) loses no baton in Claude Code and Gemini CLI,
+run for real: each harness's TUI in a pseudo-terminal (``tests/e2e/terminal.py``), against its
+scripted model on 127.0.0.1.
+
+Both harnesses run ``SessionStart`` when their TUI opens, before anything is typed, and its claim of
+the waiting baton is made then. The default install wires the prompt hook (``UserPromptSubmit``,
+``BeforeAgent``) beside start, end and compaction, so a session closed before its first prompt —
+whose brief reached no model — hands the baton it claimed on again at its end (``baton.created``,
+``reason: "unprompted"``) and the next session receives it; a session whose prompt reached the
+model spends it: claimed once, by that session (docs/batons.md, "A baton spent without reaching a
+model").
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
+from tests.e2e.fake_gemini import FakeGemini, hook_contexts
+from tests.e2e.terminal import Terminal
+from tests.e2e.test_gemini_cli import Session
+
+pytestmark = pytest.mark.e2e
+
+STEP = "Wire the zebra-42 parser into the CLI"
+"""The next step the waiting baton carries: a brief that delivers it shows it."""
+
+CLAUDE_READY = "? for shortcuts"
+GEMINI_READY = "Type your message"
+
+
+def events(project: Path, env: dict[str, str], kind: str) -> list[dict[str, Any]]:
+    return [e for e in ledger_events(project, env) if e.get("type") == kind]
+
+
+def claims(project: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+    """Each ``baton.claimed``: (the handoff it carries, the session that claimed it), in order."""
+    return [(e["data"]["handoff_id"], e["data"]["session"]) for e in events(project, env, "baton.claimed")]
+
+
+def began(project: Path, env: dict[str, str]) -> list[str]:
+    return [e["stream"].split("/", 1)[1] for e in events(project, env, "session.begun")]
+
+
+def wait_for_claims(project: Path, env: dict[str, str], count: int, timeout: float = 120) -> None:
+    """Until the ledger holds ``count`` claims (the start hook runs beside the TUI's first frames)."""
+    deadline = time.monotonic() + timeout
+    while len(claims(project, env)) < count:
+        assert time.monotonic() < deadline, f"{count} claims never recorded: {claims(project, env)}"
+        time.sleep(0.5)
+
+
+def a_waiting_baton(project: Path, env: dict[str, str]) -> str:
+    """An earlier session's baton, waiting on this branch; its handoff's id."""
+    left = run_baton(project, env, "session", "end", "earlier-session", "--handoff-steps", STEP)
+    assert left.returncode == 0, left.stderr
+    (created,) = events(project, env, "baton.created")
+    return created["data"]["handoff_id"]
+
+
+def interactive(env: dict[str, str]) -> dict[str, str]:
+    """A colour terminal, not in CI (Ink draws only the last frame when it sees ``CI``)."""
+    return {**{k: v for k, v in env.items() if k not in ("CI", "NO_COLOR")}, "TERM": "xterm-256color"}
+
+
+def tui(argv: list[str], project: Path, env: dict[str, str], ready: str) -> Terminal:
+    """The harness's TUI in a terminal, once it shows ``ready``; ended (its process group killed)
+    before the test fails if it never does."""
+    terminal = Terminal(argv, project, env)
+    try:
+        terminal.wait_for(ready, why="the harness's prompt")
+    except BaseException:
+        terminal.__exit__(None, None, None)
+        raise
+    return terminal
+
+
+def unprompted_hand_ons(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    return [e for e in events(project, env, "baton.created") if e["data"].get("reason") == "unprompted"]
+
+
+# -- Claude Code -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def anthropic():
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+def claude_installed(tmp_path: Path, model: FakeAnthropic, project: Path) -> dict[str, str]:
+    """Claude Code's environment for its TUI (first-run screens done, the folder trusted, Baton's MCP
+    tools allowed), Baton wired by the default ``install-hooks``: the prompt hook is among them."""
+    env = interactive(claude_env(tmp_path / "claude-home", model))
+    installed = run_baton(project, env, "install-hooks", "--harness", "claude-code")
+    assert installed.returncode == 0, installed.stderr
+    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    assert {"SessionStart", "SessionEnd", "PreCompact", "UserPromptSubmit"} <= set(hooks), hooks
+    home = Path(env["HOME"])
+    (home / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True,
+        "customApiKeyResponses": {"approved": [env["ANTHROPIC_API_KEY"].strip()[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True}},
+    }))
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["mcp__baton"]}}))
+    return env
+
+
+def claude_tui(project: Path, env: dict[str, str]) -> Terminal:
+    return tui([str(harness_program("claude-code"))], project, env, CLAUDE_READY)
+
+
+def claude_prompt(claude: Terminal, prompt: str, reply: str) -> None:
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
+    claude.type(prompt)
+    claude.type("\r")
+    claude.wait_for(reply, why="the model's reply")
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
+
+
+def claude_exit(claude: Terminal) -> None:
+    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
+    claude.type("/exit")
+    claude.type("\r")
+    assert claude.wait_until_ended() == 0, claude.screen()
+
+
+def claude_next_session(project: Path, env: dict[str, str], model: FakeAnthropic) -> str:
+    """A next Claude Code session, one prompt, ``/exit``: what its model was told."""
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, "hello", "Next.")
+        claude_exit(claude)
+    model.check()
+    return said(model.turns()[-1])
+
+
+def test_with_the_default_install_a_claude_code_session_closed_before_its_first_prompt_keeps_the_baton(
+        tmp_path, anthropic):
+    """Claude Code's TUI opens (its start claims the waiting baton) and is left with ``/exit`` before any
+    prompt: its end hands the baton on again, and the next session's model is given it, which that
+    session claims — once."""
+    project = git_project(tmp_path / "project")
+    env = claude_installed(tmp_path, anthropic, project)
+    handoff = a_waiting_baton(project, env)
+    anthropic.script = ["Next."]
+    with claude_tui(project, env) as left:
+        wait_for_claims(project, env, 1)
+        claude_exit(left)
+    (unprompted,) = unprompted_hand_ons(project, env)
+    assert unprompted["data"]["handoff_id"] == handoff
+    told = claude_next_session(project, env, anthropic)
+    assert f"(baton `{handoff}`)" in told and STEP in told, told
+    first, second = began(project, env)
+    assert claims(project, env) == [(handoff, first), (handoff, second)]
+
+
+def test_with_the_default_install_a_claude_code_session_whose_prompt_reached_the_model_spends_the_baton(
+        tmp_path, anthropic):
+    """The same start, then one prompt: the model is given the baton with it, the end hands nothing on
+    again, and the next session is not given it — claimed once, by the session that was."""
+    project = git_project(tmp_path / "project")
+    env = claude_installed(tmp_path, anthropic, project)
+    handoff = a_waiting_baton(project, env)
+    anthropic.script = ["Hi.", "Next."]
+    with claude_tui(project, env) as claude:
+        claude_prompt(claude, "hello", "Hi.")
+        claude_exit(claude)
+    assert f"(baton `{handoff}`)" in said(anthropic.turns()[0])
+    assert not unprompted_hand_ons(project, env)
+    told = claude_next_session(project, env, anthropic)
+    assert f"(baton `{handoff}`)" not in told, told
+    assert claims(project, env) == [(handoff, began(project, env)[0])]
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def google():
+    with FakeGemini() as fake:
+        yield fake
+
+
+@pytest.fixture
+def trap():
+    found = ProxyTrap()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def gemini_installed(tmp_path: Path, model: FakeGemini, trap: ProxyTrap) -> Session:
+    """Gemini CLI's settings and trusted folder (``Session``), Baton wired by the default
+    ``install-hooks``: the prompt hook is among them."""
+    gemini = Session(tmp_path, model, trap, home=tmp_path / "home", events=None)
+    gemini.env = interactive(gemini.env)
+    hooks = json.loads((gemini.project / ".gemini" / "settings.json").read_text())["hooks"]
+    assert {"SessionStart", "SessionEnd", "PreCompress", "BeforeAgent"} <= set(hooks), hooks
+    return gemini
+
+
+def gemini_tui(gemini: Session) -> Terminal:
+    return tui([str(gemini.program), "-y"], gemini.project, gemini.env, GEMINI_READY)
+
+
+def gemini_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
+    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt", now=True)
+    terminal.type(prompt)
+    terminal.wait_for(prompt, why="the prompt typed")
+    terminal.type("\r")
+    terminal.wait_for(reply, why="the model's reply")
+
+
+def gemini_exit(terminal: Terminal) -> None:
+    """Ctrl-D twice at Gemini CLI's prompt (its ``SessionEnd`` runs), and its process ends with status 0."""
+    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt", now=True)
+    terminal.type("\x04")
+    terminal.wait_for("Press Ctrl+D again to exit.", why="Gemini CLI's exit notice")
+    terminal.type("\x04")
+    assert terminal.wait_until_ended() == 0, terminal.screen()
+
+
+def gemini_next_session(gemini: Session, model: FakeGemini) -> str:
+    """A next Gemini CLI session, one prompt, Ctrl-D twice: what its hooks put before its model."""
+    with gemini_tui(gemini) as terminal:
+        gemini_prompt(terminal, "hello", "Next.")
+        gemini_exit(terminal)
+    return "\n".join(hook_contexts(model.conversation()[-1]))
+
+
+def test_with_the_default_install_a_gemini_cli_session_closed_before_its_first_prompt_keeps_the_baton(
+        tmp_path, google, trap):
+    """Gemini CLI opens (its start claims the waiting baton) and is left with Ctrl-D twice before any
+    prompt: its end hands the baton on again, and the next session's model is given it, which that
+    session claims — once."""
+    gemini = gemini_installed(tmp_path, google, trap)
+    handoff = a_waiting_baton(gemini.project, gemini.env)
+    google.script = ["Next."]
+    with gemini_tui(gemini) as left:
+        wait_for_claims(gemini.project, gemini.env, 1)
+        gemini_exit(left)
+    (unprompted,) = unprompted_hand_ons(gemini.project, gemini.env)
+    assert unprompted["data"]["handoff_id"] == handoff
+    told = gemini_next_session(gemini, google)
+    assert f"(baton `{handoff}`)" in told and STEP in told, told
+    first, second = began(gemini.project, gemini.env)
+    assert claims(gemini.project, gemini.env) == [(handoff, first), (handoff, second)]
+    assert not google.script and not trap.seen
+
+
+def test_with_the_default_install_a_gemini_cli_session_whose_prompt_reached_the_model_spends_the_baton(
+        tmp_path, google, trap):
+    """The same start, then one prompt: the model is given the baton with it, the end hands nothing on
+    again, and the next session is not given it — claimed once, by the session that was."""
+    gemini = gemini_installed(tmp_path, google, trap)
+    handoff = a_waiting_baton(gemini.project, gemini.env)
+    google.script = ["Hi.", "Next."]
+    with gemini_tui(gemini) as terminal:
+        gemini_prompt(terminal, "hello", "Hi.")
+        gemini_exit(terminal)
+    assert f"(baton `{handoff}`)" in "\n".join(hook_contexts(google.conversation()[0]))
+    assert not unprompted_hand_ons(gemini.project, gemini.env)
+    told = gemini_next_session(gemini, google)
+    assert f"(baton `{handoff}`)" not in told, told
+    assert claims(gemini.project, gemini.env) == [(handoff, began(gemini.project, gemini.env)[0])]
+    assert not google.script and not trap.seen
