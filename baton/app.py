@@ -561,11 +561,12 @@ class Baton:
         (``unended_sessions.take_over``): that session is ended with the handoff
         handed on, which this start then claims, when it is taken for over; else
         the brief says what waits and how to continue it."""
-        from baton.commands import deferred, harness_start
+        from baton.commands import harness_start
 
         self._identifiers(session=session_id, harness=harness)
         kept: tuple[DeferredRun, ...] = ()
-        if not self.project.read_only and deferred.any_pending(self.project.paths):
+        # One listdir: the module that runs kept hooks (``baton.commands.deferred``) only when one waits.
+        if not self.project.read_only and self.project.paths.hooks_waiting():
             kept = self.run_deferred_hooks()
         busy = next((run.busy for run in kept if run.busy is not None), None)
         # The start's own wait, given to its writing steps: the project's stays as it was opened.

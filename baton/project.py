@@ -84,6 +84,26 @@ class ProjectPaths:
     def gitignore(self) -> Path:
         return self.baton_dir / ".gitignore"
 
+    @property
+    def deferred_dir(self) -> Path:
+        """``.baton/deferred/``: the hooks kept for later (``baton.commands.deferred``)."""
+        return self.baton_dir / KEPT_HOOKS_DIR
+
+    def hooks_waiting(self) -> bool:
+        """Whether a kept hook waits to run (a ``.json`` file of ``deferred_dir``; one ``listdir``).
+        Every session start asks it; ``baton.commands.deferred``, which runs them, is loaded only
+        when one does."""
+        try:
+            found = os.listdir(self.deferred_dir)
+        except OSError:  # none kept (no folder), or none readable
+            return False
+        return any(name.endswith(KEPT_HOOK_SUFFIX) and not name.startswith(".") for name in found)
+
+
+KEPT_HOOKS_DIR = "deferred"
+KEPT_HOOK_SUFFIX = ".json"
+"""Where a hook kept for later is (``ProjectPaths.deferred_dir``) and its file's suffix (``baton.commands.deferred``)."""
+
 
 def git_toplevel(start: Path) -> Path | None:
     """The main worktree's top level for ``start``, or None outside git.

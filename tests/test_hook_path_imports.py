@@ -304,9 +304,8 @@ STEADY_READ_MODULES = STEADY_MODULES | RECORD_START_MODULES | {
 what records the session's start, as the SessionStart hook does, so that the session starts once
 (docs/batons.md, "A session starts once"; 79 in all)."""
 STEADY_START_MODULES = STEADY_MODULES | {
-    "baton.commands.deferred",  # what a hook keeps for a deferred catch-up (its notices' writer: only when one ran)
     "baton.commands.harness_start", "baton.commands.record",
-    "baton.commands.session_drafts", "baton.commands.session_records", "baton.domain.aggregates",
+    "baton.commands.session_records", "baton.domain.aggregates",
     "baton.domain.repeated_start",
     "baton.domain.unended",  # whether the newest ready handoff still waits (review15 F12): no class
     "baton.domain.aggregates.session", "baton.domain.shell_words", "baton.events.base",
@@ -315,7 +314,8 @@ STEADY_START_MODULES = STEADY_MODULES | {
     "baton.projections.folds", "baton.projections.folds.sessions",
     "baton.launch",  # the harness process the start records: the `baton` program's entry, loaded by every hook
 }                    # a harness runs (here, run as `python -m baton`, it is the one module more)
-"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (87 in all)."""
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (85 in all: neither
+the kept hooks' runner, ``baton.commands.deferred``, nor a session's drafts, ``baton.commands.session_drafts``)."""
 STEADY_CLASSES: set[str] = set()
 """The attrs classes both define: none (the output screen's, the ledger's, the events', the
 baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""
@@ -574,6 +574,15 @@ NOT_ON_A_STEADY_COMMAND = {
     "loads no shlex": {"shlex"},
 }
 """What a steady session command never loads, by what the check says of it."""
+
+
+def test_a_steady_session_start_loads_neither_the_kept_hooks_runner_nor_a_sessions_drafts(steady):
+    """With no hook kept for later, a start asks ``ProjectPaths.hooks_waiting`` (one ``listdir``) and
+    loads ``baton.commands.deferred`` only when one waits; it reads a session's drafts
+    (``baton.commands.session_drafts``) only after a compaction."""
+    loaded = _session_hook_loaded(steady, "SessionStart")
+    assert "baton.commands.harness_start" in loaded  # the start ran
+    assert not {"baton.commands.deferred", "baton.commands.session_drafts"} & loaded, sorted(loaded)
 
 
 @pytest.mark.parametrize("command", [

@@ -40,7 +40,7 @@ LOADERS_BY_NAME = {
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
     "commands/bootstrap.py": "the feed-vouch rule, only when another writer's handoff is among a brief's recent ones",
     "commands/harness_start.py": "the feed-vouch rule, only when a start that continues the conversation repeats "
-                                 "a baton",
+                                 "a baton; a session's drafts (session_drafts), only after a compaction",
     "commands/ids.py": "the ledger's erasure scan, only when a token names a handoff with no record (a "
                        "forgotten one: is its forget unfinished?)",
     "config.py": "the detector's settings checks, only for a config with a detector section",

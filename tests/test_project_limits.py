@@ -10,9 +10,10 @@ from types import SimpleNamespace
 import pytest
 
 from baton.app import Baton, Limits
-from baton.commands import deferred, harness_start
+from baton.commands import harness_start
 from baton.commands.bootstrap import begin
 from baton.errors import LedgerBusy
+from baton.project import ProjectPaths
 
 
 def test_a_project_keeps_the_limits_it_was_opened_with(project):
@@ -41,7 +42,7 @@ def test_a_start_after_a_kept_hook_met_the_lock_gives_its_own_steps_no_wait_and_
         return real(opened, *args, limits=limits, **kwargs)
 
     monkeypatch.setattr(harness_start, "start_session", start_session)
-    monkeypatch.setattr(deferred, "any_pending", lambda paths: True)
+    monkeypatch.setattr(ProjectPaths, "hooks_waiting", lambda paths: True)
     with Baton.open(project, limits=Limits(write_wait=3.0, read_wait=0.0)) as app:
         busy = SimpleNamespace(busy=True, error="the ledger stayed locked by another process for 3 s")
         monkeypatch.setattr(app, "run_deferred_hooks", lambda: (busy,))

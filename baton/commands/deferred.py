@@ -37,7 +37,7 @@ import orjson
 
 from baton.domain.redaction import redact_text
 from baton.errors import BatonError, ConfigError, InputError, LedgerBusy, PolicyBlock
-from baton.project import ProjectPaths, resolve_root
+from baton.project import KEPT_HOOK_SUFFIX, ProjectPaths, resolve_root
 from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
@@ -50,7 +50,7 @@ SESSION_END = "session_end"
 PRE_COMPACT = "pre_compact"
 KINDS = (SESSION_END, PRE_COMPACT)
 """What a hook may leave for later: the work that is lost if it is not done."""
-SUFFIX = ".json"
+SUFFIX = KEPT_HOOK_SUFFIX
 FAILED = ".failed"
 
 
@@ -116,7 +116,7 @@ class DeferredRun:
 
 
 def directory(paths: ProjectPaths) -> Path:
-    return paths.baton_dir / "deferred"
+    return paths.deferred_dir
 
 
 def keep(project: "Project", *, kind: str, harness: str | None, event: str | None, session: str,
@@ -183,8 +183,9 @@ def _names(paths: ProjectPaths, suffix: str) -> list[str]:
 
 
 def any_pending(paths: ProjectPaths) -> bool:
-    """Whether a hook waits to run (one ``listdir``: a session start asks it every time)."""
-    return bool(_names(paths, SUFFIX))
+    """Whether a hook waits to run (one ``listdir``; a session start asks ``ProjectPaths.hooks_waiting``,
+    the same question, without loading this module)."""
+    return paths.hooks_waiting()
 
 
 def waiting(paths: ProjectPaths) -> list[str]:

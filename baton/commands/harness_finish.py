@@ -16,7 +16,6 @@ from baton.commands.session_drafts import (
     SESSION_WINDOW,
     captured_since,
     draft_to_complete,
-    origin_session,
     parents_of,
     session_handoffs,
 )
@@ -27,6 +26,7 @@ from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
 from baton.projections import handoffs
+from baton.projections.handoffs import origin_session
 from baton.projections.sessions import open_at, session_doc
 from baton.values import value_class
 

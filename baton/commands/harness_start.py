@@ -34,7 +34,6 @@ from baton.commands.batons import peek_at_start, received_at_start
 from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, Start, begin
 from baton.commands.identity import DETACHED_BRANCH, context_of
 from baton.commands.objectives import required_session_id
-from baton.commands.session_drafts import draft_to_complete, origin_session, parents_of
 from baton.commands.session_records import StartOnce, record_resumed, started_before
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
@@ -296,7 +295,7 @@ def unended_handoff(runner: Any, writer: str, owner: str, branch: str | None, si
     doc = runner.get("handoffs", row.id)
     if not isinstance(doc, dict):
         return None
-    named = origin_session(doc)
+    named = handoffs.origin_session(doc)
     if named is None:
         created = row.created_at
         try:
@@ -385,12 +384,14 @@ def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, s
     """A start after a compaction delivers no brief again, but points the agent at
     the session's open draft (the one Baton saved before the compaction, or the
     draft continuing it), or says nothing."""
-    kept = draft_to_complete(runner, writer, sid)
+    drafts = _drafts()
+    kept = drafts.draft_to_complete(runner, writer, sid)
     if kept is None:
         return SessionStartResult(sid, harness, source, repeated=True)
     session, doc = session_doc(runner, writer, sid), runner.get("handoffs", kept[0])
     received = received_baton(session)
-    continues = received if received is not None and isinstance(doc, dict) and received in parents_of(doc) else None
+    continues = received if received is not None and isinstance(doc, dict) and received in drafts.parents_of(doc) \
+        else None
     return SessionStartResult(sid, harness, source, repeated=True, draft=kept[0], missing=kept[1],
                               continues=continues)
 
@@ -415,3 +416,8 @@ def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: 
                  "the session's end hands it on to the next session.")
     return "\n".join(lines) + "\n"
 
+
+def _drafts() -> Any:
+    """``baton.commands.session_drafts``, loaded by name: only a start after a compaction reads
+    the session's open draft; a steady start reads none. ``__import__``, as ``_recalled``'s rule."""
+    return __import__("baton.commands.session_drafts", fromlist=["draft_to_complete"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from baton.projections import handoffs
+from baton.projections.handoffs import origin_session
 from baton.projections.sessions import session_doc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -97,12 +98,6 @@ def draft_to_complete(runner: Any, writer: str, sid: str) -> tuple[str, tuple[st
     # read only when the session has a draft open, never at a steady end or start.
     fields = __import__("baton.commands.draft_fields", fromlist=["still_to_complete"])
     return draft["id"], fields.still_to_complete(draft)
-
-
-def origin_session(doc: dict[str, Any]) -> str | None:
-    origin = doc.get("origin")
-    value = origin.get("session_id") if isinstance(origin, dict) else None
-    return value if isinstance(value, str) and value else None
 
 
 def parents_of(doc: dict[str, Any]) -> list[str]:

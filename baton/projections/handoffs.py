@@ -148,6 +148,14 @@ def _create_counts(db: Any) -> None:
                        f"{where}GROUP BY COALESCE(status, '')")
 
 
+def origin_session(doc: Doc) -> str | None:
+    """The session a handoff's record names as the one that made it (``origin.session_id``), or None.
+    Here, beside the documents it reads, for a session's start and end alike."""
+    origin = doc.get("origin")
+    value = origin.get("session_id") if isinstance(origin, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
 def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
