@@ -19,6 +19,13 @@ than half:
 
 A class that writes its own ``__repr__`` (or ``__eq__``) keeps it.
 
+attrs still writes and compiles each class's ``__init__`` (~1 M instructions a
+class). ``precompiled`` registers those sources compiled beforehand, with a
+module of their own (``baton.domain.record_inits``, the record model's, written
+by ``scripts/record_inits.py``): a class whose ``__init__`` source attrs writes
+is one of them takes its compiled form, the same bytecode; any other source is
+compiled by attrs as before.
+
 A slotted class is built twice (attrs makes the class, then a copy with
 ``__slots__``): ~0.15 ms more a class. Classes a process builds a handful
 of times (results, settings, a scope, a command) are ``frozen(slots=False)``
@@ -29,9 +36,12 @@ listing (``Event``, ``FeedHead``, ``Cursor``, a record) keep their slots.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Mapping
+from types import FunctionType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
+from attr import _make as _attrs_make
 
 T = TypeVar("T")
 
@@ -66,11 +76,50 @@ def _shared_methods(cls: Any, *, hashable: bool) -> Any:
     return cls
 
 
+_PRECOMPILED: dict[str, Callable[[], dict[str, Any]]] = {}
+"""The methods attrs writes for a class, by the exact source attrs would compile: a
+function compiled with its module (its ``.pyc``) that defines them and returns them by name."""
+
+_ATTRS_COMPILE = getattr(_attrs_make, "_linecache_and_compile", None)
+"""Where attrs compiles the source it writes for a class (``_ClassBuilder._eval_snippets``)."""
+
+
+def precompiled(made: Mapping[str, Callable[[], dict[str, Any]]]) -> None:
+    """Classes defined from now on whose methods attrs writes as one of ``made``'s
+    sources take that source's compiled form instead of compiling it: ~1 M
+    instructions a class of the record model (``baton.domain.record_inits``)."""
+    _PRECOMPILED.update(made)
+
+
+def _compiled(script: str, filename: str, globs: dict[str, Any] | None,
+              locals: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """attrs' ``_linecache_and_compile`` for a source compiled beforehand: the same
+    ``def`` statements run in attrs' globals (defaults evaluated there, as
+    ``eval`` of the source does), their functions returned by name."""
+    made = _PRECOMPILED.get(script)
+    if made is None:
+        return cast(Any, _ATTRS_COMPILE)(script, filename, globs, locals)
+    locs: Any = {} if locals is None else locals
+    locs.update(FunctionType(made.__code__, globs if globs is not None else {})())
+    return cast(dict[str, Any], locs)
+
+
+def _built(build: Callable[[], T]) -> T:
+    """``build()`` (an attrs decorator applied), reading precompiled sources while it runs."""
+    if not _PRECOMPILED or _ATTRS_COMPILE is None:
+        return build()
+    _attrs_make._linecache_and_compile = _compiled
+    try:
+        return build()
+    finally:
+        _attrs_make._linecache_and_compile = _ATTRS_COMPILE
+
+
 def shared_frozen(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     """``attrs.frozen`` (immutable, slotted unless ``slots=False``) with the shared methods."""
 
     def wrap(cls: type[T]) -> type[T]:
-        return attrs.frozen(_shared_methods(cls, hashable=True), eq=False, repr=False, **options)
+        return _built(lambda: attrs.frozen(_shared_methods(cls, hashable=True), eq=False, repr=False, **options))
 
     return wrap if maybe_cls is None else wrap(maybe_cls)
 
@@ -79,7 +128,7 @@ def shared_mutable(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     """``attrs.define`` (mutable, slotted) with the shared methods; instances are unhashable."""
 
     def wrap(cls: type[T]) -> type[T]:
-        return attrs.define(_shared_methods(cls, hashable=False), eq=False, repr=False, **options)
+        return _built(lambda: attrs.define(_shared_methods(cls, hashable=False), eq=False, repr=False, **options))
 
     return wrap if maybe_cls is None else wrap(maybe_cls)
 

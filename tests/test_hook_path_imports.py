@@ -800,3 +800,32 @@ def test_a_steady_session_hook_compiles_no_source_for_a_class_of_its_own(steady,
     made = _made_by_a_steady_hook(steady, event, _SOURCE_AT_EXIT, "no-source-1")
     assert made  # the spy saw the standard library's
     assert not [where for where in made if "/baton/" in where], made
+
+
+_ATTRS_SOURCE_AT_EXIT = """
+import builtins, os, runpy, sys
+compile_now, exit_now, made = builtins.compile, os._exit, []
+def spied(source, filename, *args, **kwargs):
+    if str(filename).startswith("<attrs generated"):
+        made.append(str(filename))
+    return compile_now(source, filename, *args, **kwargs)
+builtins.compile = spied
+def report(code):
+    sys.stderr.write("ATTRS SOURCE " + repr(made) + "\\n")
+    sys.stderr.flush()
+    exit_now(code)
+os._exit = report
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_resume_latest_compiles_no_source_for_the_record_models_classes(steady):
+    """The record model's 19 ``__init__``s are compiled with ``baton.domain.record_inits``
+    (``baton.model.precompiled``), not written and compiled by attrs in every ``resume``
+    (~1 M instructions a class): ``resume latest`` compiles no source attrs writes for a class of Baton's."""
+    r = subprocess.run([sys.executable, "-c", _ATTRS_SOURCE_AT_EXIT, "resume", "latest"], capture_output=True,
+                       text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    made = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("ATTRS SOURCE "))[13:])
+    assert not [name for name in made if "baton." in name], made

@@ -35,6 +35,7 @@ from typing import Any, Literal, NewType, Union, cast, get_args, get_origin
 
 import attrs
 
+from baton.domain.record_inits import MADE
 from baton.domain.record_reader import COMPILE_AFTER, StrictReaders, member_types
 from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's users name them from here
     HANDOFFS_DIR,
@@ -48,7 +49,7 @@ from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's us
     short_id,
 )
 from baton.errors import HandoffInputError
-from baton.model import as_tuple, frozen
+from baton.model import as_tuple, frozen, precompiled
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
@@ -107,6 +108,8 @@ def _ext(default: Any = None) -> Any:
 
 
 # --------------------------------------------------------------------------- model
+
+precompiled(MADE)  # each class's __init__ as attrs writes it, compiled with record_inits, not here
 
 
 @frozen
