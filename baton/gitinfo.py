@@ -111,6 +111,29 @@ def _common_dir(git_dir: Path) -> Path:
         return joined
 
 
+_located: dict | None = None
+"""Each start's ``locate`` answer while a ``located_once`` scope is open (None: none is)."""
+
+
+class located_once:
+    """``with located_once():`` — within it, ``locate`` walks the file system once per start and
+    gives that answer again. A long-lived process (the MCP server) opens it around one call, in
+    which the trust record's place and git's identity files both ask where the repository is:
+    the answer cannot move within one call as it might between two."""
+
+    __slots__ = ("_outer",)
+
+    def __enter__(self) -> None:
+        global _located
+        self._outer = _located
+        if _located is None:
+            _located = {}
+
+    def __exit__(self, *exc: object) -> None:
+        global _located
+        _located = self._outer
+
+
 def locate(start: Path) -> GitDirs | None:
     """The repository holding ``start`` (walking up, like ``Repo.discover``), or None outside git.
 
@@ -120,6 +143,16 @@ def locate(start: Path) -> GitDirs | None:
 
     Stdlib only: this runs in every command and must not import dulwich.
     """
+    memo = _located
+    if memo is None:
+        return _locate(start)
+    key = str(start)
+    if key not in memo:
+        memo[key] = _locate(start)
+    return memo[key]
+
+
+def _locate(start: Path) -> GitDirs | None:
     try:
         here = Path(start).resolve()
     except (OSError, RuntimeError):
