@@ -678,10 +678,26 @@ def _user_config_value(section: str, name: str) -> str | None:
         return None
 
 
+_CONFIG_PATHS_KEPT: list = [None, None]
+"""The question ``_config_paths`` last answered (where, and the environment variables that name
+the files) and its answer: a long-lived process asks it at every answer (``identity_stamp``)."""
+
+
 def _config_paths(where: GitDirs | None) -> list[str]:
     """Every file git's config stack for ``where`` can read, in the order
     dulwich's ``get_config_stack`` reads them (repository, worktree, global,
-    XDG, system) — the key of the identity cache below."""
+    XDG, system) — the key of the identity cache below. Spelled again only
+    when ``where`` or one of the environment variables that name them moved."""
+    env = os.environ
+    asked = (where, env.get("GIT_CONFIG_GLOBAL"), env.get("HOME"), env.get("XDG_CONFIG_HOME"),
+             env.get("GIT_CONFIG_SYSTEM"), "GIT_CONFIG_NOSYSTEM" in env)
+    kept = _CONFIG_PATHS_KEPT
+    if kept[0] != asked:
+        kept[:] = (asked, _spelled_config_paths(where))
+    return list(kept[1])
+
+
+def _spelled_config_paths(where: GitDirs | None) -> list[str]:
     paths = []
     if where is not None:
         paths += [str(where.common_dir / "config"), str(where.git_dir / "config.worktree")]
