@@ -111,6 +111,29 @@ def _common_dir(git_dir: Path) -> Path:
         return joined
 
 
+_located: dict | None = None
+"""Each start's ``locate`` answer while a ``located_once`` scope is open (None: none is)."""
+
+
+class located_once:
+    """``with located_once():`` — within it, ``locate`` walks the file system once per start and
+    gives that answer again. A long-lived process (the MCP server) opens it around one call, in
+    which the trust record's place and git's identity files both ask where the repository is:
+    the answer cannot move within one call as it might between two."""
+
+    __slots__ = ("_outer",)
+
+    def __enter__(self) -> None:
+        global _located
+        self._outer = _located
+        if _located is None:
+            _located = {}
+
+    def __exit__(self, *exc: object) -> None:
+        global _located
+        _located = self._outer
+
+
 def locate(start: Path) -> GitDirs | None:
     """The repository holding ``start`` (walking up, like ``Repo.discover``), or None outside git.
 
@@ -120,6 +143,16 @@ def locate(start: Path) -> GitDirs | None:
 
     Stdlib only: this runs in every command and must not import dulwich.
     """
+    memo = _located
+    if memo is None:
+        return _locate(start)
+    key = str(start)
+    if key not in memo:
+        memo[key] = _locate(start)
+    return memo[key]
+
+
+def _locate(start: Path) -> GitDirs | None:
     try:
         here = Path(start).resolve()
     except (OSError, RuntimeError):
@@ -645,10 +678,26 @@ def _user_config_value(section: str, name: str) -> str | None:
         return None
 
 
+_CONFIG_PATHS_KEPT: list = [None, None]
+"""The question ``_config_paths`` last answered (where, and the environment variables that name
+the files) and its answer: a long-lived process asks it at every answer (``identity_stamp``)."""
+
+
 def _config_paths(where: GitDirs | None) -> list[str]:
     """Every file git's config stack for ``where`` can read, in the order
     dulwich's ``get_config_stack`` reads them (repository, worktree, global,
-    XDG, system) — the key of the identity cache below."""
+    XDG, system) — the key of the identity cache below. Spelled again only
+    when ``where`` or one of the environment variables that name them moved."""
+    env = os.environ
+    asked = (where, env.get("GIT_CONFIG_GLOBAL"), env.get("HOME"), env.get("XDG_CONFIG_HOME"),
+             env.get("GIT_CONFIG_SYSTEM"), "GIT_CONFIG_NOSYSTEM" in env)
+    kept = _CONFIG_PATHS_KEPT
+    if kept[0] != asked:
+        kept[:] = (asked, _spelled_config_paths(where))
+    return list(kept[1])
+
+
+def _spelled_config_paths(where: GitDirs | None) -> list[str]:
     paths = []
     if where is not None:
         paths += [str(where.common_dir / "config"), str(where.git_dir / "config.worktree")]

@@ -62,6 +62,7 @@ from baton.domain.limits import AGENT_LIST_MAX, MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.domain.redaction.as_given import field_of, item_of, named_as_given
 from baton.errors import BatonError, InputError, NotFound, TransitionError
+from baton.gitinfo import locate, located_once
 from baton.harnesses.wiring import inspect_wiring
 from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_arguments, input_schemas
 from baton.mcp_stdio import Unanswered, serve_until_answered
@@ -505,7 +506,23 @@ class ProjectCalls:
     def policy_files(self, baton: Baton) -> tuple[Any, ...]:
         """``policy.json``'s, the trust record's and the allowed-signers file's bytes now (each read
         again only when its stat moved)."""
-        return tuple(self.read_once(str(path), lambda text: text) for path in baton.project.policy_files())
+        return tuple(self.read_once(path, lambda text: text) for path in self.policy_paths(baton))
+
+    _policy_paths: tuple[tuple[Any, Any, Any], tuple[str, ...]] | None = None
+    """The question ``policy_paths`` last answered (the open application object, its config, where
+    the repository is), and its answer."""
+
+    def policy_paths(self, baton: Baton) -> tuple[str, ...]:
+        """``Project.policy_files()`` as the paths stat takes, spelled again only when what they are
+        made of moved: another open project or config (the allowed-signers setting), or the
+        repository found elsewhere (the trust record's place, ``policy.trust_location``). Spelling
+        them was most of what a call to an unchanged project did before its query."""
+        project = baton.project
+        asked = (baton, project.config, locate(project.paths.root))
+        kept = self._policy_paths
+        if kept is None or kept[0][0] is not asked[0] or kept[0][1] is not asked[1] or kept[0][2] != asked[2]:
+            kept = self._policy_paths = (asked, tuple(str(path) for path in project.policy_files()))
+        return kept[1]
 
     opened_identity: tuple[Any, Any] | None = None
     """What the open project was read as: ``config.json``'s text (its project id, and any edit)
@@ -518,11 +535,17 @@ class ProjectCalls:
     def project_identity(self, baton: Baton) -> tuple[Any, Any] | None:
         """What identifies the project on disk now (None: ``config.json`` gone). Not the file's
         inode: a ``.baton/`` made again mostly gets the freed one back (ext4)."""
-        paths = baton.project.paths
-        config = self.read_once(str(paths.config), lambda text: text)
+        kept = self._identity_paths
+        if kept is None or kept[0] is not baton:
+            paths = baton.project.paths
+            kept = self._identity_paths = (baton, str(paths.config), str(paths.local))
+        config = self.read_once(kept[1], lambda text: text)
         if config is None:
             return None
-        return (config, self.read_once(str(paths.local), _writer_of))
+        return (config, self.read_once(kept[2], _writer_of))
+
+    _identity_paths: tuple[Baton, str, str] | None = None
+    """The open application object's ``config.json`` and ``local.json``, as stat takes them."""
 
     def read_once(self, path: str, meaning: Callable[[bytes], Any]) -> Any:
         """``meaning`` of the file's bytes, read again only when its stat changed (None: unreadable)."""
@@ -573,7 +596,7 @@ class ProjectCalls:
 
     def run(self, command: Callable[[Baton], Any]) -> CallToolResult:
         """A tool's call: the command's result, screened, or its error as a tool error."""
-        with self.serial:
+        with self.serial, located_once():  # the trust record and git's identity both locate the repository
             try:
                 result = command(self.app())
                 policy = self.output_policy()

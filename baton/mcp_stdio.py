@@ -92,7 +92,8 @@ class CallOrder:
 
     def __init__(self) -> None:
         self.queue: list[str] = []
-        self._moved = anyio.Event()
+        self._moved: anyio.Event | None = None
+        """What the calls waiting their turn wait on (made by the first that waits: most never do)."""
 
     def read(self, request_id: Any) -> None:
         self.queue.append(str(request_id))
@@ -101,12 +102,15 @@ class CallOrder:
         key = str(request_id)
         if key in self.queue:
             self.queue.remove(key)
-            self._moved.set()
-            self._moved = anyio.Event()
+            if self._moved is not None:
+                self._moved.set()
+                self._moved = None
 
     async def turn(self, request_id: Any) -> None:
         key = str(request_id)
         while key in self.queue and self.queue[0] != key:
+            if self._moved is None:
+                self._moved = anyio.Event()
             await self._moved.wait()
 
 
@@ -117,7 +121,8 @@ class Unanswered:
     def __init__(self) -> None:
         self.ids: set[Any] = set()
         self.calls = CallOrder()
-        self._changed = anyio.Event()
+        self._changed: anyio.Event | None = None
+        """What ``wait_until_none`` waits on (made only when it waits: at end of input)."""
 
     def read(self, item: object) -> None:
         if not isinstance(item, SessionMessage):
@@ -140,12 +145,15 @@ class Unanswered:
         self.calls.done(request_id)
         if request_id in self.ids:
             self.ids.discard(request_id)
-            self._changed.set()
-            self._changed = anyio.Event()
+            if self._changed is not None:
+                self._changed.set()
+                self._changed = None
 
     async def wait_until_none(self, seconds: float) -> None:
         with anyio.move_on_after(seconds):
             while self.ids:
+                if self._changed is None:
+                    self._changed = anyio.Event()
                 await self._changed.wait()
 
 

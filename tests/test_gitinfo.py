@@ -256,3 +256,23 @@ def test_a_head_the_files_do_not_answer_is_asked_of_dulwich(tmp_path, monkeypatc
     monkeypatch.setattr(gitinfo, "open_repo", lambda start: asked.append(start) or real(start))
     assert gitinfo.head_commit(tmp_path) == sha
     assert asked
+
+
+def test_within_located_once_each_start_is_located_once(tmp_path):
+    (tmp_path / "repo").mkdir()
+    start = tmp_path / "repo"
+    with gitinfo.located_once():
+        before = gitinfo.locate(start)
+        porcelain.init(str(start))  # a repository made within the scope: the first answer holds
+        within = gitinfo.locate(start)
+    after = gitinfo.locate(start)
+    assert before is None and within is None
+    assert after is not None and after.worktree == start.resolve()
+
+
+def test_outside_located_once_every_locate_walks_again(tmp_path):
+    start = tmp_path / "repo"
+    start.mkdir()
+    before = gitinfo.locate(start)
+    porcelain.init(str(start))
+    assert before is None and gitinfo.locate(start) is not None
