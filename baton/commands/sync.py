@@ -294,15 +294,26 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         runner = project.runner
         with ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
-    waiting, after_claim = (waiting_baton(project), arrived_after_claim(project)) if result.imported else (None, [])
-    ahead = imported_ahead(project, result.imported) if result.imported else []
-    derived = [d for d in forgotten_derived.held_copies(project.runner) if (d.handoff, d.forgotten) not in held_before] \
-        if result.imported or erased.scrubbed else []
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
-    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, after_claim=after_claim, ahead=ahead, stray=stray,
-                        stray_notes=stray_notes(project, stray), moved=list(erased.moved), finished_forgets=finished,
-                        derived=derived)
+    return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
+                        moved=list(erased.moved), finished_forgets=finished,
+                        **_brought(project, result.imported, erased.scrubbed, held_before))
+
+
+def _brought(project: "Project", imported: dict[str, int], scrubbed: bool,
+             held_before: set[tuple[str, str]]) -> dict[str, Any]:
+    """What a sync that imported (or erased) something tells of it, as ``SyncResult`` members:
+    the baton now waiting here (``waiting_baton``), those arrived after a claim, the feeds stamped
+    ahead of this clock, and the handoffs still holding a forgotten one's content that were not
+    held here before (``held_before``: ``forgotten_derived.held_copies``, as the sync began)."""
+    if not imported and not scrubbed:
+        return {}
+    derived = [d for d in forgotten_derived.held_copies(project.runner) if (d.handoff, d.forgotten) not in held_before]
+    if not imported:
+        return {"derived": derived}
+    return {"waiting": waiting_baton(project), "after_claim": arrived_after_claim(project),
+            "ahead": imported_ahead(project, imported), "derived": derived}
 
 
 def _checked_arguments(remote: str, ref: str | None, accept_project: str | None) -> str:
