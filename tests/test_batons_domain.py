@@ -455,3 +455,16 @@ def test_a_brief_names_a_shared_baton_replaced_unseen_as_shared_not_for_its_auth
                 "createdAt": "2026-01-01T00:00:00.000000Z"}
     [line] = unseen_lines(replace(rec("h2", shared=True), replaced_unseen=(replaced,)))
     assert "as a shared baton (for every owner) on `main`" in line and "for `alice@example.com`" not in line
+
+
+def test_a_cancellation_a_claim_lost_to_names_the_session_that_received_the_baton_instead_of_no_session():
+    from baton.domain.batons import BatonRecord, dismissed_elsewhere
+
+    cancelled = BatonRecord(id="b-1", key="k", owner="me@x", branch="main", shared=False, next_steps=(), status="cancelled",
+                            ended_at="2026-01-02T00:00:00Z", ended_by_writer="w-bob", left_by="me@x")
+    lost = [{"handoffId": "b-1", "sessionId": "s-2", "writer": "w-me", "hlc": 2, "eventId": "e2"},
+            {"handoffId": "b-other", "sessionId": "s-9", "writer": "w-me", "hlc": 1, "eventId": "e1"}]
+    [(_, notice)] = dismissed_elsewhere([cancelled], writer="w-me", owner="me@x", told=[], lost_claims=lost)
+    assert "no session receives it;" not in notice
+    assert "but session s-2 here had already received it before the cancellation reached it" in notice
+    assert "s-9" not in notice

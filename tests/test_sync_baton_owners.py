@@ -127,3 +127,19 @@ def test_the_recipients_brief_names_who_left_the_baton(capsys, tmp_path):
     _a, b, _ident = left_for_bob(capsys, tmp_path, BOB)
     brief = run_json(capsys, b, "bootstrap", "--branch", "main")["brief"]
     assert "Left by session `A1` of `alice@example.com`" in brief
+
+
+# -- team23 T7: a claim that lost to a dismissal made on another clone ------------------------
+
+def test_a_dismissal_that_a_claim_here_lost_to_names_the_session_that_received_the_baton(capsys, tmp_path):
+    a, b, ident = left_for_bob(capsys, tmp_path, "carol@example.com")
+    run_json(capsys, b, "session", "handoff", "--dismiss", ident, "--not-mine")
+    as_user(a, BOB)  # Bob's clone claims it before the dismissal reaches it
+    assert run_json(capsys, a, "bootstrap", "--session-id", "bob-1", "--branch", "main")["handoff"]["handoffId"] == ident
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    brief = run_json(capsys, a, "bootstrap", "--peek")["brief"]
+    assert "Claim conflict" in brief and f"DISMISSED: the baton alice@example.com left for you on main (baton {ident}" in brief
+    assert "no session receives it" not in brief
+    assert "but session bob-1 here had already received it before the dismissal reached it" in brief

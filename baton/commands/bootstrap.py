@@ -171,7 +171,8 @@ def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, pe
         return []
     told = _read_told(project)
     records = [r for r, _ in baton_records(runner.docs("batons"))]
-    fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told) \
+    fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told,
+                                lost_claims=claim_conflicts(runner.docs("batons"))) \
         + taken_up_notices(records, owner=ctx.owner, told=told, writer=project.writer)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
+from baton.commands import forgotten_derived
 from baton.commands.identity import context_of
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.record import record
@@ -120,7 +121,11 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
     """Raises: NotFound / AmbiguousId (exit 4), InputError (exit 2), StorageError (exit 1)."""
     reason = reason.strip() if reason and reason.strip() else None
     with project.writing() as scope:
-        handoff_id = _handoff_id(project, scope.runner, token)
+        try:
+            handoff_id = _handoff_id(project, scope.runner, token)
+        except NotFound as gone:
+            erased = (gone.details or {}).get("erased") if isinstance(gone.details, dict) else None
+            raise _with_derived(gone, scope.runner, erased) if isinstance(erased, str) else gone from None
         # Only the events that carry the handoff are kept: the ledger is read a chunk of each feed at a
         # time (at 100,000 events holding them all was ~780 MB for a handful of payloads).
         events = [e for e in project.ledger.iter_all() if carries_handoff(e, handoff_id)]
@@ -132,8 +137,9 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
                 seen.add(copy_event.id)
         plan = plan_forget(handoff_id, events)
         if not plan.events:
-            raise NotFound(f"handoff {handoff_id} has no payload left to forget",
-                           details={"handoff": handoff_id, "already_erased": plan.already_erased})
+            raise _with_derived(NotFound(f"handoff {handoff_id} has no payload left to forget",
+                                         details={"handoff": handoff_id, "already_erased": plan.already_erased}),
+                                scope.runner, handoff_id)
         derived = _derived(scope.runner, handoff_id)
         if not yes:
             return ForgetResult(plan, False, reason, derived=derived)
@@ -300,6 +306,22 @@ def scrub_after_erasure(project: "Project", erased_data: list[Any],
     erase_in_copies(read_copies(project.paths.quarantine_dir), ids, _needles(project, erased_data), None)
     quarantine, leftovers = _remove_erased_copies(project, erased_data)
     return removed + leftovers, quarantine
+
+
+def _with_derived(gone: NotFound, runner: Any, handoff_id: str) -> NotFound:
+    """The refusal of a forget of a handoff already erased, naming the records that still hold its
+    content (a fork made on another clone before the forget reached it, brought by a sync since:
+    ``forgotten_derived``) and the forget that erases each; ``details.derived``: their ids."""
+    derived = [d.handoff for d in forgotten_derived.held_copies(runner, handoff_id)]
+    if not derived:
+        return gone
+    ids = ", ".join(short_id(h) for h in derived)
+    again = " and ".join(f"`baton forget {short_id(h)}`" for h in derived)
+    message = (f"{gone.message}; {counted(len(derived), 'handoff')} derived from it (fork, amend, continue, merge) "
+               f"still {'holds' if len(derived) == 1 else 'hold'} a copy of its content: {ids}; {again} "
+               f"{'erases it' if len(derived) == 1 else 'erase them'}")
+    details = dict(gone.details) if isinstance(gone.details, dict) else {}
+    return NotFound(message, details=details | {"derived": derived})
 
 
 def _derived(runner: Any, handoff_id: str) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ import re
 import socket
 from typing import TYPE_CHECKING, Any, cast
 
-from baton.commands import forget_notices
+from baton.commands import forget_notices, forgotten_derived
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import owner_stamp, owner_under
@@ -175,6 +175,7 @@ class StatusOverview:
         if p.get("syncSignersDamaged"):
             lines.append(f"Signers: unknown: {p['syncSignersDamaged']}")
         lines.extend(p.get("forgottenByTeammates") or [])
+        lines.extend(p.get("derivedOfForgotten") or [])
         latest = p["latestHandoffs"]
         lines.append("")
         total = p["handoffTotal"]
@@ -400,6 +401,9 @@ def status_overview(
     forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
     if forgotten:
         payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
+    derived = forgotten_derived.held_copies(opened.runner)  # a fork made apart keeps a forgotten handoff's content
+    if derived:
+        payload["derivedOfForgotten"] = [d.line() for d in derived]
     shown = sanitize_output(payload, redaction)
     if clip_titles:  # after redaction: a secret cut short by the clip would no longer be recognised
         for row in [*shown["latestHandoffs"], *shown["latestBatons"], *shown["lineage"]["nodes"]]:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands import forget, forget_notices
+from baton.commands import forget, forget_notices, forgotten_derived
 from baton.commands.baton_cases import missed_after_claim
 from baton.commands.batons import taken_up_in
 from baton.commands.identity import context_of
@@ -109,6 +109,9 @@ class SyncResult:
     finished_forgets: list[Any] = attrs.field(factory=list)
     """Forgets interrupted before their rewrite, finished before anything was published
     (``forget.finish_interrupted``: ``FinishedForget``)."""
+    derived: list[Any] = attrs.field(factory=list)
+    """The records still holding content of a forgotten handoff that this sync brought together with
+    its forget (``forgotten_derived.DerivedCopy``): a fork imported, or a forget imported over one held here."""
     received: dict[str, int] = attrs.field(factory=dict)
     """Feed → events the remote gained by this sync's push (what it holds now beyond what it held
     before): all of every feed for a new or empty remote, whatever ``published`` says of the local ref."""
@@ -135,6 +138,7 @@ class SyncResult:
                 "stray_notes": dict(sorted(self.stray_notes.items())), "moved_aside": list(self.moved),
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "finished_forgets": [f.to_json() for f in self.finished_forgets],
+                "derived_of_forgotten": [d.to_json() for d in self.derived],
                 "received": dict(sorted(self.received.items()))}
 
     def render(self) -> str:
@@ -150,6 +154,7 @@ class SyncResult:
             lines.append(f"Erased {counted(sum(self.erased.values()), 'payload')} in {counted(len(self.erased), 'local feed')}, as "
                          "recorded handoff.forgotten events ask (`baton verify` reports them).")
             lines += [f"FORGOTTEN: {f.line()}." for f in self.forgotten]
+        lines += [f"{d.line()}." for d in self.derived]
         if self.ref_erased:
             lines.append(f"Erased {counted(sum(self.ref_erased.values()), 'forgotten payload')} from "
                          f"{counted(len(self.ref_erased), 'feed')} on {self.ref} (its history still holds them: docs/sync.md).")
@@ -251,6 +256,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     ref = _checked_arguments(remote, ref, accept_project)
     project.require_writable("sync", "imports and records events")
     finished = forget.finish_interrupted(project)  # a forget interrupted before its rewrite: never published
+    held_before = {(d.handoff, d.forgotten) for d in forgotten_derived.held_copies(project.runner)}
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
@@ -288,12 +294,26 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         runner = project.runner
         with ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
-    waiting, after_claim = (waiting_baton(project), arrived_after_claim(project)) if result.imported else (None, [])
-    ahead = imported_ahead(project, result.imported) if result.imported else []
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
-    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, after_claim=after_claim, ahead=ahead, stray=stray,
-                        stray_notes=stray_notes(project, stray), moved=list(erased.moved), finished_forgets=finished)
+    return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
+                        moved=list(erased.moved), finished_forgets=finished,
+                        **_brought(project, result.imported, erased.scrubbed, held_before))
+
+
+def _brought(project: "Project", imported: dict[str, int], scrubbed: bool,
+             held_before: set[tuple[str, str]]) -> dict[str, Any]:
+    """What a sync that imported (or erased) something tells of it, as ``SyncResult`` members:
+    the baton now waiting here (``waiting_baton``), those arrived after a claim, the feeds stamped
+    ahead of this clock, and the handoffs still holding a forgotten one's content that were not
+    held here before (``held_before``: ``forgotten_derived.held_copies``, as the sync began)."""
+    if not imported and not scrubbed:
+        return {}
+    derived = [d for d in forgotten_derived.held_copies(project.runner) if (d.handoff, d.forgotten) not in held_before]
+    if not imported:
+        return {"derived": derived}
+    return {"waiting": waiting_baton(project), "after_claim": arrived_after_claim(project),
+            "ahead": imported_ahead(project, imported), "derived": derived}
 
 
 def _checked_arguments(remote: str, ref: str | None, accept_project: str | None) -> str:

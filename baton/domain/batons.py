@@ -860,12 +860,21 @@ def _sentence(text: str) -> str:
 
 
 def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: str,
-                        told: Iterable[str]) -> list[tuple[str, str]]:
+                        told: Iterable[str], lost_claims: Iterable[Mapping[str, Any]] = ()) -> list[tuple[str, str]]:
     """``(mark, notice)`` for each baton left for ``owner`` or left by them (``same_owner``)
     that a writer other than ``writer`` (a teammate's clone, by ``baton sync``) dismissed or
     cancelled (``session handoff --cancel --owner``), not told yet (``told`` holds the marks
-    shown: ``dismissed:ID``, ``cancelled:ID``), oldest first."""
+    shown: ``dismissed:ID``, ``cancelled:ID``), oldest first.
+
+    ``lost_claims``: the baton index's lost claims (``claim_conflicts``). A claim that lost to
+    the dismissal or cancellation still gave its session the baton, so the notice names that
+    session (``session S here had already received it``) instead of saying no session
+    receives it, as the claim conflict told beside it says (team23 T7)."""
     seen = set(told)
+    received: dict[str, list[Mapping[str, Any]]] = {}
+    for c in lost_claims:
+        if isinstance(c, Mapping) and isinstance(c.get("handoffId"), str) and isinstance(c.get("sessionId"), str):
+            received.setdefault(c["handoffId"], []).append(c)
     out = []
     for r in sorted(records, key=lambda r: (r.ended_at or "", r.id)):
         mark = f"{r.status}:{r.id}"
@@ -881,9 +890,25 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
         whose = (f"the baton {'you left for yourself' if left else _shown(r.left_by or 'a teammate') + ' left for you'}"
                  if mine else f"the baton you left for {_shown(r.owner)}")
         out.append((mark, f"{r.status.upper()}: {whose} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) was "
-                          f"{r.status} by {by} at {r.ended_at or 'an unknown time'}, so no session receives it; "
+                          f"{r.status} by {by} at {r.ended_at or 'an unknown time'}, "
+                          f"{_received_anyway(received.get(r.id, ()), r.status, writer)}; "
                           f"`baton resume {r.id}` reads it."))
     return out
+
+
+def _received_anyway(claims: Iterable[Mapping[str, Any]], status: str, writer: str) -> str:
+    """What became of a baton dismissed or cancelled (``status``) elsewhere: no session receives
+    it, unless claims made apart (lost claims, oldest first) had already given it to theirs."""
+    names = [f"session {c['sessionId']} " + ("here" if c.get("writer") == writer
+                                             else f"on the clone of writer {_shown(str(c.get('writer')))}")
+             for c in sorted(claims, key=lambda c: (c.get("hlc") if isinstance(c.get("hlc"), int) else 0,
+                                                    str(c.get("eventId"))))]
+    if not names:
+        return "so no session receives it"
+    had = "had" if len(names) == 1 else "each had"
+    return (f"so no other session receives it, but {' and '.join(names)} {had} already received it "
+            f"before the {'dismissal' if status == DISMISSED else 'cancellation'} reached "
+            f"{'it' if len(names) == 1 else 'them'} (the claim conflict names it)")
 
 
 def taken_up_notices(records: Iterable[BatonRecord], *, owner: str, told: Iterable[str],

@@ -499,11 +499,27 @@ def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
                 return (f"{short_id(a)} is an ancestor of {short_id(b)}: its work is already part of "
                         f"{short_id(b)}; a merge joins divergent branches (continue {short_id(b)} instead)")
     wanted = set(ids)
-    for node in graph.nodes.values():
-        if node.relation == "merge" and node.status != "archived" and set(node.parents) == wanted:
-            return (f"{short_id(node.id)} already merges these handoffs; amend it, or archive it "
-                    "before merging them again")
+    standing = sorted(node.id for node in graph.nodes.values()
+                      if node.relation == "merge" and node.status != "archived" and set(node.parents) == wanted)
+    if len(standing) == 1:
+        return (f"{short_id(standing[0])} already merges these handoffs; amend it, or archive it "
+                "before merging them again")
+    if standing:
+        return (f"{' and '.join(short_id(i) for i in standing)} already merge these handoffs (merges made apart, "
+                "on clones that had not synced: each is a duplicate of the others); keep one and archive the "
+                "others, amend the one kept, or archive them all before merging them again")
     return None
+
+
+def duplicate_merges(graph: Graph) -> dict[str, list[str]]:
+    """Each live (not archived) merge that another live merge duplicates — exactly the same
+    parents, as two clones apart make it, each refused a second one only by what it has seen —
+    and those others, by id. One pass over the nodes."""
+    by_parents: dict[frozenset[str], list[str]] = {}
+    for node in graph.nodes.values():
+        if node.relation == "merge" and node.status != "archived":
+            by_parents.setdefault(frozenset(node.parents), []).append(node.id)
+    return {i: sorted(x for x in same if x != i) for same in by_parents.values() if len(same) > 1 for i in same}
 
 
 def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
@@ -658,6 +674,7 @@ def limited_ids(graph: Graph, ids: set[str], around: str | None, limit: int) -> 
 def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate],
             freshness: Mapping[str, str] | None = None) -> dict[str, Any]:
     conflicted = {x for c in candidates for x in (c.a, c.b)}
+    duplicates = duplicate_merges(graph)
     nodes: list[dict[str, Any]] = []
     for node in sorted((graph.nodes[i] for i in ids), key=lambda n: (n.created_at, n.id)):
         nodes.append({"id": node.id, "short_id": short_id(node.id), "title": node.title, "status": node.status,
@@ -665,7 +682,7 @@ def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate]
                       "graph_relation": graph.graph_relation(node.id), "branch_label": node.branch_label,
                       "parents": list(node.parents), "created_at": node.created_at,
                       "freshness": (freshness or {}).get(node.id),
-                      "conflicted": node.id in conflicted})
+                      "conflicted": node.id in conflicted, "duplicate_of": duplicates.get(node.id, [])})
     edges = [{"parent": p, "child": n["id"], "relation": n["graph_relation"]}
              for n in nodes for p in n["parents"] if p in ids]  # a parent the limit left out: in `parents` only
     return {"nodes": nodes, "edges": edges,
@@ -705,6 +722,8 @@ def render_text(view: Mapping[str, Any]) -> str:
         text += f" ({', '.join(bits)}) {title if len(title) <= 120 else title[:119] + '…'}"
         if n["conflicted"]:
             text += "  !! conflict candidate"
+        if n.get("duplicate_of"):
+            text += f"  !! duplicate merge of {', '.join(short_id(i) for i in n['duplicate_of'])}"
         return text
 
     def walk(root: str) -> None:
