@@ -35,6 +35,7 @@ import attrs
 from baton.commands import forget, forget_notices
 from baton.commands.baton_cases import missed_after_claim
 from baton.commands.batons import taken_up_in
+from baton.commands.edits_apart import listed_edits, new_edits
 from baton.commands.identity import context_of
 from baton.commands.verify import stray_note
 from baton.domain.batons import same_owner, scope_words, select_eligible, shown_name
@@ -112,6 +113,9 @@ class SyncResult:
     received: dict[str, int] = attrs.field(factory=dict)
     """Feed → events the remote gained by this sync's push (what it holds now beyond what it held
     before): all of every feed for a new or empty remote, whatever ``published`` says of the local ref."""
+    edits_apart: list[dict[str, Any]] = attrs.field(factory=list)
+    """After an import: the handoff edits made apart it brought to light (``edits_apart.new_edits``):
+    a revision not applied, or overwritten, each with its handoff and the line that tells it."""
 
     @property
     def exit_code(self) -> int:
@@ -135,7 +139,8 @@ class SyncResult:
                 "stray_notes": dict(sorted(self.stray_notes.items())), "moved_aside": list(self.moved),
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "finished_forgets": [f.to_json() for f in self.finished_forgets],
-                "received": dict(sorted(self.received.items()))}
+                "received": dict(sorted(self.received.items())),
+                "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart]}
 
     def render(self) -> str:
         lines = [f"Finished the interrupted `baton forget` of handoff {f.handoff} before publishing: "
@@ -188,6 +193,7 @@ class SyncResult:
             whom = "every owner and branch" if w["shared"] else f"{shown_name(w['owner'])} on {shown_name(w['branch'])}"
             lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
                          "receives it.")
+        lines.extend(e["line"] for e in self.edits_apart)
         for u in self.after_claim:
             who = f"writer {u['writer']}" if u.get("writer") else "another clone"
             session = f" (session {shown_name(u['sessionId'])})" if u.get("sessionId") else ""
@@ -279,6 +285,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         forgotten = _foreign_forgets(project, erased)
         _scrub_erased(project, erased)
     rebuilt = False
+    apart: list[dict[str, Any]] = []
     if erased.scrubbed:
         result = attrs.evolve(result, erased=dict(erased.feeds), forgotten=forgotten)
         rebuilt = True
@@ -287,12 +294,15 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         # stream versions a read-only catch-up does not need, and the replay would read them all again.
         runner = project.runner
         with ledger_lock(project):
+            listed = listed_edits(runner)
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
+            apart = new_edits(runner, listed)
     waiting, after_claim = (waiting_baton(project), arrived_after_claim(project)) if result.imported else (None, [])
     ahead = imported_ahead(project, result.imported) if result.imported else []
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, after_claim=after_claim, ahead=ahead, stray=stray,
+                        edits_apart=apart,
                         stray_notes=stray_notes(project, stray), moved=list(erased.moved), finished_forgets=finished)
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton.canonical import digest_of
+from baton.domain.concurrent_edit_lines import CONFLICTS, edits_of
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.errors import HandoffInputError
 from baton.model import evolve
@@ -43,8 +44,6 @@ BODY = "body"
 """The member of a ``handoff.validated`` / ``handoff.promoted`` event's data holding the digest of the body read."""
 REVISION = "revision"
 """The record member naming the revision that set its body (and, while draft or validated, the record it replaced)."""
-CONFLICTS = "concurrent_edits"
-"""The record member listing the edits made apart that are not (or no longer) its body."""
 FOLD_KEYS = (REVISION, CONFLICTS)
 _NOT_BODY = frozenset(("status", "updated_at", "validation", "flags", "resumed_at", "superseded_by",
                        "archived_reason", *FOLD_KEYS))
@@ -148,9 +147,9 @@ def settled(h: Handoff) -> Handoff:
 
 def conflicts(h: Handoff) -> list[dict[str, Any]]:
     """The edits made apart ``h`` lists (``CONFLICTS``)."""
-    listed = h.extra.get(CONFLICTS)
-    return [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    return edits_of(h)
 
 
 def _flagged(flags: tuple[Any, ...]) -> tuple[Any, ...]:
     return flags if "conflicted" in flags else (*flags, "conflicted")
+

@@ -62,7 +62,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 8
+    version = 9
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -78,7 +78,10 @@ class HandoffsBase:
     8: rows gained ``resumed``, the newest ``handoff.resumed`` event's own
     time (microseconds; the record keeps whole seconds), so a session start
     tells a resume made in the same second as a baton, but after it, from one
-    made before it (``baton.domain.taken_up``)."""
+    made before it (``baton.domain.taken_up``); 9: edits made apart on two
+    clones fold by ``baton.domain.concurrent_edits`` (a validation or promotion
+    keeps the body it read; a revision it did not read is listed, the record
+    flagged), so an index folded before is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
