@@ -284,19 +284,12 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         repo.close()
         forgotten = _foreign_forgets(project, erased)
         _scrub_erased(project, erased)
-    rebuilt = False
-    apart: list[dict[str, Any]] = []
+    rebuilt, apart = False, list[dict[str, Any]]()
     if erased.scrubbed:
         result = attrs.evolve(result, erased=dict(erased.feeds), forgotten=forgotten)
         rebuilt = True
     elif result.imported:
-        # Under the lock's file alone: ``Ledger.locked`` would first read every imported byte to learn
-        # stream versions a read-only catch-up does not need, and the replay would read them all again.
-        runner = project.runner
-        with ledger_lock(project):
-            listed = listed_edits(runner)
-            rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
-            apart = new_edits(runner, listed)
+        rebuilt, apart = _caught_up(project, progress)
     waiting, after_claim = (waiting_baton(project), arrived_after_claim(project)) if result.imported else (None, [])
     ahead = imported_ahead(project, result.imported) if result.imported else []
     moved = {m["file"] for m in erased.moved}
@@ -304,6 +297,18 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, after_claim=after_claim, ahead=ahead, stray=stray,
                         edits_apart=apart,
                         stray_notes=stray_notes(project, stray), moved=list(erased.moved), finished_forgets=finished)
+
+
+def _caught_up(project: "Project", progress: "Progress | None") -> tuple[bool, list[dict[str, Any]]]:
+    """The index caught up with what a sync imported: whether it was rebuilt, and the handoff
+    edits made apart the import brought to light (``edits_apart.new_edits``)."""
+    # Under the lock's file alone: ``Ledger.locked`` would first read every imported byte to learn
+    # stream versions a read-only catch-up does not need, and the replay would read them all again.
+    runner = project.runner
+    with ledger_lock(project):
+        listed = listed_edits(runner)
+        rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
+        return rebuilt, new_edits(runner, listed)
 
 
 def _checked_arguments(remote: str, ref: str | None, accept_project: str | None) -> str:

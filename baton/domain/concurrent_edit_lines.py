@@ -29,11 +29,11 @@ def edit_line(handoff_id: str, edit: dict[str, Any]) -> str:
     brief, ``status``, ``sync``)."""
     short = handoff_id[-8:]
     revision = f"{_who(edit)}'s revision ({edit.get('at')}, event {edit.get('event')})"
-    by = edit.get("by") if isinstance(edit.get("by"), dict) else {}
+    by: dict[str, Any] = edit["by"] if isinstance(edit.get("by"), dict) else {}
     if edit.get("outcome") == "overwritten":
         return (f"CONFLICT handoff {short}: {revision} was overwritten by {_who(by)}'s revision, made apart "
                 f"without reading it (the later one is kept); amend the handoff again to combine them "
-                f"(`baton log --stream handoff/{handoff_id}` lists both)")
+                f"(the ledger keeps both: `baton log` of stream handoff/{handoff_id})")
     if by.get("action"):
         why = f"{_who(by)} {by['action']} the body it replaced, on another clone, and the record keeps that body"
     else:

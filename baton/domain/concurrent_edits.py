@@ -94,7 +94,7 @@ def revised(before: Handoff, after: Handoff, by: Writing) -> Handoff:
     if isinstance(previous, dict):
         replaced[REVISION] = {k: v for k, v in previous.items() if k != "replaced"}
     extra = {**after.extra, REVISION: {**by.to_json(), "replaced": replaced}}
-    if not _unseen(by, previous):
+    if not isinstance(previous, dict) or not _unseen(by, previous):
         return evolve(after, extra=extra)
     edit = {**{k: v for k, v in previous.items() if k != "replaced"}, "outcome": "overwritten",
             "by": by.to_json()}
