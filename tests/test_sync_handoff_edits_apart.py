@@ -64,6 +64,8 @@ def test_a_ready_handoff_keeps_the_body_it_was_validated_with_when_a_teammate_am
         assert f"CONFLICT handoff {short}" in told_bob, told_bob
         assert f"CONFLICT handoff {short}" in ok(bob, "handoff", "show", ident, "--format", "md")
         assert f"CONFLICT handoff {short}" not in ok(alice, "sync")  # told once
+        assert f"CONFLICT handoff {short}" in ok(alice, "status")
+        assert baton_json(alice, "status")["concurrentEdits"][0]["handoff"] == ident
 
 
 def test_a_handoff_made_ready_and_handed_on_stays_ready_when_a_teammate_amended_it_between_validation_and_ready(

@@ -12,30 +12,33 @@ import sqlite3
 from typing import Any
 
 from baton.domain.concurrent_edit_lines import edit_line, edits_of
-from baton.projections.handoffs import ROWS_TABLE
+from baton.projections.handoffs import conflicted_ids
 
 
 def listed_edits(runner: Any) -> dict[str, set[str]]:
     """Per flagged record in the index: the events of the edits made apart it lists."""
-    try:
-        rows = runner.db.execute(f"SELECT id FROM {ROWS_TABLE} WHERE flags LIKE '%conflicted%'").fetchall()
-    except sqlite3.Error:  # no index yet: nothing listed
-        return {}
     out: dict[str, set[str]] = {}
-    for (ident,) in rows:
+    for edit in all_edits(runner):
+        out.setdefault(edit["handoff"], set()).add(str(edit.get("event")))
+    return out
+
+
+def all_edits(runner: Any) -> list[dict[str, Any]]:
+    """Every edit made apart the index's records list (``baton status``), each with its handoff
+    and the line that tells it; read from the flagged rows alone."""
+    try:
+        flagged = conflicted_ids(runner.db)
+    except sqlite3.Error:  # no index yet: nothing listed
+        return []
+    out = []
+    for ident in flagged:
         doc = runner.get("handoffs", ident)
-        if doc is not None:
-            out[ident] = {str(e.get("event")) for e in edits_of(doc)}
+        for edit in edits_of(doc or {}):
+            out.append({**edit, "handoff": ident, "line": edit_line(ident, edit)})
     return out
 
 
 def new_edits(runner: Any, before: dict[str, set[str]]) -> list[dict[str, Any]]:
     """The edits made apart the index lists now that it did not list in ``before``
     (``listed_edits``), each with its handoff and the line that tells it."""
-    out = []
-    for ident in sorted(listed_edits(runner)):
-        doc = runner.get("handoffs", ident) or {}
-        for edit in edits_of(doc):
-            if str(edit.get("event")) not in before.get(ident, set()):
-                out.append({**edit, "handoff": ident, "line": edit_line(ident, edit)})
-    return out
+    return [e for e in all_edits(runner) if str(e.get("event")) not in before.get(e["handoff"], set())]

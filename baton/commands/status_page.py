@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands import forget_notices
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
+from baton.commands.edits_apart import all_edits
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.listing import list_handoffs
@@ -175,6 +176,7 @@ class StatusOverview:
         if p.get("syncSignersDamaged"):
             lines.append(f"Signers: unknown: {p['syncSignersDamaged']}")
         lines.extend(p.get("forgottenByTeammates") or [])
+        lines.extend(e["line"] for e in p.get("concurrentEdits") or () if isinstance(e, dict) and e.get("line"))
         latest = p["latestHandoffs"]
         lines.append("")
         total = p["handoffTotal"]
@@ -400,6 +402,9 @@ def status_overview(
     forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
     if forgotten:
         payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
+    apart = all_edits(opened.runner)  # handoff edits made apart that records list (docs/handoffs.md)
+    if apart:
+        payload["concurrentEdits"] = _camel_keys(apart)
     shown = sanitize_output(payload, redaction)
     if clip_titles:  # after redaction: a secret cut short by the clip would no longer be recognised
         for row in [*shown["latestHandoffs"], *shown["latestBatons"], *shown["lineage"]["nodes"]]:
