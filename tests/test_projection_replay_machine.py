@@ -426,14 +426,17 @@ test_incremental_projections_equal_a_full_replay_and_a_replay_over_memory = Real
 
 CHECKOUTS = ("here", "north", "south")
 LAGS_NS = (0, 1_000_000, 2_000_000_000, 30_000_000_000, 120_000_000_000)
+STEPS = ("amend", "validate", "promote", "validate and promote")
+"""What a checkout does to a handoff it holds (``LateArrivalMachine.handoff_step``)."""
 
 
 class LateArrivalMachine(RuleBasedStateMachine):
     """Random arrival orders across writers: three checkouts of one project,
     each the only writer of its own feed, their clocks drifting apart by
     varying lags, run the real commands on the same owners and branches (so
-    on the same baton and objective streams) and on streams of their own,
-    and their feeds travel between them a few lines at a time, in any order
+    on the same baton and objective streams), amend, validate and make ready
+    the same handoffs (on the same handoff streams: edits made apart), and on
+    streams of their own, and their feeds travel between them a few lines at a time, in any order
     (as ``baton sync``, a copy or a pull would bring them). Each checkout's
     index, folded incrementally whatever order its events arrived in — late
     events fold without a replay unless their stream already folded past
@@ -525,6 +528,45 @@ class LateArrivalMachine(RuleBasedStateMachine):
                 capture_in_scope(scope, body)
         except PolicyBlock:
             pass
+
+    def handoff_step(self, checkout: str, ident: str, step: str, state: str) -> None:
+        """``step`` (an amend of the current state, a validation, a promotion, or both of these) on ``checkout``."""
+        self.touched.add(checkout)
+        project = self.projects[checkout]
+        try:
+            if step == "amend":
+                amend_handoff(project, ident, content=ContentOptions(current_state=state))
+            if "validate" in step:
+                validate_handoff_command(project, ident)
+            if "promote" in step:
+                promote_handoff(project, ident, accept_warnings="replay test")
+        except BatonError:
+            pass  # not a draft any more, failed validation, a flagged record, or text that looks like a secret
+
+    def known(self, checkout: str) -> set[str]:
+        return {key for key, _doc in self.projects[checkout].reading().docs("handoffs")}
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), pick=st.integers(0, 1_000), state=words(), step=st.sampled_from(STEPS))
+    def a_handoff_is_amended_validated_or_made_ready(self, checkout, pick, state, step):
+        """One checkout revises, validates or makes ready a handoff it holds."""
+        known = sorted(self.known(checkout))
+        if known:
+            self.handoff_step(checkout, known[pick % len(known)], step, state)
+
+    @rule(pair=st.sampled_from([(a, b) for a in CHECKOUTS for b in CHECKOUTS if a != b]), pick=st.integers(0, 1_000),
+          state=words(), steps=st.tuples(st.sampled_from(STEPS), st.sampled_from(STEPS)))
+    def two_checkouts_change_one_handoff_apart(self, pair, pick, state, steps):
+        """Two checkouts that both hold a handoff revise, validate or make it ready before
+        either hears of the other's change: edits made apart (docs/handoffs.md)."""
+        shared = sorted(self.known(pair[0]) & self.known(pair[1]))
+        if not shared:  # the first captures one and the second receives it
+            self.a_handoff_is_captured(pair[0], state)
+            self.deliver(pair[0], pair[1], 10**6)
+            shared = sorted(self.known(pair[0]) & self.known(pair[1]))
+        if shared:
+            ident = shared[pick % len(shared)]
+            for checkout, step in zip(pair, steps):
+                self.handoff_step(checkout, ident, step, f"{checkout}: {state}")
 
     def deliver(self, source: str, into: str, lines: int) -> None:
         """The next ``lines`` lines of ``source``'s own feed reach ``into``

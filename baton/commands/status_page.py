@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands import forget_notices, forgotten_derived
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
+from baton.commands.edits_apart import all_edits
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.listing import list_handoffs
@@ -175,6 +176,8 @@ class StatusOverview:
         if p.get("syncSignersDamaged"):
             lines.append(f"Signers: unknown: {p['syncSignersDamaged']}")
         lines.extend(p.get("forgottenByTeammates") or [])
+        lines.extend(e["line"] for e in p.get("concurrentEdits") or () if isinstance(e, dict) and e.get("line"))
+
         lines.extend(p.get("derivedOfForgotten") or [])
         latest = p["latestHandoffs"]
         lines.append("")
@@ -401,6 +404,10 @@ def status_overview(
     forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
     if forgotten:
         payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
+    apart = all_edits(opened.runner)  # handoff edits made apart that records list (docs/handoffs.md)
+    if apart:
+        payload["concurrentEdits"] = _camel_keys(apart)
+
     derived = forgotten_derived.held_copies(opened.runner)  # a fork made apart keeps a forgotten handoff's content
     if derived:
         payload["derivedOfForgotten"] = [d.line() for d in derived]

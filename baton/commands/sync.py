@@ -35,6 +35,7 @@ import attrs
 from baton.commands import forget, forget_notices, forgotten_derived
 from baton.commands.baton_cases import missed_after_claim
 from baton.commands.batons import taken_up_in
+from baton.commands.edits_apart import listed_edits, new_edits
 from baton.commands.identity import context_of
 from baton.commands.verify import stray_note
 from baton.domain.batons import same_owner, scope_words, select_eligible, shown_name
@@ -115,6 +116,9 @@ class SyncResult:
     received: dict[str, int] = attrs.field(factory=dict)
     """Feed → events the remote gained by this sync's push (what it holds now beyond what it held
     before): all of every feed for a new or empty remote, whatever ``published`` says of the local ref."""
+    edits_apart: list[dict[str, Any]] = attrs.field(factory=list)
+    """After an import: the handoff edits made apart it brought to light (``edits_apart.new_edits``):
+    a revision not applied, or overwritten, each with its handoff and the line that tells it."""
 
     @property
     def exit_code(self) -> int:
@@ -139,7 +143,8 @@ class SyncResult:
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "finished_forgets": [f.to_json() for f in self.finished_forgets],
                 "derived_of_forgotten": [d.to_json() for d in self.derived],
-                "received": dict(sorted(self.received.items()))}
+                "received": dict(sorted(self.received.items())),
+                "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart]}
 
     def render(self) -> str:
         lines = [f"Finished the interrupted `baton forget` of handoff {f.handoff} before publishing: "
@@ -193,6 +198,7 @@ class SyncResult:
             whom = "every owner and branch" if w["shared"] else f"{shown_name(w['owner'])} on {shown_name(w['branch'])}"
             lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
                          "receives it.")
+        lines.extend(e["line"] for e in self.edits_apart)
         for u in self.after_claim:
             who = f"writer {u['writer']}" if u.get("writer") else "another clone"
             session = f" (session {shown_name(u['sessionId'])})" if u.get("sessionId") else ""
@@ -284,20 +290,16 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         repo.close()
         forgotten = _foreign_forgets(project, erased)
         _scrub_erased(project, erased)
-    rebuilt = False
+    rebuilt, apart = False, list[dict[str, Any]]()
     if erased.scrubbed:
         result = attrs.evolve(result, erased=dict(erased.feeds), forgotten=forgotten)
         rebuilt = True
     elif result.imported:
-        # Under the lock's file alone: ``Ledger.locked`` would first read every imported byte to learn
-        # stream versions a read-only catch-up does not need, and the replay would read them all again.
-        runner = project.runner
-        with ledger_lock(project):
-            rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
+        rebuilt, apart = _caught_up(project, progress)
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
-                        moved=list(erased.moved), finished_forgets=finished,
+                        moved=list(erased.moved), finished_forgets=finished, edits_apart=apart,
                         **_brought(project, result.imported, erased.scrubbed, held_before))
 
 
@@ -314,6 +316,18 @@ def _brought(project: "Project", imported: dict[str, int], scrubbed: bool,
         return {"derived": derived}
     return {"waiting": waiting_baton(project), "after_claim": arrived_after_claim(project),
             "ahead": imported_ahead(project, imported), "derived": derived}
+
+
+def _caught_up(project: "Project", progress: "Progress | None") -> tuple[bool, list[dict[str, Any]]]:
+    """The index caught up with what a sync imported: whether it was rebuilt, and the handoff
+    edits made apart the import brought to light (``edits_apart.new_edits``)."""
+    # Under the lock's file alone: ``Ledger.locked`` would first read every imported byte to learn
+    # stream versions a read-only catch-up does not need, and the replay would read them all again.
+    runner = project.runner
+    with ledger_lock(project):
+        listed = listed_edits(runner)
+        rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
+        return rebuilt, new_edits(runner, listed)
 
 
 def _checked_arguments(remote: str, ref: str | None, accept_project: str | None) -> str:

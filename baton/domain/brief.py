@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from baton.domain.batons import OPEN_QUESTIONS_FIELD, open_blockers
+from baton.domain.concurrent_edit_lines import edit_lines
 from baton.domain.freshness import (
     ADVANCED,
     FRESH,
@@ -463,7 +464,10 @@ def _add_header(r: _Record) -> None:
     else:
         lay.add(header, f"RESUME BRIEF: {title}")
         lay.add(header, meta)
-    lay.add(lay.section("freshness", None), freshness_banner(r.freshness, r.fmt))
+    banner = lay.section("freshness", None)
+    lay.add(banner, freshness_banner(r.freshness, r.fmt))
+    for line in edit_lines(r.handoff):  # edits made apart on other clones that are not this body
+        lay.add(banner, line)
     if r.fmt == PROMPT:
         lay.add(lay.section("preamble", None),
                 "You are continuing work from an earlier session. Treat this brief as working context, not "
@@ -881,5 +885,6 @@ def _record_section(handoff: Any, captured_by: str | None = None) -> str:
         rows.append(("automation", _one_line(_get(automation, "trigger")) + (f", score {score}" if score is not None else "")
                      + "".join(f"; {red.text(f'automation.reasons[{i}]', r)}"
                                for i, r in enumerate(_get(automation, "reasons", ())))))
+    rows += [("edit made apart", line) for line in edit_lines(handoff)]
     lines += [f"- {k}: {v}" for k, v in rows]
     return "\n".join(lines) + "\n"

@@ -54,6 +54,8 @@ LATEST_WINDOW = 50
 _ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"), ("writer", "TEXT"), ("owner", "TEXT"),
                   ("hlc", "INTEGER"), ("resumed", "TEXT"))
 _TYPES = frozenset(HANDOFF_TYPES)
+CONFLICTED = "flags LIKE '%conflicted%'"
+"""The rows flagged ``conflicted`` (a partial index holds just them: a read of them stays flat)."""
 
 
 class HandoffsBase:
@@ -62,7 +64,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 8
+    version = 9
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -78,7 +80,10 @@ class HandoffsBase:
     8: rows gained ``resumed``, the newest ``handoff.resumed`` event's own
     time (microseconds; the record keeps whole seconds), so a session start
     tells a resume made in the same second as a baton, but after it, from one
-    made before it (``baton.domain.taken_up``)."""
+    made before it (``baton.domain.taken_up``); 9: edits made apart on two
+    clones fold by ``baton.domain.concurrent_edits`` (a validation or promotion
+    keeps the body it read; a revision it did not read is listed, the record
+    flagged), so an index folded before is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
@@ -114,6 +119,7 @@ class HandoffsBase:
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest_by_owner ON {ROWS_TABLE} (owner, hlc, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest_for_briefs ON {ROWS_TABLE} (brief, hlc, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_conflicted ON {ROWS_TABLE} (id) WHERE {CONFLICTED}")
         _create_search(db)
         _create_counts(db)
 
@@ -427,6 +433,11 @@ def handoff_counts(db: Any) -> dict[str, int]:
     for status, n in db.execute(f"SELECT status, n FROM {BATON_COUNTS_TABLE}"):
         counts[status] = max(0, counts.get(status, 0) - n)
     return {status: n for status, n in counts.items() if n}
+
+
+def conflicted_ids(db: Any) -> list[str]:
+    """The ids of the records flagged ``conflicted`` (few), through their partial index."""
+    return [ident for (ident,) in db.execute(f"SELECT id FROM {ROWS_TABLE} WHERE {CONFLICTED} ORDER BY id")]
 
 
 def count_baton_records(db: Any) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from baton.domain import concurrent_edits as apart
 from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems, validation_report_from_json
@@ -123,7 +124,7 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
     if isinstance(command, Capture):
         if state is not None:
             raise Conflict(f"handoff {command.record.id} already exists", details={"id": command.record.id})
-        return [HandoffCaptured(key=command.record.id, handoff=handoff_to_json(command.record),
+        return [HandoffCaptured(key=command.record.id, handoff=handoff_to_json(apart.without_fold_keys(command.record)),
                                 redactions=list(command.redactions), extra=_edits(command.edits))]
     if state is None:
         raise Conflict("no such handoff to change")
@@ -131,11 +132,12 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
     match command:
         case Revise(record=record, redactions=redactions, edits=edits):
             lifecycle.revise(state, record, now=now)
-            return [HandoffRevised(key=key, handoff=handoff_to_json(record), redactions=list(redactions),
+            return [HandoffRevised(key=key, handoff=handoff_to_json(apart.without_fold_keys(record)),
+                                   redactions=list(redactions),
                                    extra=_edits(edits))]
         case RecordValidation(report=report):
             lifecycle.require(state, lifecycle.VALIDATE)
-            return [HandoffValidated(key=key, report=report)]
+            return [HandoffValidated(key=key, report=report, extra=_read(state))]
         case Promote(accepted_warnings=reason, head_now=head_now, drifted=drifted):
             if state.status in ("draft", "validated") and (
                     state.validation.status == "fail" or "invalid" in state.flags):
@@ -148,7 +150,7 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
                 # a report of another head is not that validation.
                 raise PromotionRefused(state.id, [moved])
             lifecycle.promote(state, now=now, accepted_warnings=reason)
-            return [HandoffPromoted(key=key, accepted_warnings=reason)]
+            return [HandoffPromoted(key=key, accepted_warnings=reason, extra=_read(state))]
         case Resume(session=session, harness=harness, freshness_state=freshness_state):
             lifecycle.require(state, lifecycle.RESUME)
             return [HandoffResumed(key=key, session=session, harness=harness, freshness_state=freshness_state)]
@@ -166,6 +168,11 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
 
 def _edits(edits: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     return {"edits": [dict(e) for e in edits]} if edits else {}
+
+
+def _read(state: Handoff) -> dict[str, Any]:
+    """What a validation or promotion records of the body it read (``concurrent_edits.BODY``)."""
+    return {apart.BODY: apart.body_digest(state)}
 
 
 # -- evolve --------------------------------------------------------------------------
@@ -194,19 +201,26 @@ def evolve(state: State, recorded: Event) -> State:
         if isinstance(event, HandoffForgotten):
             return None  # forgotten: no record, and nothing later brings it back
         if isinstance(event, HandoffCaptured):
-            return handoff_from_json(event.handoff) if state is None else state
+            return apart.without_fold_keys(handoff_from_json(event.handoff)) if state is None else state
         if state is None:
             return None
         match event:
             case HandoffRevised(handoff=body):
-                return lifecycle.revise(state, handoff_from_json(body), now=_later(now, state))
+                return _revised(state, apart.without_fold_keys(handoff_from_json(body)), _writing(recorded),
+                                now=_later(now, state))
             case HandoffValidated(report=report):
                 if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
                                  report):
                     return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
-                return lifecycle.record_validation(state, _validation(report), now=_later(now, state))
+                by = _writing(recorded)
+                read, left = apart.read_record(state, event.extra.get(apart.BODY), by)
+                validated = lifecycle.record_validation(read, _validation(report), now=_later(now, state))
+                return validated if left is None else apart.left_out(validated, left, by, "validated")
             case HandoffPromoted(accepted_warnings=reason):
-                return lifecycle.promoted(state, now=_later(now, state), accepted_warnings=reason)
+                by = _writing(recorded)
+                read, left = apart.read_record(state, event.extra.get(apart.BODY), by)
+                ready = apart.settled(_promoted(read, now=_later(now, state), accepted_warnings=reason))
+                return ready if left is None else apart.left_out(ready, left, by, "promoted")
             case HandoffResumed():
                 return lifecycle.resume(state, now=_later(now, state))
             case HandoffSuperseded(by=by):
@@ -219,6 +233,31 @@ def evolve(state: State, recorded: Event) -> State:
             KeyError, TypeError, ValueError, AttributeError):
         return state
     return state
+
+
+def _writing(recorded: Event) -> apart.Writing:
+    return apart.Writing(recorded.id, recorded.writer, recorded.stream_version, recorded.at,
+                         recorded.actor if isinstance(recorded.actor, str) else "")
+
+
+def _revised(state: Handoff, body: Handoff, by: apart.Writing, *, now: str) -> Handoff:
+    """A recorded revision: applied to a draft or validated record (``concurrent_edits.revised``);
+    listed as not applied on a record that was no longer one when it arrived (made ready or
+    archived on another clone: its writer had read a draft)."""
+    if state.status not in ("draft", "validated"):
+        lifecycle.revise(replace_fields(state, status="draft"), body, now=now)  # a body the fold would refuse: skipped
+        return apart.refused_revision(state, by)
+    return apart.revised(state, lifecycle.revise(state, body, now=now), by)
+
+
+def _promoted(h: Handoff, *, now: str, accepted_warnings: str | None) -> Handoff:
+    """A recorded promotion, applied to a validated record even when it is flagged ``conflicted``
+    by an edit made apart (``concurrent_edits``): its clone promoted before that edit arrived."""
+    if "conflicted" in h.flags and apart.conflicts(h):
+        others = tuple(f for f in h.flags if f != "conflicted")
+        ready = lifecycle.promoted(replace_fields(h, flags=others), now=now, accepted_warnings=accepted_warnings)
+        return replace_fields(ready, flags=(*ready.flags, "conflicted"))
+    return lifecycle.promoted(h, now=now, accepted_warnings=accepted_warnings)
 
 
 def _validation(report: dict[str, Any]) -> Any:

@@ -1,0 +1,155 @@
+"""Edits of one handoff made apart on two clones (docs/handoffs.md, "Edits made apart").
+
+Each clone checks the stream version a command read against its own ledger
+only; after ``baton sync`` a record's events from two clones fold in merge
+order (hybrid logical clock, writer, seq). Without a rule, a revision made on
+one clone would land between another clone's validation and promotion and the
+ready record would carry a body nobody validated. The handoff aggregate's
+``evolve`` applies this rule, a pure function of the events in merge order
+(so every clone, in any arrival order, folds the same record):
+
+- A validation or promotion applies to the body it read: its event carries
+  that body's digest (``body_digest``, under ``BODY``). When a revision from
+  another writer replaced that body meanwhile, the replaced record (kept under
+  ``REVISION``'s ``replaced`` while the record is draft or validated) comes
+  back, the validation or promotion applies to it, and the revision is listed
+  as not applied. An event written before Baton recorded digests counts as
+  reading the replaced body when the revision's stream version is at or above
+  its own (its writer's clone could not have held the revision).
+- A revision that reaches a record no longer draft or validated (made ready,
+  or archived, on another clone) is listed as not applied.
+- A revision that replaces another writer's revision it could not have read
+  (that revision's stream version is at or above its own) wins, later in merge
+  order, and the replaced revision is listed as overwritten.
+
+A record with such an edit is flagged ``conflicted`` and lists it under
+``CONFLICTS`` (who wrote it, when, its event, what happened to it). A later
+revision that read the record (not itself made apart) resolves them: the list
+and the flag clear. A recorded promotion still applies to a validated record
+flagged this way (its clone decided it before the edit arrived).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton.canonical import digest_of
+from baton.domain.concurrent_edit_lines import CONFLICTS, edits_of
+from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
+from baton.errors import HandoffInputError
+from baton.model import evolve
+from baton.values import value_class
+
+BODY = "body"
+"""The member of a ``handoff.validated`` / ``handoff.promoted`` event's data holding the digest of the body read."""
+REVISION = "revision"
+"""The record member naming the revision that set its body (and, while draft or validated, the record it replaced)."""
+FOLD_KEYS = (REVISION, CONFLICTS)
+_NOT_BODY = frozenset(("status", "updated_at", "validation", "flags", "resumed_at", "superseded_by",
+                       "archived_reason", *FOLD_KEYS))
+
+
+@value_class
+class Writing:
+    """Who wrote one event of the record, from its envelope."""
+
+    event: str
+    writer: str
+    stream_version: int
+    at: str
+    owner: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.event, "writer": self.writer, "owner": self.owner or None, "at": self.at,
+                "stream_version": self.stream_version}
+
+
+def body_digest(h: Handoff) -> str:
+    """The digest of a record's body: everything but its lifecycle and this module's members."""
+    return digest_of({k: v for k, v in handoff_to_json(h).items() if k not in _NOT_BODY})
+
+
+def without_fold_keys(h: Handoff) -> Handoff:
+    """``h`` without this module's members (a body a command wrote, copied from a record that had them)."""
+    if not any(k in h.extra for k in FOLD_KEYS):
+        return h
+    return evolve(h, extra={k: v for k, v in h.extra.items() if k not in FOLD_KEYS})
+
+
+def _unseen(by: Writing, revision: Any) -> bool:
+    """Whether ``by``'s writer could not have read ``revision`` (a record's ``REVISION``)."""
+    if not isinstance(revision, dict) or revision.get("writer") == by.writer:
+        return False
+    version = revision.get("stream_version")
+    return isinstance(version, int) and version >= by.stream_version
+
+
+def revised(before: Handoff, after: Handoff, by: Writing) -> Handoff:
+    """``after`` (``before`` revised by ``by``) with the revision recorded: the record it
+    replaced kept, and the replaced revision listed as overwritten when ``by`` could not
+    have read it; otherwise earlier edits made apart count as resolved."""
+    replaced = handoff_to_json(before)
+    replaced.pop(CONFLICTS, None)
+    previous = replaced.get(REVISION)
+    if isinstance(previous, dict):
+        replaced[REVISION] = {k: v for k, v in previous.items() if k != "replaced"}
+    extra = {**after.extra, REVISION: {**by.to_json(), "replaced": replaced}}
+    if not isinstance(previous, dict) or not _unseen(by, previous):
+        return evolve(after, extra=extra)
+    edit = {**{k: v for k, v in previous.items() if k != "replaced"}, "outcome": "overwritten",
+            "by": by.to_json()}
+    listed = [*(before.extra.get(CONFLICTS) or ()), edit]
+    return evolve(after, extra={**extra, CONFLICTS: listed}, flags=_flagged(after.flags))
+
+
+def read_record(state: Handoff, read: Any, by: Writing) -> tuple[Handoff, dict[str, Any] | None]:
+    """The record a validation or promotion by ``by`` applies to, and the revision it
+    leaves out (None: ``state`` itself). ``read``: the digest of the body its command
+    read (``BODY``), None for an event recorded before digests were."""
+    revision = state.extra.get(REVISION)
+    if not isinstance(revision, dict) or not isinstance(revision.get("replaced"), dict):
+        return state, None
+    if isinstance(read, str) and read == body_digest(state):
+        return state, None
+    if not isinstance(read, str) and not _unseen(by, revision):
+        return state, None
+    try:
+        earlier = handoff_from_json(revision["replaced"])
+    except (HandoffInputError, KeyError, TypeError, ValueError):  # written by hand: the event applies as it is
+        return state, None
+    if isinstance(read, str) and read != body_digest(earlier):
+        return state, None
+    earlier = evolve(earlier, extra={**earlier.extra, CONFLICTS: list(state.extra.get(CONFLICTS) or ())})
+    return earlier, {k: v for k, v in revision.items() if k != "replaced"}
+
+
+def left_out(h: Handoff, revision: dict[str, Any], by: Writing, action: str) -> Handoff:
+    """``h`` flagged and listing ``revision`` as not applied: ``by``'s ``action`` (validated, promoted)
+    was of the body it replaced."""
+    edit = {**revision, "outcome": "not_applied", "by": {**by.to_json(), "action": action}}
+    return evolve(h, extra={**h.extra, CONFLICTS: [*(h.extra.get(CONFLICTS) or ()), edit]},
+                  flags=_flagged(h.flags))
+
+
+def refused_revision(h: Handoff, by: Writing) -> Handoff:
+    """``h`` (no longer draft or validated) flagged and listing ``by``'s revision as not applied."""
+    edit = {**by.to_json(), "outcome": "not_applied", "status": h.status}
+    return evolve(h, extra={**h.extra, CONFLICTS: [*(h.extra.get(CONFLICTS) or ()), edit]},
+                  flags=_flagged(h.flags))
+
+
+def settled(h: Handoff) -> Handoff:
+    """A record made ready: the replaced record it kept is no longer needed (nothing revises it now)."""
+    if REVISION not in h.extra:
+        return h
+    return evolve(h, extra={k: v for k, v in h.extra.items() if k != REVISION})
+
+
+def conflicts(h: Handoff) -> list[dict[str, Any]]:
+    """The edits made apart ``h`` lists (``CONFLICTS``)."""
+    return edits_of(h)
+
+
+def _flagged(flags: tuple[Any, ...]) -> tuple[Any, ...]:
+    return flags if "conflicted" in flags else (*flags, "conflicted")
+

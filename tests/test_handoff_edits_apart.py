@@ -1,0 +1,159 @@
+"""Edits of one handoff made apart on two clones fold to one record (docs/handoffs.md, "Edits made apart").
+
+Each clone decides on its own record; the events fold in merge order (here: the ``hlc`` each is given).
+A validation or promotion applies to the body it read, never to a revision made apart; a revision made
+apart that is not the record's body is listed and the record flagged ``conflicted``.
+"""
+
+from __future__ import annotations
+
+from baton.domain import concurrent_edits as apart
+from baton.domain.aggregates import handoff as aggregate
+from baton.events.base import DomainEvent
+from baton.ledger.envelope import Event, seal
+from baton.values import replace
+from tests.strategies import draft, minimal_payload
+
+REPORT = {"status": "pass", "validated_at": "2026-12-07T06:58:00Z", "checks": []}
+ALICE, BOB = "alice-clone", "bob-clone"
+
+
+def body(state: str):
+    return draft(minimal_payload(summary={"current_state": state}))
+
+
+def sealed(event: DomainEvent, *, writer: str, version: int, hlc: int) -> Event:
+    return seal(event.draft(actor=f"{writer}@example.com"), event_id=f"00000000-0000-7000-8000-{hlc:012d}",
+                writer=writer, seq=hlc, at=f"2026-12-07T06:58:{hlc:02d}.000000Z", hlc=hlc, stream_version=version,
+                prev=None)
+
+
+class Clone:
+    """One clone's view of the record: it decides on what it folded, and its events get its
+    writer, the stream version after what it read, and the hybrid logical clock given."""
+
+    def __init__(self, writer: str, events: list[Event]) -> None:
+        self.writer, self.events = writer, list(events)
+
+    @property
+    def state(self):
+        return fold(self.events)
+
+    def do(self, command, *, hlc: int) -> Event:
+        version = max((e.stream_version for e in self.events), default=0) + 1
+        (event,) = aggregate.decide(self.state, command, now="2026-12-07T06:58:00Z")
+        out = sealed(event, writer=self.writer, version=version, hlc=hlc)
+        self.events.append(out)
+        return out
+
+
+def fold(events: list[Event]):
+    state = None
+    for event in sorted(events, key=lambda e: e.merge_key):
+        state = aggregate.evolve(state, event)
+    return state
+
+
+def captured() -> Event:
+    (event,) = aggregate.decide(None, aggregate.Capture(body("alice original state")), now="2026-12-07T06:58:00Z")
+    return sealed(event, writer=ALICE, version=1, hlc=1)
+
+
+def current_state(h) -> str:
+    return h.summary.current_state
+
+
+def test_a_validation_and_promotion_keep_the_body_they_read_when_a_revision_was_made_apart_before_them():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    revised = bob.do(aggregate.Revise(body("BOB REWROTE THIS")), hlc=2)
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=3)
+    promoted = alice.do(aggregate.Promote(), hlc=4)
+    record = fold([capture, revised, validated, promoted])
+    assert record.status == "ready" and current_state(record) == "alice original state"
+    assert "conflicted" in record.flags
+    (edit,) = apart.conflicts(record)
+    assert (edit["writer"], edit["event"], edit["outcome"]) == (BOB, revised.id, "not_applied")
+    assert edit["by"]["writer"] == ALICE and edit["by"]["action"] == "validated"
+
+
+def test_a_promotion_keeps_the_validated_body_when_a_revision_made_apart_lands_between_validation_and_promotion():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=2)
+    revised = bob.do(aggregate.Revise(body("bob v2")), hlc=3)
+    promoted = alice.do(aggregate.Promote(), hlc=4)
+    record = fold([capture, validated, revised, promoted])
+    assert record.status == "ready" and current_state(record) == "alice original state"
+    assert record.validation.status == "pass" and "conflicted" in record.flags
+    (edit,) = apart.conflicts(record)
+    assert (edit["writer"], edit["outcome"], edit["by"]["action"]) == (BOB, "not_applied", "promoted")
+
+
+def test_a_revision_made_apart_that_reaches_a_ready_record_is_listed_not_applied():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=2)
+    promoted = alice.do(aggregate.Promote(), hlc=3)
+    revised = bob.do(aggregate.Revise(body("bob late")), hlc=4)
+    record = fold([capture, validated, promoted, revised])
+    assert record.status == "ready" and current_state(record) == "alice original state"
+    (edit,) = apart.conflicts(record)
+    assert (edit["writer"], edit["outcome"], edit["status"]) == (BOB, "not_applied", "ready")
+    assert "conflicted" in record.flags
+
+
+def test_two_revisions_made_apart_keep_the_later_and_list_the_other_as_overwritten():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    by_bob = bob.do(aggregate.Revise(body("bob edited")), hlc=2)
+    by_alice = alice.do(aggregate.Revise(body("alice edited")), hlc=3)
+    record = fold([capture, by_bob, by_alice])
+    assert record.status == "draft" and current_state(record) == "alice edited"
+    assert "conflicted" in record.flags
+    (edit,) = apart.conflicts(record)
+    assert (edit["writer"], edit["event"], edit["outcome"]) == (BOB, by_bob.id, "overwritten")
+    assert edit["by"]["writer"] == ALICE and edit["by"]["event"] == by_alice.id
+
+
+def test_a_revision_that_read_the_record_resolves_the_edits_made_apart():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    by_bob = bob.do(aggregate.Revise(body("bob edited")), hlc=2)
+    by_alice = alice.do(aggregate.Revise(body("alice edited")), hlc=3)
+    merged = Clone(ALICE, [capture, by_bob, by_alice])
+    again = merged.do(aggregate.Revise(body("both edits")), hlc=4)
+    record = fold([capture, by_bob, by_alice, again])
+    assert current_state(record) == "both edits" and record.flags == () and apart.conflicts(record) == []
+
+
+def test_edits_one_after_another_on_two_clones_are_no_conflict():
+    capture = captured()
+    bob = Clone(BOB, [capture])
+    revised = bob.do(aggregate.Revise(body("bob edited")), hlc=2)
+    alice = Clone(ALICE, [capture, revised])  # alice synced before validating
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=3)
+    promoted = alice.do(aggregate.Promote(), hlc=4)
+    record = fold([capture, revised, validated, promoted])
+    assert record.status == "ready" and current_state(record) == "bob edited"
+    assert record.flags == () and apart.conflicts(record) == []
+    assert apart.REVISION not in record.extra, "a ready record keeps no replaced body"
+
+
+def test_a_validation_recorded_without_a_body_digest_reads_the_body_its_stream_version_saw():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    revised = bob.do(aggregate.Revise(body("BOB REWROTE THIS")), hlc=2)
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=3)
+    promoted = alice.do(aggregate.Promote(), hlc=4)
+    old = [replace(e, data={k: v for k, v in e.data.items() if k != apart.BODY}) for e in (validated, promoted)]
+    record = fold([capture, revised, *old])
+    assert record.status == "ready" and current_state(record) == "alice original state"
+    assert [e["writer"] for e in apart.conflicts(record)] == [BOB]
+
+
+def test_validation_and_promotion_record_the_digest_of_the_body_they_read():
+    h = body("alice original state")
+    (validated,) = aggregate.decide(h, aggregate.RecordValidation(REPORT), now="2026-12-07T06:58:00Z")
+    assert validated.data()[apart.BODY] == apart.body_digest(h)
+    assert apart.body_digest(h) != apart.body_digest(body("another state"))
