@@ -77,4 +77,16 @@ def test_a_continuation_that_names_a_retired_id_on_its_own_item_does_not_retire_
     run_json(capsys, project, "handoff", "amend", parent, "--close-item", "O-002")
     child = _capture(capsys, project, {"open_items": [
         {"id": "O-002", "description": "Fix the flaky login test, again"}]}, "--from", parent)
-    assert child.get("retired_ids") in (None, [])
+    assert child["retired_ids"] == ["O-001"]  # the parent's item it left behind; O-002 is its own again
+
+
+def test_a_continuation_does_not_give_a_parents_item_it_left_behind_to_a_new_item(capsys, project):
+    parent = _capture(capsys, project, {"open_items": [
+        {"description": "Ship the parser", "blocked_by": ["O-003"]}, {"description": "Write the docs"},
+        {"description": "Fix the flaky auth test"}]})["id"]
+    child = _capture(capsys, project, {"open_items": [
+        {"id": "O-001", "description": "Ship the parser", "blocked_by": ["O-003"]},
+        {"description": "Bump the version"}, {"description": "Rotate the signing key"}]}, "--from", parent)
+    assert _items(child) == [("O-001", ["O-003"], "Ship the parser"), ("O-004", [], "Bump the version"),
+                             ("O-005", [], "Rotate the signing key")]
+    assert child["retired_ids"] == ["O-002", "O-003"]

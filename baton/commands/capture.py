@@ -519,11 +519,16 @@ def _resolved_parent(scope: Any, parent: str | None, relation: str) -> str | Non
 def _retired_with_parent(scope: Any, payload: Mapping[str, Any], retired: Iterable[str],
                          parent_id: str | None) -> tuple[str, ...]:
     """The ids the new record starts with retired: ``retired`` and, with a parent, the parent's
-    ``retired_ids`` (a continuation's carried items may still cite an item the parent closed: no new item
-    takes its id, and the citation blocks nothing) — but never an id the new record's own items carry."""
+    ``retired_ids`` and the ids of the parent's items the new record does not carry (a continuation's
+    carried items may still cite an item the parent closed or one it left behind: no new item takes its
+    id — never reused within a lineage — and a citation of a retired id blocks nothing) — but never an
+    id the new record's own items carry."""
     ids = {r for r in retired if isinstance(r, str)}
     doc = scope.runner.get("handoffs", parent_id) if parent_id is not None else None
-    ids.update(r for r in (doc.get("retired_ids") if isinstance(doc, Mapping) else None) or () if isinstance(r, str))
+    if isinstance(doc, Mapping):
+        ids.update(r for r in doc.get("retired_ids") or () if isinstance(r, str))
+        ids.update(i["id"] for key in ID_PREFIXES for i in doc.get(key) or ()
+                   if isinstance(i, Mapping) and isinstance(i.get("id"), str))
     carried = {id_key(i["id"]) for key in ID_PREFIXES for i in payload.get(key) or ()
                if isinstance(i, dict) and isinstance(i.get("id"), str)}
     return tuple(sorted(r for r in ids if id_key(r) not in carried))
