@@ -40,7 +40,7 @@ from baton.domain.batons import (
     select_eligible,
     taken_up_before,
 )
-from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, as_recorded, claimed_elsewhere
 from baton.ledger.clock import rfc3339_micros
 from baton.projections.batons import baton_records
 from baton.projections.handoffs import resumed_at
@@ -147,8 +147,15 @@ def claim_told(runner, ctx: SessionContext, own: BatonRecord | None, *, session_
                now: str) -> ClaimedElsewhere | None:
     """``domain.claimed_elsewhere`` for ``own`` (the current baton of ``ctx``'s key, with none
     pending for it: ``peek_at_start``), whether its claimer ended read from the sessions index."""
-    return claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=session_id, now=now,
+    fact = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=session_id, now=now,
                              claimer_ended=claimer_ended(runner, own))
+    return as_recorded(fact, handoff_status(runner, fact.handoff_id)) if fact is not None else None
+
+
+def handoff_status(runner, handoff_id: str) -> str | None:
+    """The status the index holds for ``handoff_id`` (None when it holds no record of it)."""
+    doc = runner.get("handoffs", handoff_id) if "handoffs" in runner.by_name else None
+    return doc.get("status") if isinstance(doc, dict) else None
 
 
 def received_at_start(runner, ctx: SessionContext, baton_id: str | None) -> Peek | None:

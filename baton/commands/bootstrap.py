@@ -35,6 +35,7 @@ from baton.commands.batons import (
     Peek,
     as_taken_up,
     claimer_ended,
+    handoff_status,
     peek_at_start,
     received_at_start,
     stored_baton,
@@ -83,7 +84,7 @@ from baton.domain.batons import (
     unseen_lines,
     visible_handoffs,
 )
-from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, as_recorded, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.errors import BatonAlreadyClaimed, BatonError, DiskFull, InputError, LedgerBusy, ReadOnlyProject
 from baton.ledger.clock import rfc3339_micros
@@ -734,8 +735,12 @@ class Start:
                                                    session_id=self.session_id,
                                                    now=rfc3339_micros(self.project.clock()),
                                                    claimer_ended=ended, continues=self.flags["continues"])
-        if self.claimed_elsewhere is not None:
-            self.notices.append(claimed_elsewhere_notice(self.claimed_elsewhere))
+        fact = self.claimed_elsewhere
+        if fact is not None:
+            status = _safely("the claimed handoff", self.notices, lambda: handoff_status(self.runner, fact.handoff_id),
+                             None)
+            self.claimed_elsewhere = fact = as_recorded(fact, status)
+            self.notices.append(claimed_elsewhere_notice(fact))
         return self.claimed_elsewhere is not None
 
     @property

@@ -40,7 +40,7 @@ from datetime import timedelta
 
 from baton.domain.batons import CLAIMED, BatonRecord, shown_name
 from baton.domain.short_ids import parse_timestamp
-from baton.values import value_class
+from baton.values import replace, value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -65,10 +65,13 @@ class ClaimedElsewhere:
     claimed_at: str | None
     left_by_session: str | None
     created_at: str
+    record_only: bool = False
+    """The handoff was archived or superseded since (``as_recorded``): ``baton resume`` refuses it,
+    so the notice names the full record (``baton handoff show``) instead (tester-use23 T2, T4)."""
 
     @property
     def read_command(self) -> str:
-        return f"baton resume {self.handoff_id}"
+        return f"baton {'handoff show' if self.record_only else 'resume'} {self.handoff_id}"
 
     def to_json(self) -> dict[str, Any]:
         return {"handoffId": self.handoff_id, "owner": self.owner, "branch": self.branch,
@@ -124,3 +127,15 @@ def claimed_elsewhere_notice(fact: ClaimedElsewhere) -> str:
     when = f" at {fact.claimed_at}" if fact.claimed_at else ""
     return (f"The newest session handoff for {shown_name(fact.owner)} on {shown_name(fact.branch)} (baton {fact.handoff_id}) was "
             f"already claimed by {by}{when}; read it with `{fact.read_command}`.")
+
+
+RECORD_ONLY_STATUSES = frozenset({"archived", "superseded"})
+"""A handoff's statuses ``baton resume`` refuses: a notice then names ``baton handoff show``."""
+
+
+def as_recorded(fact: ClaimedElsewhere, status: Any) -> ClaimedElsewhere:
+    """``fact``, naming the command that reads its handoff as it now is: ``status`` is the handoff's
+    status in the index (None when it is not there)."""
+    if status not in RECORD_ONLY_STATUSES:
+        return fact
+    return replace(fact, record_only=True)
