@@ -50,7 +50,8 @@ def test_status_counts_the_events_written_since_the_last_sync_and_none_after_the
     _checkpoint(capsys, a, "one")
     _checkpoint(capsys, a, "two")
     sync = run_json(capsys, a, "status")["sync"]
-    assert sync == {"writer": _writer(a), "seq": _lines(a), "sharedSeq": synced, "unshared": _lines(a) - synced}
+    assert sync == {"writer": _writer(a), "seq": _lines(a), "remote": "origin", "sharedSeq": synced,
+                    "unshared": _lines(a) - synced}
     assert sync["unshared"] >= 2
     text = run(capsys, a, "status")[1]
     assert f"Not yet shared: {sync['unshared']} events of this clone's feed {_writer(a)}" in text

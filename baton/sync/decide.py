@@ -55,7 +55,6 @@ def run(work: Round) -> None:
             work.ids.record_imported(appended, work.imported_ids, work.out)
     finally:
         work.ids.close()
-    note_unpushed(work)
 
 
 def find_strays(work: Round) -> None:
@@ -83,20 +82,6 @@ def unchanged(work: Round, feed: str, st, base: "RefFeed | None") -> bool:
     """The file is as the last sync left it (its inode, size and head): the ref's copy ``base`` holds it."""
     return base is not None and base.problem is None and base.head.offset == st.st_size \
         and work.state.get(feed) == {"ino": st.st_ino, "size": st.st_size, "hash": base.head.hash}
-
-
-def note_unpushed(work: Round) -> None:
-    """This clone's own events an earlier sync committed to the local ref but
-    the remote never took (its push failed: a refused push, a network error,
-    a killed sync): this round's push publishes them, and says how many."""
-    feed = work.project.writer
-    out, remote = work.out.get(feed), work.remote.get(feed)
-    if out is None or out.problem is not None or feed in work.published or feed in work.behind \
-            or any(r.feed == feed for r in work.refused):
-        return
-    had = remote.head.seq if remote is not None and remote.problem is None else 0
-    if out.head.seq > had:
-        work.published[feed] = out.head.seq - had
 
 
 def note_behind(work: Round, feed: str) -> None:
