@@ -166,11 +166,11 @@ def diverged_line(sync: dict[str, Any]) -> str:
     """``status``'s and ``doctor``'s words for this clone's own feed no longer continuing the copy the
     counted remote holds (``baton.sync.state.sharing``: ``diverged``)."""
     return (f"Not shared: this clone's feed {sync['writer']} (seq {sync['seq']}) does not continue the copy "
-            f"{sync.get('remote') or 'the remote'} holds (seq {sync['remoteSeq']}) — a backup restored in place "
-            "and written to since, or a fork: every `baton sync` is refused and nothing written here reaches a "
-            "teammate until `baton repair` puts the feed back as the remote holds it, setting the local events "
-            "that do not follow it aside into .baton/quarantine/ (it lists them before it changes anything); "
-            "then `baton sync`")
+            f"{sync.get('remote') or 'the remote'} holds (seq {sync['remoteSeq']}) — a backup of .baton/ restored "
+            "in place, or a fork: every `baton sync` is refused, and nothing written here reaches a teammate, until "
+            "`baton repair` puts the feed back as the remote holds it (it keeps every local event that follows "
+            "that copy, sets those that do not aside into .baton/quarantine/, and lists them before it changes "
+            "anything); then `baton sync`")
 
 
 def _counted_remote(own: Any, project: "Project") -> tuple[str, dict[str, Any]] | None:

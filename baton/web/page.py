@@ -390,7 +390,7 @@ SCRIPT = """
     if (sync.diverged) {  // this clone's feed no longer continues the remote's copy: nothing is published
       host.appendChild(el("p", "sharing unshared", "Not shared: this clone's feed " + sync.writer + " (seq " +
         sync.seq + ") does not continue the copy " + (sync.remote || "the remote") + " holds (seq " + sync.remoteSeq +
-        ") \u2014 a backup restored in place and written to since, or a fork: every baton sync is refused " +
+        ") \u2014 a backup of .baton/ restored in place, or a fork: every baton sync is refused " +
         "until baton repair puts the feed back as the remote holds it (docs/sync.md)."));
       return;
     }
