@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+import attrs
+
 from baton.errors import LedgerCorrupt
 from baton.ledger.feed import FeedHead, is_writer_id
 from baton.sync.erasures import reconcile_erasures
 from baton.sync.ids import repeated_ids
 from baton.sync.importing import import_feed, write_staged
 from baton.sync.local import last_bytes
-from baton.sync.publish import pack_local
+from baton.sync.publish import REWRITTEN, own_feed_way_back, pack_local
 from baton.sync.refusals import KEEP_REMOTE, Refuse, RefusedFeed, own_feed_refusal, problem_of
 from baton.sync.work import Round
 
@@ -152,6 +154,11 @@ def decide_feed(work: Round, feed: str) -> None:
         if not reconcile_erasures(work, feed, refusal.refused):
             if feed == work.project.writer and refusal.refused.side == "remote":
                 raise Refuse(own_feed_refusal(feed, work.remote[feed], feed in work.local_trees)) from None
+            refused, base, st = refusal.refused, work.base.get(feed), work.local.stat(feed)
+            if feed == work.project.writer and refused.side == "local" and refused.message.endswith(REWRITTEN) \
+                    and base is not None and base.problem is None and st is not None:
+                raise Refuse(attrs.evolve(refused, message=refused.message + own_feed_way_back(
+                    work, feed, base, st.st_size))) from None  # the one remedy that works, named
             raise
 
 

@@ -57,10 +57,9 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
                                      f"{base.head.seq}): {counted(crlf, 'line')} of it end in CRLF (\\r\\n), not LF "
                                      "(an editor or a line-ending conversion rewrote the file; every event is "
                                      "intact): `baton repair` given `yes` puts the line endings back, then `baton sync`"))
-        hint = own_feed_way_back(work, feed, base, size) if feed == work.project.writer else ""
         raise Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
                                  f"the local feed {feed} no longer extends what was synced before "
-                                 f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
+                                 f"(seq {base.head.seq}): {REWRITTEN}"))
     head = start.head if start is not None else FeedHead()
     writer = FeedTreeWriter(work.repo, feed, start)
     events, first, show = 0, head.offset, work.local.count.publishing
@@ -80,6 +79,10 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
     return head, writer.finish(head)
 
 
+REWRITTEN = "it was rewritten or cut"
+"""How a local feed that no longer extends the ref's copy is refused (not a CRLF conversion): this
+clone's own gets ``own_feed_way_back`` after it, once the refusal stands."""
+
 RESTORE_WAY = "`baton sync` given `restore_own_feed` takes its published events back"
 """What mends this clone's own feed restored from a backup and not written to since (the file is a
 prefix of what it published): the remote's longer copy imported, verified as any import."""
@@ -91,7 +94,7 @@ REPAIR_WAY = ("`baton repair` given `yes` puts it back as this clone's ledger re
 
 def own_feed_way_back(work: Round, feed: str, base: "RefFeed", size: int) -> str:
     """The refusal's hint for this clone's own feed no longer extending what it published: the one
-    remedy that works. A file that is a prefix of the ref's copy (a backup restored, nothing written
+    remedy that works (asked only once the refusal stands: not for a feed a forget made shorter). A file that is a prefix of the ref's copy (a backup restored, nothing written
     since) takes the rest back from the remote; one that forked from it (written to after a restore
     in place, or cut by a repair) can only be put back by ``baton repair`` — a sync given
     ``restore_own_feed`` is refused too (``own_feed``). Both copies are read whole: a refusal only."""
