@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 _PARAMETER = lazy(r"`([a-z][a-z0-9_]*)`")
 
 
+def named_parameters(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with each parameter it names (`` `max_bytes` ``) spelled as ``names`` spells it
+    (``--max-bytes``); one ``names`` lacks keeps its own name. An adapter's words for a message."""
+    return _PARAMETER.sub(lambda m: names.get(m.group(1), m.group(1)), text)
+
+
 class BatonError(Exception):
     """Base of every error Baton raises on purpose.
 
@@ -37,7 +43,7 @@ class BatonError(Exception):
     def name_parameters(self, names: Mapping[str, str]) -> "BatonError":
         """Spell the parameters this message names as the adapter's caller knows them
         (a parameter ``names`` lacks keeps its own name); returns ``self``."""
-        self.message = _PARAMETER.sub(lambda m: names.get(m.group(1), m.group(1)), self.message)
+        self.message = named_parameters(self.message, names)
         self.args = (self.message,)
         return self
 

@@ -88,3 +88,30 @@ def test_a_push_of_a_large_ledger_to_an_empty_remote_shows_its_progress_at_a_ter
              if line.startswith("baton: publishing this clone's feeds:")]
     assert code == 0 and f"it received {total} events of 1 feed" in out
     assert len(shown) >= 2 and shown[-1] == f"baton: publishing this clone's feeds: {total}/{total} events"
+
+
+def _ledger_ref(project) -> bytes | None:
+    with Repo(str(project)) as repo:
+        return repo.refs.as_dict().get(b"refs/baton/ledger")
+
+
+def test_a_sync_to_a_new_remote_publishes_nothing_when_the_local_ref_gains_nothing(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "checkpoint", "create", "--title", "First", *TITLE)
+    run_json(capsys, a, "sync")
+    before = _ledger_ref(a)
+    empty = tmp_path / "empty.git"
+    Repo.init_bare(str(empty), mkdir=True).close()
+    done = run_json(capsys, a, "sync", "--remote", str(empty))
+    assert _ledger_ref(a) == before
+    assert done["published"] == {} and sum(done["received"].values()) == _events_in_feeds(a)
+
+
+def test_the_words_of_a_sync_to_a_new_remote_say_only_what_it_received_when_the_ref_gained_nothing(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "checkpoint", "create", "--title", "First", *TITLE)
+    run_json(capsys, a, "sync")
+    empty = tmp_path / "empty.git"
+    Repo.init_bare(str(empty), mkdir=True).close()
+    code, out, _err = run(capsys, a, "sync", "--remote", str(empty))
+    assert code == 0 and "Published" not in out and "it received" in out

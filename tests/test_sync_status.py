@@ -50,7 +50,8 @@ def test_status_counts_the_events_written_since_the_last_sync_and_none_after_the
     _checkpoint(capsys, a, "one")
     _checkpoint(capsys, a, "two")
     sync = run_json(capsys, a, "status")["sync"]
-    assert sync == {"writer": _writer(a), "seq": _lines(a), "sharedSeq": synced, "unshared": _lines(a) - synced}
+    assert sync == {"writer": _writer(a), "seq": _lines(a), "remote": "origin", "sharedSeq": synced,
+                    "unshared": _lines(a) - synced}
     assert sync["unshared"] >= 2
     text = run(capsys, a, "status")[1]
     assert f"Not yet shared: {sync['unshared']} events of this clone's feed {_writer(a)}" in text
@@ -210,3 +211,40 @@ def test_unshared_events_without_required_signatures_say_only_to_sync(capsys, te
     run_json(capsys, a, "sync")
     _checkpoint(capsys, a, "one")
     assert "signingKeyMissing" not in run_json(capsys, a, "status")["sync"]
+
+
+def test_a_sync_with_a_scratch_remote_does_not_make_the_work_shared_with_origin(capsys, team, tmp_path):
+    from dulwich.repo import Repo
+
+    _remote, a, _b = team
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "only on scratch")
+    scratch = tmp_path / "scratch.git"
+    Repo.init_bare(str(scratch), mkdir=True).close()
+    run_json(capsys, a, "sync", "--remote", str(scratch))
+    sync = run_json(capsys, a, "status")["sync"]
+    assert sync["remote"] == "origin" and sync["unshared"] > 0
+    assert f"Not yet shared: {sync['unshared']} event" in run(capsys, a, "status")[1]
+    run_json(capsys, a, "sync")
+    assert "is on origin" in run(capsys, a, "status")[1]
+
+
+def test_a_clone_that_never_synced_with_origin_counts_the_remote_it_synced_with_last_and_names_it(capsys, team):
+    remote, a, _b = team
+    set_remote(a, str(remote), "team")
+    run_json(capsys, a, "sync", "--remote", "team")
+    assert run_json(capsys, a, "status")["sync"]["remote"] == "team"
+    _checkpoint(capsys, a, "not yet on team")
+    assert ("run `baton sync` (counted on team, the remote this clone synced with last; it never synced with "
+            "origin)") in run(capsys, a, "status")[1]
+
+
+def test_a_forget_here_since_the_last_sync_keeps_the_feed_shared_not_diverged(capsys, team):
+    _remote, a, _b = team
+    ident = run_json(capsys, a, "checkpoint", "create", "--title", "to forget", "--objective", "o",
+                     "--no-input")["id"]
+    _checkpoint(capsys, a, "kept")
+    run_json(capsys, a, "sync")
+    run_json(capsys, a, "forget", ident, "--reason", "pasted a secret", "--yes")
+    sync = run_json(capsys, a, "status")["sync"]
+    assert not sync.get("diverged") and sync["unshared"] == 1  # the handoff.forgotten event

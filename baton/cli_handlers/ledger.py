@@ -84,12 +84,19 @@ def audit(app: Baton, args: argparse.Namespace):
     return app.audit(progress=None if args.json else progress("baton: reading the ledger:"))
 
 
+SYNC_FLAGS = {"restore_own_feed": "--restore-own-feed", "accept_project": "--accept-project", "yes": "--yes"}
+"""The parameters a sync's refusals name (`` `restore_own_feed` ``; `` `yes` `` of ``baton repair``), as the
+text output spells them; ``--json`` keeps the parameter names (as the application words them)."""
+
+
 def sync(app: Baton, args: argparse.Namespace):
-    return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed,
-                    accept_project=args.accept_project,
-                    progress=None if args.json else progress("baton: folding what was imported:"),
-                    publishing=None if args.json else long_progress("baton: publishing this clone's feeds:"),
-                    erasing=None if args.json else long_progress("baton: checking copies that differ by erased payloads:"))
+    result = app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed,
+                      accept_project=args.accept_project,
+                      progress=None if args.json else progress("baton: folding what was imported:"),
+                      publishing=None if args.json else long_progress("baton: publishing this clone's feeds:"),
+                      erasing=None if args.json else long_progress("baton: checking copies that differ by erased "
+                                                                   "payloads:"))
+    return result if args.json else result.named(SYNC_FLAGS)
 
 
 def repair(app: Baton, args: argparse.Namespace):

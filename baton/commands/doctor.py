@@ -32,7 +32,7 @@ from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
 from baton.projections.runner import Progress
 from baton.sync.signing import signers_problem
-from baton.sync.state import state_problem
+from baton.sync.state import diverged_line, sharing, state_problem
 
 if TYPE_CHECKING:
     from baton.projections.runner import ProjectionRunner
@@ -224,6 +224,9 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         if missing:
             checks.append(Check("materialized", "warn", f"{counted(len(missing), 'materialized file')} missing "
                                 f"(e.g. {missing[0]}); run `baton rebuild` to restore them"))
+        shared = sharing(opened)  # this clone's own feed no longer continuing the remote's copy: never published
+        if shared is not None and shared.get("diverged"):
+            checks.append(Check("sync", "warn", diverged_line(shared)))
     except BatonError as exc:
         checks.append(Check("index", "fail", exc.message))
     finally:

@@ -49,7 +49,7 @@ from baton.projections.batons import baton_creators
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
 from baton.sync.signing import SIGNING_FORMATS, require_signatures, signers_problem, signing_setup_at
-from baton.sync.state import sharing, state_problem
+from baton.sync.state import DEFAULT_REMOTE, diverged_line, sharing, state_problem
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -242,14 +242,20 @@ def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
         return [f"Shared: not known yet — the last sync was made by an older Baton, which kept no record of what "
                 f"a remote took of this clone's feed {sync['writer']} (seq {sync['seq']}): the next `baton sync` "
                 f"finds out and records it"]
+    remote = sync.get("remote") or "a remote"
+    if sync.get("diverged"):
+        return [diverged_line(sync)]
     n = sync["unshared"]
     if not n:
-        return [f"Shared: every event of this clone's feed {sync['writer']} is on a remote (seq {sync['seq']})"]
+        return [f"Shared: every event of this clone's feed {sync['writer']} is on {remote} (seq {sync['seq']})"]
     then = ("sync.require_signatures is set and git names no signing key here: set user.signingkey "
             "and gpg.format ssh (docs/sync.md, \"Signed feeds\"), then run `baton sync`"
             if sync.get("signingKeyMissing") else "run `baton sync`")
+    if sync.get("remote") not in (None, DEFAULT_REMOTE):
+        then += f" (counted on {remote}, the remote this clone synced with last; it never synced with origin)"
     return [f"Not yet shared: {n} event{'' if n == 1 else 's'} of this clone's feed {sync['writer']} "
             f"(seq {seq_range(sync['sharedSeq'] + 1, sync['seq'])}): {then}"]
+
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:

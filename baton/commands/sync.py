@@ -42,7 +42,7 @@ from baton.domain.batons import same_owner, scope_words, select_eligible, shown_
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.wording import counted
-from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused
+from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused, named_parameters
 from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
 from baton.process_end import DoneSoFar
@@ -55,10 +55,12 @@ from baton.sync.refusals import RefusedFeed
 from baton.sync.signatures import FeedSignatures
 from baton.sync.signers import render_flagged
 from baton.sync.stale_locks import clean_stale_pack_locks
-from baton.sync.state import load_acked, load_state, save_acked, save_state
+from baton.sync.state import load_acked, load_state, own_entry, save_acked, save_own, save_state
 from baton.sync.work import Round
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from baton.commands.context import Project
     from baton.projections.runner import Progress
 
@@ -127,6 +129,12 @@ class SyncResult:
         if any(r.kind != "not_fast_forward" for r in self.refused) or self.behind:
             return 3
         return 4 if self.refused else 0
+
+    def named(self, names: "Mapping[str, str]") -> "SyncResult":
+        """This result with the parameters its refusals name (`` `restore_own_feed` ``) spelled as
+        an adapter's caller knows them (``names``: the command line's ``--restore-own-feed``)."""
+        return attrs.evolve(self, refused=[attrs.evolve(r, message=named_parameters(r.message, names))
+                                           for r in self.refused])
 
     def to_json(self) -> dict[str, Any]:
         return {"remote": self.remote, "ref": self.ref, "imported": dict(sorted(self.imported.items())),
@@ -465,7 +473,9 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         if new_sha is not None and new_sha != local_sha:
             repo.refs[ref] = new_sha
         # with what the remote holds now: it counts as held even if this round's push fails
-        save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None)
+        own = remote_feeds.get(project.writer) if project.writer else None
+        save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None,
+                   (acked_key, own_entry(remote_name, own.head if own is not None and own.problem is None else None)))
     DoneSoFar.note(_imported_not_pushed(work.imported, remote_name))
     if work.erased:
         erased.payloads.extend(work.erased_payloads)
@@ -476,7 +486,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     push_client, push_path, push_url = to or (client, path, url)
     received = _received(work, held)
     pushed = _push_and_record(project, repo, push_client, push_path, push_url, ref, work, new_sha, remote_sha,
-                              erased, (acked_key, seen), received)
+                              erased, (acked_key, seen), received, remote_name)
     if not pushed:
         DoneSoFar.note(f"after the sync's import; {remote_name} already held what this clone holds, so there was "
                        "nothing to push: the sync is done (the index catches up at the next command)")
@@ -532,9 +542,10 @@ def _decide_and_commit(project: "Project", repo, work: Round, signatures: FeedSi
 
 def _push_and_record(project: "Project", repo, client, path: str, url: str, ref: bytes, work: Round,
                      new_sha: bytes | None, remote_sha: bytes | None, erased: _Erased,
-                     acked: tuple[str, dict[str, int]], received: dict[str, int]) -> bool:
+                     acked: tuple[str, dict[str, int]], received: dict[str, int], remote_name: str) -> bool:
     """Push the new commit (if the remote lacks it), showing how far (``received``: what it is to
-    receive, feed → events); record what the remote now holds. True if pushed."""
+    receive, feed → events); record what the remote now holds (this clone's own feed as
+    ``remote_name`` holds it too, for ``status``). True if pushed."""
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
         transport.push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks,
@@ -547,7 +558,10 @@ def _push_and_record(project: "Project", repo, client, path: str, url: str, ref:
         # the remote holds exactly what this clone committed: a feed left out (dropped) is no longer held
         acked_key, seen = acked
         now_held = {feed: f.head.seq for feed, f in work.out.items() if f.problem is None and f.head is not None}
-        if now_held != seen:
-            with ledger_lock(project):
+        own = work.out.get(project.writer) if project.writer else None
+        with ledger_lock(project):
+            if now_held != seen:
                 save_acked(project, acked_key, now_held)
+            save_own(project, acked_key, own_entry(remote_name, own.head if own is not None and own.problem is None
+                                                   else None))
     return pushed

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+import attrs
+
 from baton.errors import LedgerCorrupt
 from baton.ledger.feed import FeedHead, is_writer_id
 from baton.sync.erasures import reconcile_erasures
 from baton.sync.ids import repeated_ids
 from baton.sync.importing import import_feed, write_staged
 from baton.sync.local import last_bytes
-from baton.sync.publish import pack_local
+from baton.sync.publish import REWRITTEN, own_feed_way_back, pack_local
 from baton.sync.refusals import KEEP_REMOTE, Refuse, RefusedFeed, own_feed_refusal, problem_of
 from baton.sync.work import Round
 
@@ -55,7 +57,6 @@ def run(work: Round) -> None:
             work.ids.record_imported(appended, work.imported_ids, work.out)
     finally:
         work.ids.close()
-    note_unpushed(work)
 
 
 def find_strays(work: Round) -> None:
@@ -83,20 +84,6 @@ def unchanged(work: Round, feed: str, st, base: "RefFeed | None") -> bool:
     """The file is as the last sync left it (its inode, size and head): the ref's copy ``base`` holds it."""
     return base is not None and base.problem is None and base.head.offset == st.st_size \
         and work.state.get(feed) == {"ino": st.st_ino, "size": st.st_size, "hash": base.head.hash}
-
-
-def note_unpushed(work: Round) -> None:
-    """This clone's own events an earlier sync committed to the local ref but
-    the remote never took (its push failed: a refused push, a network error,
-    a killed sync): this round's push publishes them, and says how many."""
-    feed = work.project.writer
-    out, remote = work.out.get(feed), work.remote.get(feed)
-    if out is None or out.problem is not None or feed in work.published or feed in work.behind \
-            or any(r.feed == feed for r in work.refused):
-        return
-    had = remote.head.seq if remote is not None and remote.problem is None else 0
-    if out.head.seq > had:
-        work.published[feed] = out.head.seq - had
 
 
 def note_behind(work: Round, feed: str) -> None:
@@ -167,6 +154,11 @@ def decide_feed(work: Round, feed: str) -> None:
         if not reconcile_erasures(work, feed, refusal.refused):
             if feed == work.project.writer and refusal.refused.side == "remote":
                 raise Refuse(own_feed_refusal(feed, work.remote[feed], feed in work.local_trees)) from None
+            refused, base, st = refusal.refused, work.base.get(feed), work.local.stat(feed)
+            if feed == work.project.writer and refused.side == "local" and refused.message.endswith(REWRITTEN) \
+                    and base is not None and base.problem is None and st is not None:
+                raise Refuse(attrs.evolve(refused, message=refused.message + own_feed_way_back(
+                    work, feed, base, st.st_size))) from None  # the one remedy that works, named
             raise
 
 

@@ -57,13 +57,9 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
                                      f"{base.head.seq}): {counted(crlf, 'line')} of it end in CRLF (\\r\\n), not LF "
                                      "(an editor or a line-ending conversion rewrote the file; every event is "
                                      "intact): `baton repair` given `yes` puts the line endings back, then `baton sync`"))
-        hint = (" (a clone restored from a backup takes its published events back with a sync given "
-                "`restore_own_feed`; a feed a repair forked or damage a restore cannot mend: `baton repair` "
-                "puts it back as this clone's ledger ref holds it and sets the local events that do not follow "
-                "it aside into .baton/quarantine/)") if feed == work.project.writer else ""
         raise Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
                                  f"the local feed {feed} no longer extends what was synced before "
-                                 f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
+                                 f"(seq {base.head.seq}): {REWRITTEN}"))
     head = start.head if start is not None else FeedHead()
     writer = FeedTreeWriter(work.repo, feed, start)
     events, first, show = 0, head.offset, work.local.count.publishing
@@ -81,6 +77,31 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
     if events and (remote is None or head.offset > remote.head.offset):
         work.published[feed] = events
     return head, writer.finish(head)
+
+
+REWRITTEN = "it was rewritten or cut"
+"""How a local feed that no longer extends the ref's copy is refused (not a CRLF conversion): this
+clone's own gets ``own_feed_way_back`` after it, once the refusal stands."""
+
+RESTORE_WAY = "`baton sync` given `restore_own_feed` takes its published events back"
+"""What mends this clone's own feed restored from a backup and not written to since (the file is a
+prefix of what it published): the remote's longer copy imported, verified as any import."""
+
+REPAIR_WAY = ("`baton repair` given `yes` puts it back as this clone's ledger ref holds it and sets the local "
+              "events that do not follow it aside into .baton/quarantine/")
+"""What mends this clone's own feed forked from what it published (``REPAIR_WAY``'s repair restores it)."""
+
+
+def own_feed_way_back(work: Round, feed: str, base: "RefFeed", size: int) -> str:
+    """The refusal's hint for this clone's own feed no longer extending what it published: the one
+    remedy that works (asked only once the refusal stands: not for a feed a forget made shorter). A file that is a prefix of the ref's copy (a backup restored, nothing written
+    since) takes the rest back from the remote; one that forked from it (written to after a restore
+    in place, or cut by a repair) can only be put back by ``baton repair`` — a sync given
+    ``restore_own_feed`` is refused too (``own_feed``). Both copies are read whole: a refusal only."""
+    if work.ref_bytes(base).startswith(work.local.read_whole(feed, size)):
+        return f" (a clone restored from a backup, nothing written since: {RESTORE_WAY})"
+    return (" (it forked from that copy — a backup restored in place and written to since, or a repair that "
+            f"cut the feed after it was synced — so a sync given `restore_own_feed` cannot mend it: {REPAIR_WAY})")
 
 
 def commit_for(repo, work: Round, local_sha: bytes | None, remote_sha: bytes | None,

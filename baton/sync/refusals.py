@@ -51,13 +51,14 @@ def own_feed_refusal(feed: str, remote: "RefFeed", publishes: bool = True) -> Re
     copy it held, and the message says so."""
     if publishes:
         then = ("this clone publishes its own copy in its place (a clone restored from a backup takes its "
-                "published events back with a sync given `restore_own_feed`)")
+                "published events back with `baton sync` given `restore_own_feed`)")
     else:
-        then = ("the local file no longer extends what this clone published either, so nothing of it is "
-                "published and the remote keeps its copy; if `baton repair` cut this feed after it was "
-                "synced, its ledger.repaired event forked the feed: `baton repair` now puts the feed back as "
-                "this clone's ledger ref holds it and sets the local events after the fork aside into "
-                ".baton/quarantine/ (docs/sync.md, \"A repair of a feed already synced\")")
+        then = ("the local file no longer extends what this clone published either — a backup restored in "
+                "place and written to since, or a repair that cut the feed after it was synced, forked it — so "
+                "nothing of it is published and the remote keeps its copy; a sync given `restore_own_feed` "
+                "cannot mend it: `baton repair` given `yes` puts the feed back as this clone's ledger ref holds "
+                "it and sets the local events that do not follow it aside into .baton/quarantine/ (docs/sync.md, "
+                "\"A clone restored from a backup\")")
     return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
                        f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
                        "prefix of the local file: events written elsewhere under this writer id (a copied "

@@ -15,8 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import baton.ledger.files as files
 from baton.config import read_local_json, write_json_atomic
+from baton.domain.ledger_refs import DEFAULT_REF
 from baton.errors import BatonError
+from baton.ledger.feed import line_ending_at, line_hashes_to
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -83,7 +86,7 @@ def save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
 
 
 def save_state(project: "Project", ref: str, feeds: dict[str, Any],
-                held: tuple[str, dict[str, int]] | None = None) -> None:
+                held: tuple[str, dict[str, int]] | None = None, own: tuple[str, dict[str, Any]] | None = None) -> None:
     path = project.paths.baton_dir / STATE_FILE
     raw = _state_file(path)
     raw[ref] = feeds
@@ -92,7 +95,39 @@ def save_state(project: "Project", ref: str, feeds: dict[str, Any],
     if held is not None:
         remotes[held[0]] = dict(sorted(held[1].items()))
     raw[ACKED_KEY] = remotes  # present even when empty: its absence marks an older Baton's state (``sharing``)
+    if own is not None:
+        _put_own(raw, *own)
     write_json_atomic(path, raw)
+
+
+OWN_KEY = "own"
+"""Sync state: ``"<remote url> <ref>"`` → ``{"remote", "seq", "hash", "offset"}``: this clone's own
+feed as that remote held it after the last sync with it (its head line; seq 0: none of it), and
+the remote's name as the sync was given it. Oldest first: the last entry is the last remote synced."""
+
+DEFAULT_REMOTE = "origin"
+"""The remote ``baton sync`` syncs with when given none: the one ``status`` counts as "shared"."""
+
+
+def own_entry(remote: str, head: Any) -> dict[str, Any]:
+    """What ``OWN_KEY`` records of a remote: ``head`` is its copy's ``FeedHead`` (None: it holds none)."""
+    if head is None or not head.seq:
+        return {"remote": remote, "seq": 0, "hash": None, "offset": 0}
+    return {"remote": remote, "seq": head.seq, "hash": head.hash, "offset": head.offset}
+
+
+def save_own(project: "Project", key: str, entry: dict[str, Any]) -> None:
+    path = project.paths.baton_dir / STATE_FILE
+    raw = _state_file(path)
+    _put_own(raw, key, entry)
+    write_json_atomic(path, raw)
+
+
+def _put_own(raw: dict[str, Any], key: str, entry: dict[str, Any]) -> None:
+    own = raw.get(OWN_KEY)
+    own = {k: v for k, v in own.items() if k != key} if isinstance(own, dict) else {}
+    own[key] = entry  # last: the remote synced last
+    raw[OWN_KEY] = own
 
 
 def sharing(project: "Project") -> dict[str, Any] | None:
@@ -113,6 +148,9 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     if not raw:
         return None
     writer = project.writer
+    counted = _counted_remote(raw.get(OWN_KEY), project)
+    if counted is not None:
+        return _shared_with(project, counted)
     remotes = raw.get(ACKED_KEY)
     if remotes is None:
         seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
@@ -122,3 +160,63 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     shared = max((n for n in held if isinstance(n, int) and not isinstance(n, bool)), default=0)
     seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
     return {"writer": writer, "seq": seq, "sharedSeq": shared, "unshared": max(0, seq - shared)}
+
+
+def diverged_line(sync: dict[str, Any]) -> str:
+    """``status``'s and ``doctor``'s words for this clone's own feed no longer continuing the copy the
+    counted remote holds (``baton.sync.state.sharing``: ``diverged``)."""
+    return (f"Not shared: this clone's feed {sync['writer']} (seq {sync['seq']}) does not continue the copy "
+            f"{sync.get('remote') or 'the remote'} holds (seq {sync['remoteSeq']}) — a backup of .baton/ restored "
+            "in place, or a fork: every `baton sync` is refused, and nothing written here reaches a teammate, until "
+            "`baton repair` puts the feed back as the remote holds it (it keeps every local event that follows "
+            "that copy, sets those that do not aside into .baton/quarantine/, and lists them before it changes "
+            "anything); then `baton sync`")
+
+
+def _counted_remote(own: Any, project: "Project") -> tuple[str, dict[str, Any]] | None:
+    """The remote whose copy ``status`` counts (docs/sync.md, "Shared"): ``origin`` on the default
+    ref when this clone synced with it, else the remote it synced with last; None when the state
+    records none (written by a Baton before 2026-12-07: ``sharing`` then counts as it did)."""
+    if not isinstance(own, dict) or project.writer is None:
+        return None
+    entries = [(key, e) for key, e in own.items() if isinstance(key, str) and isinstance(e, dict)
+               and isinstance(e.get("remote"), str) and type(e.get("seq")) is int and type(e.get("offset")) is int]
+    if not entries:
+        return None
+    default = [(key, e) for key, e in entries if e["remote"] == DEFAULT_REMOTE and key.endswith(" " + DEFAULT_REF)]
+    return (default or entries)[-1]
+
+
+def _shared_with(project: "Project", counted: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """``sharing`` for the remote ``counted`` names: the events beyond its copy, when the local file
+    continues that copy (it holds the copy's last line); else ``diverged`` — the copies forked (a
+    backup restored in place, then written to), or the remote holds more than the file: nothing of
+    this feed is published until ``baton repair`` puts the feed back (docs/sync.md)."""
+    key, entry = counted
+    writer = project.writer
+    seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
+    out: dict[str, Any] = {"writer": writer, "seq": seq, "remote": entry["remote"]}
+    shared = entry["seq"]
+    if shared and not _file_holds(project.paths.ledger_dir / f"{writer}.jsonl", entry):
+        return {**out, "sharedSeq": None, "unshared": None, "diverged": True, "remoteSeq": shared}
+    return {**out, "sharedSeq": shared, "unshared": max(0, seq - shared)}
+
+
+def _file_holds(path: Path, entry: dict[str, Any]) -> bool:
+    """The feed file holds the remote copy's last line: where the copy ends (one line read), or —
+    a forget here erased payloads since, moving the lines — anywhere, by its hash and seq."""
+    try:
+        line = line_ending_at(lambda at, n: files.read_range(str(path), at, n), entry["offset"])
+        if line_hashes_to(line, entry.get("hash"), seq=entry["seq"]):
+            return True
+        raw = files.read_range(str(path), 0)
+    except (OSError, ValueError):
+        return False
+    needle = b'"hash":"' + str(entry.get("hash")).encode() + b'"'
+    at = raw.find(needle)
+    while at >= 0:
+        start, end = raw.rfind(b"\n", 0, at) + 1, raw.find(b"\n", at)
+        if end > 0 and line_hashes_to(raw[start:end], entry.get("hash"), seq=entry["seq"]):
+            return True
+        at = raw.find(needle, at + 1)
+    return False

@@ -387,6 +387,13 @@ SCRIPT = """
         "): the next baton sync finds out and records it."));
       return;
     }
+    if (sync.diverged) {  // this clone's feed no longer continues the remote's copy: nothing is published
+      host.appendChild(el("p", "sharing unshared", "Not shared: this clone's feed " + sync.writer + " (seq " +
+        sync.seq + ") does not continue the copy " + (sync.remote || "the remote") + " holds (seq " + sync.remoteSeq +
+        ") \u2014 a backup of .baton/ restored in place, or a fork: every baton sync is refused " +
+        "until baton repair puts the feed back as the remote holds it (docs/sync.md)."));
+      return;
+    }
     var n = sync.unshared;
     host.appendChild(el("p", n ? "sharing unshared" : "sharing", n
       ? "Not yet shared: " + n + " event" + (n === 1 ? "" : "s") + " of this clone's feed " + sync.writer +
@@ -394,7 +401,8 @@ SCRIPT = """
         (sync.signingKeyMissing ? "sync.require_signatures is set and git names no signing key here: set " +
           "user.signingkey and gpg.format ssh (docs/sync.md, \u201cSigned feeds\u201d), then run baton sync." :
           "run baton sync.")
-      : "Shared: every event of this clone's feed " + sync.writer + " is on a remote (seq " + sync.seq + ")."));
+      : "Shared: every event of this clone's feed " + sync.writer + " is on " + (sync.remote || "a remote") +
+        " (seq " + sync.seq + ")."));
   }
   // -- the Handoffs tab: rows, a branch filter, one handoff's view ----------------
   var latestRows = [], latestTotal = 0;
