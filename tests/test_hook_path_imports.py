@@ -171,7 +171,7 @@ def test_claiming_a_baton_judges_its_freshness_without_dulwich(warm):
 CLAIM_OFF = {"baton.domain.aggregates.handoff", "baton.domain.lifecycle", "baton.domain.readiness",
              "baton.domain.readiness_codes"}
 """What a claim no longer loads: it decides its handoff's resume from the stored record's status and
-flags (``baton.domain.lifecycle_table``), not through the handoff aggregate and the record's lifecycle."""
+flags (``baton.domain.stored_resume``, with ``baton.domain.lifecycle_table``), not through the handoff aggregate and the record's lifecycle."""
 
 
 def test_a_session_start_receiving_a_baton_claims_it_without_the_handoff_aggregate_or_lifecycle(warm):
@@ -184,7 +184,7 @@ def test_a_session_start_receiving_a_baton_claims_it_without_the_handoff_aggrega
                        env={**os.environ, "BATON_HOOK_SERVER": "0"})
     assert r.returncode == 0, r.stderr[-2000:]
     loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
-    assert {"baton.commands.baton_claim", "baton.domain.lifecycle_table"} <= loaded  # it claimed the baton
+    assert {"baton.commands.baton_claim", "baton.domain.stored_resume"} <= loaded  # it claimed the baton
     assert not CLAIM_OFF & loaded, sorted(CLAIM_OFF & loaded)
 
 

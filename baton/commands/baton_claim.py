@@ -17,7 +17,7 @@ from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
 from baton.domain.batons import CLAIMED, BatonRecord, superseded_unread, unseen_summary
-from baton.domain.lifecycle_table import resume_of_stored
+from baton.domain.stored_resume import resume_of_stored
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 from baton.values import replace, value_class

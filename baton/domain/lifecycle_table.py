@@ -2,19 +2,17 @@
 
 The rule of ``baton.domain.lifecycle``, apart from the record model, so that a
 reader of a stored record's status and flags asks it without loading the
-model: a baton's claim (``baton.commands.baton_claim``) decides whether it is
-its handoff's resume from the stored document (``resume_of_stored``), and
-``lifecycle.allowed_actions`` asks the same table for a record.
+model: a baton's claim decides whether it is its handoff's resume from the
+stored document (``baton.domain.stored_resume``), and
+``lifecycle.allowed_actions`` asks the same table for a record. It imports no
+event class: ``resume`` and the other readers load ``lifecycle`` without them.
 """
 
 from __future__ import annotations
 
-from baton.events.handoff import HandoffResumed
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-    from typing import Any
+    from collections.abc import Iterable
 
 REVISE = "revise"
 VALIDATE = "validate"
@@ -42,14 +40,3 @@ def allowed_for(status: str, flags: Iterable[str]) -> tuple[str, ...]:
     if flags:
         allowed = tuple(a for a in allowed if a != PROMOTE)
     return allowed
-
-
-def resume_of_stored(doc: Mapping[str, Any], *, session: str | None,
-                     harness: str | None) -> list[HandoffResumed]:
-    """The events that record a resume of the record the index stores as ``doc``
-    (``handoff_to_json``'s shape): ``handoff.resumed``, as the handoff aggregate
-    decides it for a ``Resume`` naming no freshness state, when the table allows
-    a resume from its status; none otherwise (a draft, a superseded or archived record)."""
-    if RESUME not in allowed_for(doc["status"], doc.get("flags") or ()):
-        return []
-    return [HandoffResumed(key=doc["id"], session=session, harness=harness, freshness_state=None)]
