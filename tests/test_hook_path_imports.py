@@ -168,6 +168,26 @@ def test_claiming_a_baton_judges_its_freshness_without_dulwich(warm):
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
 
 
+CLAIM_OFF = {"baton.domain.aggregates.handoff", "baton.domain.lifecycle", "baton.domain.readiness",
+             "baton.domain.readiness_codes"}
+"""What a claim no longer loads: it decides its handoff's resume from the stored record's status and
+flags (``baton.domain.stored_resume``, with ``baton.domain.lifecycle_table``), not through the handoff aggregate and the record's lifecycle."""
+
+
+def test_a_session_start_receiving_a_baton_claims_it_without_the_handoff_aggregate_or_lifecycle(warm):
+    from tests.harness_support import fixture
+
+    _loaded(warm, "session", "handoff", "--json")
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", warm, session_id="receives-1"))
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "hook", "claude-code", "SessionStart"],
+                       input=payload, capture_output=True, text=True, cwd=warm,
+                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert {"baton.commands.baton_claim", "baton.domain.stored_resume"} <= loaded  # it claimed the baton
+    assert not CLAIM_OFF & loaded, sorted(CLAIM_OFF & loaded)
+
+
 def test_a_start_without_a_baton_names_the_latest_handoff_without_loading_the_record_model(warm):
     """The pointer to the latest ready handoff needs its short id, not the
     handoff model and its converter (~10 ms of imports)."""

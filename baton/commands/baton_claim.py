@@ -15,10 +15,9 @@ from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_
 from baton.commands.batons import Peek, version_expected
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
-from baton.domain.aggregates import handoff as handoff_aggregate
 from baton.domain.aggregates.baton import BatonKey
 from baton.domain.batons import CLAIMED, BatonRecord, superseded_unread, unseen_summary
-from baton.domain.handoff import stored_handoff
+from baton.domain.stored_resume import resume_of_stored
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 from baton.values import replace, value_class
@@ -116,9 +115,7 @@ def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, 
     doc = scope.runner.get("handoffs", handoff_id) if "handoffs" in scope.runner.by_name else None
     if not isinstance(doc, dict):
         return
-    handoff = stored_handoff(doc)
-    command = handoff_aggregate.Resume(session=session, harness=harness)
-    if handoff_aggregate.allows(handoff, command):
-        decided = handoff_aggregate.decide(handoff, command, now=doc.get("updated_at") or "")
+    decided = resume_of_stored(doc, session=session, harness=harness)  # the lifecycle's table, without the model
+    if decided:
         record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
                       session=session)

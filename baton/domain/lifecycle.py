@@ -39,28 +39,19 @@ from baton.domain.handoff import (
     is_handoff_id,
     new_draft,
 )
+from baton.domain.lifecycle_table import ALLOWED as ALLOWED  # the table, apart from the model: a claim reads it
+from baton.domain.lifecycle_table import AMEND as AMEND
+from baton.domain.lifecycle_table import ARCHIVE as ARCHIVE
+from baton.domain.lifecycle_table import FLAG_CONFLICTED as FLAG_CONFLICTED
+from baton.domain.lifecycle_table import PROMOTE as PROMOTE
+from baton.domain.lifecycle_table import RESUME as RESUME
+from baton.domain.lifecycle_table import REVISE as REVISE
+from baton.domain.lifecycle_table import SUPERSEDE as SUPERSEDE
+from baton.domain.lifecycle_table import VALIDATE as VALIDATE
+from baton.domain.lifecycle_table import allowed_for
 from baton.domain.readiness import ready_problems
 from baton.errors import HandoffInputError, PromotionRefused, TransitionError
 from baton.model import evolve
-
-REVISE = "revise"
-VALIDATE = "validate"
-PROMOTE = "promote"
-RESUME = "resume"
-SUPERSEDE = "supersede"
-ARCHIVE = "archive"
-FLAG_CONFLICTED = "flag_conflicted"
-AMEND = "amend"
-
-# The table, by status. ``promote`` is further refused while a flag is set.
-ALLOWED: dict[str, tuple[str, ...]] = {
-    "draft": (REVISE, VALIDATE, FLAG_CONFLICTED, ARCHIVE),
-    "validated": (REVISE, VALIDATE, PROMOTE, FLAG_CONFLICTED, ARCHIVE),
-    "ready": (RESUME, SUPERSEDE, ARCHIVE, AMEND),
-    "resumed": (RESUME, SUPERSEDE, ARCHIVE, AMEND),
-    "superseded": (AMEND,),
-    "archived": (),
-}
 
 # Fields that may still change after a record is ready.
 LIFECYCLE_FIELDS = ("status", "resumed_at", "superseded_by", "archived_reason")
@@ -73,10 +64,7 @@ def transition_error(h: Handoff, action: str, reason: str | None = None) -> Tran
 
 
 def allowed_actions(h: Handoff) -> tuple[str, ...]:
-    allowed = ALLOWED[h.status]
-    if h.flags:
-        allowed = tuple(a for a in allowed if a != PROMOTE)
-    return allowed
+    return allowed_for(h.status, h.flags)
 
 
 def validated_elsewhere_reason(h: Handoff) -> str | None:

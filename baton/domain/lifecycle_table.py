@@ -1,0 +1,42 @@
+"""The handoff lifecycle's table (spec §5, §8): which actions each status allows.
+
+The rule of ``baton.domain.lifecycle``, apart from the record model, so that a
+reader of a stored record's status and flags asks it without loading the
+model: a baton's claim decides whether it is its handoff's resume from the
+stored document (``baton.domain.stored_resume``), and
+``lifecycle.allowed_actions`` asks the same table for a record. It imports no
+event class: ``resume`` and the other readers load ``lifecycle`` without them.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+REVISE = "revise"
+VALIDATE = "validate"
+PROMOTE = "promote"
+RESUME = "resume"
+SUPERSEDE = "supersede"
+ARCHIVE = "archive"
+FLAG_CONFLICTED = "flag_conflicted"
+AMEND = "amend"
+
+# The table, by status. ``promote`` is further refused while a flag is set.
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "draft": (REVISE, VALIDATE, FLAG_CONFLICTED, ARCHIVE),
+    "validated": (REVISE, VALIDATE, PROMOTE, FLAG_CONFLICTED, ARCHIVE),
+    "ready": (RESUME, SUPERSEDE, ARCHIVE, AMEND),
+    "resumed": (RESUME, SUPERSEDE, ARCHIVE, AMEND),
+    "superseded": (AMEND,),
+    "archived": (),
+}
+
+
+def allowed_for(status: str, flags: Iterable[str]) -> tuple[str, ...]:
+    """The actions a record of ``status`` with ``flags`` allows."""
+    allowed = ALLOWED[status]
+    if flags:
+        allowed = tuple(a for a in allowed if a != PROMOTE)
+    return allowed
