@@ -55,8 +55,8 @@ def drift_listed(drift: Any) -> str:
 
 def _drift_word(d: Any) -> str:
     if d.detail in OUTSIDE_DETAILS:
-        return d.detail
-    return "not checked now" if d.detail == NOT_CHECKED else d.kind
+        return str(d.detail)
+    return "not checked now" if d.detail == NOT_CHECKED else str(d.kind)
 
 
 def not_checked_words(drift: Any, handoff_id: str, tick: str = "`") -> str:
