@@ -14,7 +14,7 @@ from baton.domain.batons import freshness_line
 from baton.domain.freshness import ArtifactDrift, derive_freshness
 from baton.domain.freshness_states import NOT_CHECKED
 from baton.domain.short_ids import short_id
-from tests.app_support import init_project, resume_handoff
+from tests.app_support import init_project, resume_handoff, validate_handoff_command
 from tests.handoff_support import git_init, payload
 
 FOLDERS = 6
@@ -72,8 +72,8 @@ def test_a_start_past_its_budget_delivers_the_baton_saying_what_was_not_checked(
     short = short_id(handoff_id)
     assert "**Freshness: STALE** — the repository head `" in brief
     assert "is unchanged, but not every artifact was checked; 4 artifacts were not checked now" in brief
-    assert (f"; 4 artifacts were not checked now (past this check's hashing budget): `baton resume {short}` or "
-            f"`baton handoff validate {short}` checks them") in brief
+    assert f"; 4 artifacts were not checked now (past this check's hashing budget): `baton resume {short}` checks them" \
+        in brief
     assert "Claimed by session" in brief
 
 
@@ -100,4 +100,15 @@ def test_a_batons_freshness_line_counts_one_artifact_not_checked():
     line = freshness_line(report, handoff_id)
     short = short_id(handoff_id)
     assert ("is unchanged, but not every artifact was checked; 1 artifact was not checked now (past this check's hashing budget): "
-            f"`baton resume {short}` or `baton handoff validate {short}` checks it") in line
+            f"`baton resume {short}` checks it") in line
+
+
+
+def test_validate_checks_every_artifact_a_start_had_no_budget_for(repo, small_budget):
+    with Baton.open(repo) as app:
+        artifacts = [{"path": f"f{n}", "role": "modified"} for n in range(FOLDERS)]
+        handoff_id = app.capture(payload(artifacts=artifacts)).handoff_id
+    (repo / "f5" / "x3.txt").write_text("changed\n")
+    report = str(validate_handoff_command(repo, handoff_id).to_json())
+    assert "f5" in report
+    assert "not checked now" not in report

@@ -404,7 +404,7 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT, handoff_id: 
             why = "changes since capture could not be classified"
         if drift:
             why += f"; drifted artifact{'s' if len(drift) != 1 else ''}: {listed}"
-        why += not_checked_words(drift, _short_id(handoff_id), "")
+        why += not_checked_words(drift, _short_id(handoff_id), "", validate=True)
         text = f"{why}. Re-check every assumption below against the current code before acting on it."
     else:
         word = "FRESHNESS UNKNOWN"

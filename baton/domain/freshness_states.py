@@ -36,7 +36,7 @@ OUTSIDE_DETAILS = (LEADS_OUTSIDE, RESOLVES_OUTSIDE)
 """An unclassified drift's detail for an artifact path that leaves the project now (tester-use22 T2): it is
 named in a drift list in place of its kind, as ``handoff validate`` names the reason."""
 NOT_CHECKED = ("not checked now: this check's hashing budget was spent on the artifacts before it "
-               "(`baton resume` and `baton handoff validate` check every artifact)")
+               "(`baton resume` checks every artifact)")
 """An unclassified drift's detail for an artifact a bounded freshness check (a session start, ``status``) did not
 hash: its budget (``baton.commands.handoff_facts.HashBudget``) was spent (tester-use23 T5). Never "unchanged"."""
 DRIFT_LISTED = 3
@@ -59,15 +59,17 @@ def _drift_word(d: Any) -> str:
     return "not checked now" if d.detail == NOT_CHECKED else str(d.kind)
 
 
-def not_checked_words(drift: Any, handoff_id: str, tick: str = "`") -> str:
-    """``; 12 artifacts were not checked now (…): `baton resume ID` or `baton handoff validate ID` checks them``
-    for the drift a bounded check left unhashed (``NOT_CHECKED``); empty when it hashed every artifact."""
+def not_checked_words(drift: Any, handoff_id: str, tick: str = "`", *, validate: bool = False) -> str:
+    """``; 12 artifacts were not checked now (…): `baton resume ID` checks them`` for the drift a bounded check
+    left unhashed (``NOT_CHECKED``); empty when it hashed every artifact. ``validate``: the record may be a draft,
+    which ``resume`` refuses, so ``baton handoff validate ID`` is named too (a ready one refuses that instead)."""
     n = sum(1 for d in drift if d.detail == NOT_CHECKED)
     if not n:
         return ""
+    also = f" (a draft: {tick}baton handoff validate {handoff_id}{tick})" if validate else ""
     return (f"; {n} artifact{'' if n == 1 else 's'} {'was' if n == 1 else 'were'} not checked now (past this "
-            f"check's hashing budget): {tick}baton resume {handoff_id}{tick} or {tick}baton handoff validate "
-            f"{handoff_id}{tick} checks {'it' if n == 1 else 'them'}")
+            f"check's hashing budget): {tick}baton resume {handoff_id}{tick}{also} checks "
+            f"{'it' if n == 1 else 'them'}")
 
 
 def _clip_path(text: str) -> str:
