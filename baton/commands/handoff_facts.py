@@ -39,7 +39,7 @@ from baton.domain.freshness import (
     freshness_from_facts,
     heads_equal,
 )
-from baton.domain.freshness_states import LEADS_OUTSIDE, RESOLVES_OUTSIDE
+from baton.domain.freshness_states import LEADS_OUTSIDE, NOT_CHECKED, RESOLVES_OUTSIDE
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.redaction import MARKER, RedactionPolicy, replacement_for
 from baton.errors import UnsafePath
@@ -101,7 +101,7 @@ and capture."""
 
 
 def folder_content_hash(folder: Path, policy: RedactionPolicy, *, leave_ignored_out: bool = True,
-                        named: str = "") -> tuple[str | None, str | None]:
+                        named: str = "", budget: HashBudget | None = None) -> tuple[str | None, str | None]:
     """What a capture records of a folder's content (``sha256-tree:``, ``baton.domain.content_hash.tree_hash``),
     or ``(None, reason)`` for a folder over the bounds: at most ``FOLDER_MAX_ENTRIES`` entries and
     ``SCREEN_LIMIT_BYTES`` of file content in all, each file screened as a file artifact is, and at most
@@ -116,8 +116,12 @@ def folder_content_hash(folder: Path, policy: RedactionPolicy, *, leave_ignored_
     itself ignores (``dist/``, or one inside an ignored folder), or one whose every entry is ignored (its own
     ``.gitignore`` of ``*``), is hashed whole: never as the empty tree while it holds entries.
 
+    ``budget``: the total work one freshness check may still do (``HashBudget``), charged for every entry listed
+    and every byte read; None (a capture) charges nothing.
+
     Raises:
         OSError: the folder or a file in it cannot be read.
+        BudgetSpent: ``budget`` ran out before the folder was hashed.
     """
     ignored = None
     if leave_ignored_out:
@@ -126,11 +130,51 @@ def folder_content_hash(folder: Path, policy: RedactionPolicy, *, leave_ignored_
         ignored = __import__("baton.git_status", fromlist=["ignore_filter"]).ignore_filter(folder)
         if ignored is not None and ignored(folder, True):
             ignored = None
-    walk = _FolderWalk(folder, policy, ignored, named)
+    walk = _FolderWalk(folder, policy, ignored, named, budget)
     found = walk.hash()
     if ignored is not None and walk.left_out and not walk.entries:
-        found = _FolderWalk(folder, policy, None, named).hash()
+        found = _FolderWalk(folder, policy, None, named, budget).hash()
     return found
+
+
+START_BUDGET_ENTRIES = 4 * FOLDER_MAX_ENTRIES
+START_BUDGET_BYTES = 4 * SCREEN_LIMIT_BYTES
+START_BUDGET_LISTED = 2 * 10 * FOLDER_MAX_ENTRIES
+"""What one bounded freshness check (a session start's brief, ``status``, ``show``) may hash in all, across every
+artifact of the record: entries hashed, bytes read, and names listed by folder walks (ignored ones included). About
+four full folders: each folder is bounded on its own too (``FOLDER_MAX_ENTRIES``, ``SCREEN_LIMIT_BYTES``,
+``FOLDER_MAX_LISTED``), but a record may name many (tester-use23 T5)."""
+
+
+class BudgetSpent(Exception):
+    """A bounded freshness check's ``HashBudget`` ran out."""
+
+
+class HashBudget:
+    """The work left to one freshness check: entries to hash, bytes to read, names to list. Charged as it goes;
+    once any runs out, ``BudgetSpent`` is raised and every later artifact is left unchecked."""
+
+    def __init__(self, entries: int, data: int, listed: int) -> None:
+        self.entries, self.data, self.listed = entries, data, listed
+        self.spent = False
+
+    def charge(self, *, entries: int = 0, data: int = 0, listed: int = 0) -> None:
+        """Take work from the budget.
+
+        Raises:
+            BudgetSpent: the budget is now overdrawn (and stays spent).
+        """
+        self.entries -= entries
+        self.data -= data
+        self.listed -= listed
+        if self.entries < 0 or self.data < 0 or self.listed < 0:
+            self.spent = True
+        if self.spent:
+            raise BudgetSpent()
+
+    def room_for_data(self, limit: int) -> int:
+        """The most bytes one read may take: ``limit``, or less when the budget has less left."""
+        return max(0, min(limit, self.data))
 
 
 FOLDER_MAX_LISTED = 10 * FOLDER_MAX_ENTRIES
@@ -149,8 +193,9 @@ class _FolderWalk:
     """One bounded walk of a folder: its ``(relative path, entry hash)`` pairs, and whether the ignore test
     left anything out."""
 
-    def __init__(self, folder: Path, policy: RedactionPolicy, ignored: Any, named: str) -> None:
-        self.folder, self.policy, self.ignored = folder, policy, ignored
+    def __init__(self, folder: Path, policy: RedactionPolicy, ignored: Any, named: str,
+                 budget: HashBudget | None = None) -> None:
+        self.folder, self.policy, self.ignored, self.budget = folder, policy, ignored, budget
         base = os.path.normpath(named.replace("\\", "/")).replace(os.sep, "/") if named else folder.name
         self.base = "" if base in (".", "") else base.rstrip("/") + "/"
         self.entries: list[tuple[str, str]] = []
@@ -179,6 +224,8 @@ class _FolderWalk:
         with os.scandir(here) as listing:
             children = list(islice(listing, room + 1))
         self.listed += len(children)
+        if self.budget is not None:
+            self.budget.charge(listed=len(children))
         if self.listed > FOLDER_MAX_LISTED:
             return None
         return sorted(children, key=lambda e: e.name)
@@ -192,6 +239,8 @@ class _FolderWalk:
             return None
         if len(self.entries) >= FOLDER_MAX_ENTRIES:
             return folder_too_large_reason(f"more than {FOLDER_MAX_ENTRIES} entries")
+        if self.budget is not None:
+            self.budget.charge(entries=1)
         secret = self._secret_name(rel)
         if secret is not None:
             self.entries.append((rel, secret))
@@ -202,7 +251,10 @@ class _FolderWalk:
             if child.name not in SKIPPED_FOLDERS:
                 pending.append((Path(child.path), rel + "/"))
         elif child.is_file(follow_symlinks=False):
-            data, size = read_bounded(Path(child.path), SCREEN_LIMIT_BYTES - self.total)
+            room = SCREEN_LIMIT_BYTES - self.total
+            data, size = read_bounded(Path(child.path), room if self.budget is None else self.budget.room_for_data(room))
+            if self.budget is not None and (data is not None or size <= room):
+                self.budget.charge(data=size)  # what was read, or what the budget had no room left to read
             self.total += size
             if data is None:
                 return folder_too_large_reason(f"more than {SCREEN_LIMIT_BYTES} bytes")
@@ -258,7 +310,7 @@ def worktree_label(paths: Any) -> str:
 
 def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), *,
                   recorded: str | None = None, redaction: RedactionPolicy | None = None,
-                  policy: Policy | None = None) -> ArtifactFact:
+                  policy: Policy | None = None, budget: HashBudget | None = None) -> ArtifactFact:
     """Observe one artifact path, relative to the current worktree: inside it
     (symlinks followed)? exists? and its content hashed the way ``recorded``
     was (not read when nothing was recorded: there is nothing to compare).
@@ -269,7 +321,8 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     compared with the hash of the raw bytes; when those changed, the content is
     screened too (files within the limit), and a file that now holds a secret,
     or could not be screened, has its current hash withheld from reports. ``policy``: the
-    project's, to say when its untrusted ``allowed_roots`` would allow a path outside the root."""
+    project's, to say when its untrusted ``allowed_roots`` would allow a path outside the root. ``budget``: what
+    the check may still hash (``HashBudget``); an artifact it has no room for is not checked (``NOT_CHECKED``)."""
     try:
         real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
     except UnsafePath as exc:
@@ -279,29 +332,40 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     if not real.exists():
         return ArtifactFact(exists=False)
     if real.is_dir() and is_tree(recorded):
-        return _folder_fact(real, recorded or "", redaction or RedactionPolicy(), rel)
+        return _folder_fact(real, recorded or "", redaction or RedactionPolicy(), rel, budget)
     if not real.is_file() or not recorded:
         return ArtifactFact(exists=True)
+    if budget is not None and budget.spent:
+        return _NOT_CHECKED_FACT
     try:
-        return _content_fact(real, recorded, redaction or RedactionPolicy())
+        return _content_fact(real, recorded, redaction or RedactionPolicy(), budget)
     except OSError:
         return ArtifactFact(exists=True, readable=False)
+
+
+_NOT_CHECKED_FACT = ArtifactFact(exists=True, readable=False, note=NOT_CHECKED)
 
 
 _TOO_LARGE_NOW = (f"its hash is of screened content, and it is now over the secret screen's {SCREEN_LIMIT_BYTES}-byte "
                   "limit, so it cannot be screened to compare")
 
 
-def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy, named: str) -> ArtifactFact:
-    """A folder artifact hashed again to compare; one now over the bounds cannot be compared. A hash that
-    differs is taken again with the ignored files in: a record captured before ignored files were left out
-    matches that way when nothing in the folder changed."""
+def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy, named: str,
+                 budget: HashBudget | None) -> ArtifactFact:
+    """A folder artifact hashed again to compare; one now over the bounds cannot be compared, nor one past the
+    check's ``budget`` (not checked). A hash that differs is taken again with the ignored files in: a record
+    captured before ignored files were left out matches that way when nothing in the folder changed."""
+    if budget is not None and budget.spent:
+        return _NOT_CHECKED_FACT
     try:
-        current, over = folder_content_hash(real, redaction, named=named)
+        current, over = folder_content_hash(real, redaction, named=named, budget=budget)
         if current is None or not matches(recorded, current):
-            with_ignored, _ = folder_content_hash(real, redaction, leave_ignored_out=False, named=named)
+            with_ignored, _ = folder_content_hash(real, redaction, leave_ignored_out=False, named=named,
+                                                  budget=budget)
             if with_ignored is not None and matches(recorded, with_ignored):
                 current, over = with_ignored, None
+    except BudgetSpent:
+        return _NOT_CHECKED_FACT
     except OSError:
         return ArtifactFact(exists=True, readable=False)
     if current is None:
@@ -309,8 +373,13 @@ def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy, named: s
     return ArtifactFact(exists=True, sha256=current)
 
 
-def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> ArtifactFact:
-    data, _ = read_bounded(real)
+def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy, budget: HashBudget | None) -> ArtifactFact:
+    data, size = read_bounded(real)
+    if budget is not None:
+        try:
+            budget.charge(entries=1, data=size)  # a file is hashed whole once begun: the budget is spent after it
+        except BudgetSpent:
+            pass
     if is_screened(recorded):
         if data is None:
             return ArtifactFact(exists=True, readable=False, note=_TOO_LARGE_NOW)
@@ -320,29 +389,36 @@ def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> Arti
                         withhold_hash=withhold_current(recorded, current, data, redaction))
 
 
-def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None) -> dict[str, Any]:
+def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None, *, whole: bool = False) -> dict[str, Any]:
     """Facts for every artifact of a record, except paths redaction replaced.
     ``policy`` is the project's ``baton.policy.Policy``: its allowed roots and
-    its redaction rules (which screen a ``sha256-redacted:`` artifact's content)."""
+    its redaction rules (which screen a ``sha256-redacted:`` artifact's content).
+
+    The check is bounded (``HashBudget``: a session start must stay fast whatever the record names): artifacts
+    past its budget are not checked (``NOT_CHECKED``). ``whole``: hash every artifact, each within its own
+    bounds only (an explicit ``resume``, ``handoff validate``, ``handoff ready``)."""
     roots = policy.allowed_roots if policy is not None else ()
     redaction = policy.redaction if policy is not None else None
+    budget = None if whole else HashBudget(START_BUDGET_ENTRIES, START_BUDGET_BYTES, START_BUDGET_LISTED)
     out: dict[str, Any] = {}
     for artifact in handoff.artifacts:
         if artifact.path in out or is_marker(artifact.path):
             continue
         out[artifact.path] = artifact_fact(worktree, artifact.path, roots,
-                                           recorded=artifact.content_hash, redaction=redaction, policy=policy)
+                                           recorded=artifact.content_hash, redaction=redaction, policy=policy,
+                                           budget=budget)
     return out
 
 
-def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None, *, history: bool = True):
+def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None, *, history: bool = True,
+                   whole: bool = False):
     """The §10b freshness of a record right now in the current worktree
     (``FreshnessReport``): its HEAD and its files, not the main worktree's.
-    ``policy``: as ``artifact_facts``. ``history=False`` skips how the head
+    ``policy``, ``whole``: as ``artifact_facts``. ``history=False`` skips how the head
     moved and the commit evidence (``history_facts``): for a listing that
     shows only each row's state, which they never change."""
     head_now = gitinfo.head_commit(worktree)
-    return freshness_from_facts(handoff, artifact_facts(worktree, handoff, policy), head_now,
+    return freshness_from_facts(handoff, artifact_facts(worktree, handoff, policy, whole=whole), head_now,
                                 history_facts(worktree, handoff, head_now) if history else None)
 
 

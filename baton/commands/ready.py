@@ -156,5 +156,5 @@ def _where_validated_now(opened: Any, handoff: Any) -> tuple[str | None, tuple[s
             return None, ()
         there = Path(resolved)
     head = repository_head(there)
-    report = freshness_from_facts(handoff, artifact_facts(there, handoff, opened.policy), head)
+    report = freshness_from_facts(handoff, artifact_facts(there, handoff, opened.policy, whole=True), head)
     return head, tuple(d.path for d in report.drift)

@@ -190,7 +190,7 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
     runs = tuple(rechecks)
     return ValidationFacts(
         now=now,
-        artifacts=artifact_facts(root, handoff, policy),
+        artifacts=artifact_facts(root, handoff, policy, whole=True),
         git_head_now=gitinfo.head_commit(root),
         git_dirty_now=git_status.is_dirty(root),  # stops at the first change
         known_handoff_ids=known_among(runner, _lineage_ids(handoff)),

@@ -13,7 +13,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
 
-from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE, drift_listed, head_change
+from baton.domain.freshness_states import (
+    FRESH,
+    NOT_CHECKED,
+    PARTIALLY_STALE,
+    STALE,
+    drift_listed,
+    head_change,
+    not_checked_words,
+)
 from baton.domain.percent import quote, unquote
 from baton.domain.short_ids import id_key, short_id
 from baton.values import value_class
@@ -731,13 +739,16 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
                 f"captured{flagged}; {check}")
     if report.state == FRESH:
         return f"Freshness: fresh — repository head `{captured}` is unchanged since this handoff was captured."
-    drift = report.drift
+    unchecked = not_checked_words(report.drift, short)
+    drift = tuple(d for d in report.drift if d.detail != NOT_CHECKED)
     drifted = f"; drifted artifact{'s' if len(drift) != 1 else ''}: {drift_listed(drift)}" if drift else ""
+    drifted += unchecked
     if report.state == STALE and report.head_moved:
         return f"> ⚠️ **Freshness: STALE** — {head_change(report, '`')}{drifted}{flagged}; {check}"
     if report.state == STALE:
-        return (f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified{drifted}{flagged}; "
-                f"{check}")
+        why = "changes since capture could not be classified" if drift else \
+            f"the repository head `{captured}` is unchanged, but not every artifact was checked"
+        return f"> ⚠️ **Freshness: STALE** — {why}{drifted}{flagged}; {check}"
     if report.state == PARTIALLY_STALE:
         return (f"> ⚠️ **Freshness: PARTIALLY STALE** — the repository head is unchanged, but "
                 f"{len(drift)} referenced artifact{'' if len(drift) == 1 else 's'} changed since capture: "

@@ -49,6 +49,7 @@ from baton.domain.freshness import (
     head_change,
     heads_equal,
 )
+from baton.domain.freshness_states import not_checked_words
 from baton.domain.limits import MIN_MAX_TOKENS
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
 from baton.domain.short_ids import short_id
@@ -379,8 +380,9 @@ def _short_id(handoff_id: str) -> str:
 # --------------------------------------------------------------------------- the banner
 
 
-def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
-    """The one-paragraph freshness warning that opens every brief (§10b)."""
+def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT, handoff_id: str = "") -> str:
+    """The one-paragraph freshness warning that opens every brief (§10b); ``handoff_id`` names the record in
+    the words on artifacts a bounded check did not hash (``not_checked_words``)."""
     drift = freshness.drift
     listed = drift_listed(drift)
     if freshness.state == FRESH:
@@ -402,6 +404,7 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
             why = "changes since capture could not be classified"
         if drift:
             why += f"; drifted artifact{'s' if len(drift) != 1 else ''}: {listed}"
+        why += not_checked_words(drift, _short_id(handoff_id), "", validate=True)
         text = f"{why}. Re-check every assumption below against the current code before acting on it."
     else:
         word = "FRESHNESS UNKNOWN"
@@ -465,7 +468,7 @@ def _add_header(r: _Record) -> None:
         lay.add(header, f"RESUME BRIEF: {title}")
         lay.add(header, meta)
     banner = lay.section("freshness", None)
-    lay.add(banner, freshness_banner(r.freshness, r.fmt))
+    lay.add(banner, freshness_banner(r.freshness, r.fmt, r.handoff.id or ""))
     for line in edit_lines(r.handoff):  # edits made apart on other clones that are not this body
         lay.add(banner, line)
     if r.fmt == PROMPT:

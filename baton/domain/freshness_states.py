@@ -35,6 +35,10 @@ RESOLVES_OUTSIDE = "now resolves outside the project root: not read"
 OUTSIDE_DETAILS = (LEADS_OUTSIDE, RESOLVES_OUTSIDE)
 """An unclassified drift's detail for an artifact path that leaves the project now (tester-use22 T2): it is
 named in a drift list in place of its kind, as ``handoff validate`` names the reason."""
+NOT_CHECKED = ("not checked now: this check's hashing budget was spent on the artifacts before it "
+               "(`baton resume` checks every artifact)")
+"""An unclassified drift's detail for an artifact a bounded freshness check (a session start, ``status``) did not
+hash: its budget (``baton.commands.handoff_facts.HashBudget``) was spent (tester-use23 T5). Never "unchanged"."""
 DRIFT_LISTED = 3
 """At most this many drifted artifacts are named in a freshness banner or line; the rest are counted."""
 DRIFT_PATH_BYTES = 60
@@ -43,11 +47,29 @@ DRIFT_PATH_BYTES = 60
 def drift_listed(drift: Any) -> str:
     """The drifted artifacts as a banner names them: ``src/app.py (modified), docs (missing), and 2 more``
     (each path clipped at 60 bytes); the resume brief's banner and a delivered baton's freshness line."""
-    listed = ", ".join(f"{_clip_path(d.path)} ({d.detail if d.detail in OUTSIDE_DETAILS else d.kind})"
-                       for d in drift[:DRIFT_LISTED])
+    listed = ", ".join(f"{_clip_path(d.path)} ({_drift_word(d)})" for d in drift[:DRIFT_LISTED])
     if len(drift) > DRIFT_LISTED:
         listed += f", and {len(drift) - DRIFT_LISTED} more"
     return listed
+
+
+def _drift_word(d: Any) -> str:
+    if d.detail in OUTSIDE_DETAILS:
+        return str(d.detail)
+    return "not checked now" if d.detail == NOT_CHECKED else str(d.kind)
+
+
+def not_checked_words(drift: Any, handoff_id: str, tick: str = "`", *, validate: bool = False) -> str:
+    """``; 12 artifacts were not checked now (…): `baton resume ID` checks them`` for the drift a bounded check
+    left unhashed (``NOT_CHECKED``); empty when it hashed every artifact. ``validate``: the record may be a draft,
+    which ``resume`` refuses, so ``baton handoff validate ID`` is named too (a ready one refuses that instead)."""
+    n = sum(1 for d in drift if d.detail == NOT_CHECKED)
+    if not n:
+        return ""
+    also = f" (a draft: {tick}baton handoff validate {handoff_id}{tick})" if validate else ""
+    return (f"; {n} artifact{'' if n == 1 else 's'} {'was' if n == 1 else 'were'} not checked now (past this "
+            f"check's hashing budget): {tick}baton resume {handoff_id}{tick}{also} checks "
+            f"{'it' if n == 1 else 'them'}")
 
 
 def _clip_path(text: str) -> str:
