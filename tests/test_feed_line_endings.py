@@ -115,7 +115,7 @@ def test_sync_refuses_a_crlf_own_feed_naming_the_line_endings_and_the_repair(cap
     checkpoint(capsys, a, "two")
     code, out, err = run(capsys, a, "sync")
     assert code == 4
-    assert "lines of it end in CRLF" in out + err and "`baton repair` given `yes`" in out + err
+    assert "lines of it end in CRLF" in out + err and "`baton repair` given --yes" in out + err
     assert remote_feeds(remote)[writer_of(a)].head.seq == 2  # the remote keeps what it had
 
 
