@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from baton.domain import concurrent_edits as apart
 from baton.domain.aggregates import handoff as aggregate
+from baton.domain.concurrent_edit_lines import edit_line, edit_lines
 from baton.errors import PromotionRefused, TransitionError
 from baton.events.base import DomainEvent
 from baton.ledger.envelope import Event, seal
@@ -252,6 +253,29 @@ def test_a_revision_made_apart_does_not_resolve_an_edit_it_never_saw_listed():
     assert "conflicted" in record.flags
     assert [e["event"] for e in apart.conflicts(record)] == [by_bob.id, bob_ready.id]
     assert by_alice.data[apart.RESOLVES] == []
+
+
+def test_a_conflict_line_names_the_owner_an_event_carries_and_else_another_clone_by_its_writer():
+    edit = {"writer": "laptop-bob-1a2b3c", "owner": None, "at": "2026-12-07T06:58:02Z", "event": "e1",
+            "outcome": "not_applied", "by": {"writer": ALICE, "owner": "alice@example.com", "action": "validated"}}
+    line = edit_line("018f0000-0000-7000-8000-000000000001", edit)
+    assert line.startswith("CONFLICT handoff 00000001: another clone (writer laptop-bob-1a2b3c)'s revision")
+    assert "alice@example.com (writer alice-clone) validated the body it replaced" in line
+
+
+def test_a_conflict_line_of_a_ready_not_applied_says_another_body_was_made_ready_first():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    bob.do(aggregate.Revise(body("bob rewrote")), hlc=2)
+    bob.do(aggregate.RecordValidation(REPORT), hlc=3)
+    bob.do(aggregate.Promote(), hlc=4)
+    alice.do(aggregate.RecordValidation(REPORT), hlc=5)
+    promoted = alice.do(aggregate.Promote(), hlc=6)
+    record = fold([*bob.events, *alice.events[1:]])
+    line = edit_lines(record)[-1]
+    assert line.startswith(f"CONFLICT handoff {record.id[-8:]}: alice-clone@example.com (writer alice-clone)'s "
+                           f"ready (2026-12-07T06:58:06.000000Z, event {promoted.id}) was not applied: the handoff "
+                           "was already ready with another body")
 
 
 STEP = st.sampled_from(("revise", "validate", "promote"))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.sync_support import writer_of
-from tests.team_support import baton, baton_json, team
+from tests.team_support import baton, baton_json, git, team
 
 pytestmark = pytest.mark.slow
 
@@ -105,3 +105,119 @@ def test_two_teammates_amending_one_draft_apart_keep_the_later_edit_and_name_the
         ok(alice, "handoff", "validate", ident)
         refused = baton(alice, "handoff", "ready", ident, "--json")
         assert refused.returncode == 4 and "conflicted" in json.loads(refused.stdout)["error"]["message"]
+
+
+def named(*clones: Path) -> None:
+    for clone, who in zip(clones, ("alice", "bob")):
+        git(clone, "config", "user.email", f"{who}@example.com")
+
+
+def edits(record: dict) -> list[tuple[str, str]]:
+    return [(e.get("owner"), e.get("action") or e["by"].get("action")) for e in record["concurrent_edits"]]
+
+
+def test_a_ready_handoff_keeps_its_validated_body_when_a_teammate_amended_the_draft_twice_apart(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        named(alice, bob)
+        ident = draft(alice, "alice original state")
+        ok(alice, "sync")
+        ok(bob, "sync")
+        ok(bob, "handoff", "amend", ident, "--current-state", "bob first")
+        ok(bob, "handoff", "amend", ident, "--current-state", "bob second")
+        ok(alice, "handoff", "validate", ident)
+        ok(alice, "handoff", "ready", ident)
+        ok(bob, "sync")
+        told = ok(alice, "sync")
+        ok(bob, "sync")
+        views = [shown(clone, ident) for clone in (alice, bob)]
+        assert views[0] == views[1]
+        record = views[0]
+        assert record["status"] == "ready" and record["summary"]["current_state"] == "alice original state"
+        assert "conflicted" in record["flags"]
+        assert edits(record) == [("bob@example.com", "validated"), ("bob@example.com", "validated")]
+        assert told.count(f"CONFLICT handoff {ident[-8:]}: bob@example.com (writer ") == 2, told
+
+
+def test_a_validated_handoff_made_ready_after_two_amends_apart_does_not_go_back_to_draft(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        ident = draft(alice, "alice v1")
+        ok(alice, "sync")
+        ok(bob, "sync")
+        ok(alice, "handoff", "validate", ident)
+        ok(bob, "handoff", "amend", ident, "--current-state", "bob v2")
+        ok(bob, "handoff", "amend", ident, "--current-state", "bob v3")
+        ok(alice, "handoff", "ready", ident)
+        ok(bob, "sync")
+        ok(alice, "sync")
+        ok(bob, "sync")
+        for clone in (alice, bob):
+            record = shown(clone, ident)
+            assert record["status"] == "ready" and record["summary"]["current_state"] == "alice v1", clone.name
+            assert "conflicted" in record["flags"] and len(record["concurrent_edits"]) == 2
+
+
+def test_the_authors_ready_body_is_not_replaced_silently_when_a_teammates_amend_and_ready_came_first(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        named(alice, bob)
+        ident = draft(alice, "alice wrote this")
+        ok(alice, "sync")
+        ok(bob, "sync")
+        ok(bob, "handoff", "amend", ident, "--current-state", "bob wrote this")
+        ok(bob, "handoff", "validate", ident)
+        ok(bob, "handoff", "ready", ident)
+        ok(alice, "handoff", "validate", ident)
+        ok(alice, "handoff", "ready", ident)
+        ok(bob, "sync")
+        told = ok(alice, "sync")
+        ok(bob, "sync")
+        views = [shown(clone, ident) for clone in (alice, bob)]
+        assert views[0] == views[1]
+        record = views[0]
+        assert record["status"] == "ready" and record["summary"]["current_state"] == "bob wrote this"
+        assert "conflicted" in record["flags"]
+        assert edits(record) == [("alice@example.com", "validated"), ("alice@example.com", "promoted")]
+        short = ident[-8:]
+        assert f"CONFLICT handoff {short}: alice@example.com (writer " in told, told
+        assert "'s ready (" in told and "already ready with another body" in told
+        assert f"CONFLICT handoff {short}" in ok(alice, "status")
+
+
+def test_an_edit_made_apart_taken_into_a_corrected_child_made_ready_is_no_longer_listed_in_status(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        ident = draft(alice, "alice original state")
+        ok(alice, "sync")
+        ok(bob, "sync")
+        ok(bob, "handoff", "amend", ident, "--current-state", "bob rewrote this")
+        ok(alice, "handoff", "validate", ident)
+        ok(alice, "handoff", "ready", ident)
+        ok(bob, "sync")
+        ok(alice, "sync")
+        short = ident[-8:]
+        assert f"CONFLICT handoff {short}" in ok(alice, "status")
+        child = baton_json(alice, "handoff", "amend", ident, "--current-state", "both rewrites")["handoff"]["id"]
+        ok(alice, "handoff", "validate", child)
+        ok(alice, "handoff", "ready", child)
+        assert shown(alice, ident)["status"] == "superseded"
+        assert f"CONFLICT handoff {short}" not in ok(alice, "status")
+        assert baton_json(alice, "status").get("concurrentEdits", []) == []
+        assert f"CONFLICT handoff {short}" in ok(alice, "handoff", "show", ident, "--format", "md")  # its history
+
+
+def test_two_amends_apart_resolved_by_amending_again_are_no_longer_listed_in_status(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        ident = draft(alice, "first")
+        ok(alice, "sync")
+        ok(bob, "sync")
+        ok(bob, "handoff", "amend", ident, "--current-state", "bob edited")
+        ok(alice, "handoff", "amend", ident, "--current-state", "alice edited")
+        ok(bob, "sync")
+        ok(alice, "sync")
+        assert f"CONFLICT handoff {ident[-8:]}" in ok(alice, "status")
+        ok(alice, "handoff", "amend", ident, "--current-state", "both edits")
+        ok(alice, "handoff", "validate", ident)
+        ok(alice, "handoff", "ready", ident)
+        ok(alice, "sync")
+        ok(bob, "sync")
+        for clone in (alice, bob):
+            assert f"CONFLICT handoff {ident[-8:]}" not in ok(clone, "status"), clone.name
+            assert shown(clone, ident)["status"] == "ready"
