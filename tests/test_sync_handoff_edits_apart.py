@@ -116,22 +116,33 @@ def edits(record: dict) -> list[tuple[str, str]]:
     return [(e.get("owner"), e.get("action") or e["by"].get("action")) for e in record["concurrent_edits"]]
 
 
+AMEND, VALIDATE, READY = ("handoff", "amend"), ("handoff", "validate"), ("handoff", "ready")
+
+
+def made_apart(alice: Path, bob: Path, state: str, *steps: tuple) -> tuple[str, str, dict]:
+    """Alice's draft of ``state`` reaches Bob; ``steps`` (clone, command, arguments after the id) run
+    before either syncs again; then Bob, Alice and Bob sync. (id, what Alice's sync said, the record
+    on both clones, which must be the same.)"""
+    named(alice, bob)
+    ident = draft(alice, state)
+    ok(alice, "sync")
+    ok(bob, "sync")
+    for clone, command, *rest in steps:
+        ok(clone, *command, ident, *rest)
+    ok(bob, "sync")
+    told = ok(alice, "sync")
+    ok(bob, "sync")
+    views = [shown(clone, ident) for clone in (alice, bob)]
+    assert views[0] == views[1]
+    return ident, told, views[0]
+
+
 def test_a_ready_handoff_keeps_its_validated_body_when_a_teammate_amended_the_draft_twice_apart(tmp_path):
     with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
-        named(alice, bob)
-        ident = draft(alice, "alice original state")
-        ok(alice, "sync")
-        ok(bob, "sync")
-        ok(bob, "handoff", "amend", ident, "--current-state", "bob first")
-        ok(bob, "handoff", "amend", ident, "--current-state", "bob second")
-        ok(alice, "handoff", "validate", ident)
-        ok(alice, "handoff", "ready", ident)
-        ok(bob, "sync")
-        told = ok(alice, "sync")
-        ok(bob, "sync")
-        views = [shown(clone, ident) for clone in (alice, bob)]
-        assert views[0] == views[1]
-        record = views[0]
+        ident, told, record = made_apart(alice, bob, "alice original state",
+                                         (bob, AMEND, "--current-state", "bob first"),
+                                         (bob, AMEND, "--current-state", "bob second"),
+                                         (alice, VALIDATE), (alice, READY))
         assert record["status"] == "ready" and record["summary"]["current_state"] == "alice original state"
         assert "conflicted" in record["flags"]
         assert edits(record) == [("bob@example.com", "validated"), ("bob@example.com", "validated")]
@@ -140,39 +151,19 @@ def test_a_ready_handoff_keeps_its_validated_body_when_a_teammate_amended_the_dr
 
 def test_a_validated_handoff_made_ready_after_two_amends_apart_does_not_go_back_to_draft(tmp_path):
     with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
-        ident = draft(alice, "alice v1")
-        ok(alice, "sync")
-        ok(bob, "sync")
-        ok(alice, "handoff", "validate", ident)
-        ok(bob, "handoff", "amend", ident, "--current-state", "bob v2")
-        ok(bob, "handoff", "amend", ident, "--current-state", "bob v3")
-        ok(alice, "handoff", "ready", ident)
-        ok(bob, "sync")
-        ok(alice, "sync")
-        ok(bob, "sync")
-        for clone in (alice, bob):
-            record = shown(clone, ident)
-            assert record["status"] == "ready" and record["summary"]["current_state"] == "alice v1", clone.name
-            assert "conflicted" in record["flags"] and len(record["concurrent_edits"]) == 2
+        _ident, _told, record = made_apart(alice, bob, "alice v1", (alice, VALIDATE),
+                                           (bob, AMEND, "--current-state", "bob v2"),
+                                           (bob, AMEND, "--current-state", "bob v3"), (alice, READY))
+        assert record["status"] == "ready" and record["summary"]["current_state"] == "alice v1"
+        assert edits(record) == [("bob@example.com", "promoted"), ("bob@example.com", "promoted")]
+        assert "conflicted" in record["flags"]
 
 
 def test_the_authors_ready_body_is_not_replaced_silently_when_a_teammates_amend_and_ready_came_first(tmp_path):
     with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
-        named(alice, bob)
-        ident = draft(alice, "alice wrote this")
-        ok(alice, "sync")
-        ok(bob, "sync")
-        ok(bob, "handoff", "amend", ident, "--current-state", "bob wrote this")
-        ok(bob, "handoff", "validate", ident)
-        ok(bob, "handoff", "ready", ident)
-        ok(alice, "handoff", "validate", ident)
-        ok(alice, "handoff", "ready", ident)
-        ok(bob, "sync")
-        told = ok(alice, "sync")
-        ok(bob, "sync")
-        views = [shown(clone, ident) for clone in (alice, bob)]
-        assert views[0] == views[1]
-        record = views[0]
+        ident, told, record = made_apart(alice, bob, "alice wrote this",
+                                         (bob, AMEND, "--current-state", "bob wrote this"), (bob, VALIDATE),
+                                         (bob, READY), (alice, VALIDATE), (alice, READY))
         assert record["status"] == "ready" and record["summary"]["current_state"] == "bob wrote this"
         assert "conflicted" in record["flags"]
         assert edits(record) == [("alice@example.com", "validated"), ("alice@example.com", "promoted")]
@@ -184,14 +175,9 @@ def test_the_authors_ready_body_is_not_replaced_silently_when_a_teammates_amend_
 
 def test_an_edit_made_apart_taken_into_a_corrected_child_made_ready_is_no_longer_listed_in_status(tmp_path):
     with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
-        ident = draft(alice, "alice original state")
-        ok(alice, "sync")
-        ok(bob, "sync")
-        ok(bob, "handoff", "amend", ident, "--current-state", "bob rewrote this")
-        ok(alice, "handoff", "validate", ident)
-        ok(alice, "handoff", "ready", ident)
-        ok(bob, "sync")
-        ok(alice, "sync")
+        ident, _told, _record = made_apart(alice, bob, "alice original state",
+                                           (bob, AMEND, "--current-state", "bob rewrote this"),
+                                           (alice, VALIDATE), (alice, READY))
         short = ident[-8:]
         assert f"CONFLICT handoff {short}" in ok(alice, "status")
         child = baton_json(alice, "handoff", "amend", ident, "--current-state", "both rewrites")["handoff"]["id"]
@@ -205,13 +191,8 @@ def test_an_edit_made_apart_taken_into_a_corrected_child_made_ready_is_no_longer
 
 def test_two_amends_apart_resolved_by_amending_again_are_no_longer_listed_in_status(tmp_path):
     with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
-        ident = draft(alice, "first")
-        ok(alice, "sync")
-        ok(bob, "sync")
-        ok(bob, "handoff", "amend", ident, "--current-state", "bob edited")
-        ok(alice, "handoff", "amend", ident, "--current-state", "alice edited")
-        ok(bob, "sync")
-        ok(alice, "sync")
+        ident, _told, _record = made_apart(alice, bob, "first", (bob, AMEND, "--current-state", "bob edited"),
+                                           (alice, AMEND, "--current-state", "alice edited"))
         assert f"CONFLICT handoff {ident[-8:]}" in ok(alice, "status")
         ok(alice, "handoff", "amend", ident, "--current-state", "both edits")
         ok(alice, "handoff", "validate", ident)
