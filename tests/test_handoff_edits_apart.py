@@ -7,8 +7,13 @@ apart that is not the record's body is listed and the record flagged ``conflicte
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from baton.domain import concurrent_edits as apart
 from baton.domain.aggregates import handoff as aggregate
+from baton.domain.concurrent_edit_lines import edit_line, edit_lines
+from baton.errors import PromotionRefused, TransitionError
 from baton.events.base import DomainEvent
 from baton.ledger.envelope import Event, seal
 from baton.values import replace
@@ -157,3 +162,149 @@ def test_validation_and_promotion_record_the_digest_of_the_body_they_read():
     (validated,) = aggregate.decide(h, aggregate.RecordValidation(REPORT), now="2026-12-07T06:58:00Z")
     assert validated.data()[apart.BODY] == apart.body_digest(h)
     assert apart.body_digest(h) != apart.body_digest(body("another state"))
+
+
+def test_a_validation_keeps_the_body_it_read_when_a_teammate_revised_the_draft_twice_apart():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    first = bob.do(aggregate.Revise(body("bob one")), hlc=2)
+    second = bob.do(aggregate.Revise(body("bob two")), hlc=3)
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=4)
+    promoted = alice.do(aggregate.Promote(), hlc=5)
+    record = fold([capture, first, second, validated, promoted])
+    assert record.status == "ready" and current_state(record) == "alice original state"
+    assert "conflicted" in record.flags
+    assert [(e["event"], e["outcome"]) for e in apart.conflicts(record)] == [
+        (first.id, "not_applied"), (second.id, "not_applied")]
+
+
+def test_a_promotion_does_not_go_back_to_draft_when_two_revisions_made_apart_land_between_validation_and_it():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=2)
+    first = bob.do(aggregate.Revise(body("bob one")), hlc=3)
+    second = bob.do(aggregate.Revise(body("bob two")), hlc=4)
+    promoted = alice.do(aggregate.Promote(), hlc=5)
+    record = fold([capture, validated, first, second, promoted])
+    assert record.status == "ready" and current_state(record) == "alice original state"
+    assert record.validation.status == "pass" and "conflicted" in record.flags
+    assert [e["by"]["action"] for e in apart.conflicts(record)] == ["promoted", "promoted"]
+
+
+def test_revisions_made_in_turn_by_two_writers_apart_from_a_validation_are_each_listed_not_applied():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    by_bob = bob.do(aggregate.Revise(body("bob one")), hlc=2)
+    carol = Clone("carol-clone", [capture, by_bob])  # carol synced with bob, not with alice
+    by_carol = carol.do(aggregate.Revise(body("carol two")), hlc=3)
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=4)
+    promoted = alice.do(aggregate.Promote(), hlc=5)
+    record = fold([capture, by_bob, by_carol, validated, promoted])
+    assert record.status == "ready" and current_state(record) == "alice original state"
+    assert [e["writer"] for e in apart.conflicts(record)] == [BOB, "carol-clone"]
+
+
+def test_a_promotion_of_a_body_another_clone_made_ready_first_is_listed_not_applied():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    revised = bob.do(aggregate.Revise(body("bob rewrote")), hlc=2)
+    bob_validated = bob.do(aggregate.RecordValidation(REPORT), hlc=3)
+    bob_ready = bob.do(aggregate.Promote(), hlc=4)
+    alice_validated = alice.do(aggregate.RecordValidation(REPORT), hlc=5)
+    alice_ready = alice.do(aggregate.Promote(), hlc=6)
+    record = fold([capture, revised, bob_validated, bob_ready, alice_validated, alice_ready])
+    assert record.status == "ready" and current_state(record) == "bob rewrote"
+    assert "conflicted" in record.flags
+    assert [(e["event"], e["action"], e["outcome"]) for e in apart.conflicts(record)] == [
+        (alice_validated.id, "validated", "not_applied"), (alice_ready.id, "promoted", "not_applied")]
+
+
+def test_a_promotion_of_the_body_already_ready_is_no_conflict():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    events = [capture, bob.do(aggregate.RecordValidation(REPORT), hlc=2), bob.do(aggregate.Promote(), hlc=3),
+              alice.do(aggregate.RecordValidation(REPORT), hlc=4), alice.do(aggregate.Promote(), hlc=5)]
+    record = fold(events)
+    assert record.status == "ready" and record.flags == () and apart.conflicts(record) == []
+
+
+def test_a_chain_of_revisions_longer_than_the_record_keeps_lists_the_validation_of_the_oldest_as_not_applied():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    revisions = [bob.do(aggregate.Revise(body(f"bob {n}")), hlc=2 + n) for n in range(apart.KEPT + 1)]
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=50)
+    record = fold([capture, *revisions, validated])
+    assert record.status == "draft" and current_state(record) == f"bob {apart.KEPT}"
+    (edit,) = apart.conflicts(record)
+    assert (edit["event"], edit["action"], edit["outcome"]) == (validated.id, "validated", "not_applied")
+    assert "conflicted" in record.flags
+
+
+def test_a_revision_made_apart_does_not_resolve_an_edit_it_never_saw_listed():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    by_bob = bob.do(aggregate.Revise(body("bob rewrote")), hlc=2)
+    bob.do(aggregate.RecordValidation(REPORT), hlc=3)
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=4)
+    bob_ready = bob.do(aggregate.Promote(), hlc=5)
+    by_alice = alice.do(aggregate.Revise(body("alice went on")), hlc=6)
+    record = fold([capture, *bob.events[1:], validated, by_alice])
+    assert record.status == "draft" and current_state(record) == "alice went on"
+    assert "conflicted" in record.flags
+    assert [e["event"] for e in apart.conflicts(record)] == [by_bob.id, bob_ready.id]
+    assert by_alice.data[apart.RESOLVES] == []
+
+
+def test_a_conflict_line_names_the_owner_an_event_carries_and_else_another_clone_by_its_writer():
+    edit = {"writer": "laptop-bob-1a2b3c", "owner": None, "at": "2026-12-07T06:58:02Z", "event": "e1",
+            "outcome": "not_applied", "by": {"writer": ALICE, "owner": "alice@example.com", "action": "validated"}}
+    line = edit_line("018f0000-0000-7000-8000-000000000001", edit)
+    assert line.startswith("CONFLICT handoff 00000001: another clone (writer laptop-bob-1a2b3c)'s revision")
+    assert "alice@example.com (writer alice-clone) validated the body it replaced" in line
+
+
+def test_a_conflict_line_of_a_ready_not_applied_says_another_body_was_made_ready_first():
+    capture = captured()
+    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    bob.do(aggregate.Revise(body("bob rewrote")), hlc=2)
+    bob.do(aggregate.RecordValidation(REPORT), hlc=3)
+    bob.do(aggregate.Promote(), hlc=4)
+    alice.do(aggregate.RecordValidation(REPORT), hlc=5)
+    promoted = alice.do(aggregate.Promote(), hlc=6)
+    record = fold([*bob.events, *alice.events[1:]])
+    line = edit_lines(record)[-1]
+    assert line.startswith(f"CONFLICT handoff {record.id[-8:]}: alice-clone@example.com (writer alice-clone)'s "
+                           f"ready (2026-12-07T06:58:06.000000Z, event {promoted.id}) was not applied: the handoff "
+                           "was already ready with another body")
+
+
+STEP = st.sampled_from(("revise", "validate", "promote"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(alice=st.lists(STEP, max_size=4), bob=st.lists(STEP, max_size=4), turns=st.lists(st.booleans(), max_size=8))
+def test_a_ready_record_carries_a_validated_body_and_nothing_reverts_silently_whatever_the_edits_apart(
+        alice, bob, turns):
+    capture = captured()
+    clones = {ALICE: (Clone(ALICE, [capture]), list(alice)), BOB: (Clone(BOB, [capture]), list(bob))}
+    made, hlc = [capture], 1
+    for turn in [*turns, *[True] * len(alice), *[False] * len(bob)]:
+        clone, steps = clones[ALICE if turn else BOB]
+        if not steps:
+            continue
+        step, hlc = steps.pop(0), hlc + 1
+        command = {"revise": aggregate.Revise(body(f"{clone.writer} {hlc}")),
+                   "validate": aggregate.RecordValidation(REPORT), "promote": aggregate.Promote()}[step]
+        try:
+            made.append(clone.do(command, hlc=hlc))
+        except (TransitionError, PromotionRefused):
+            continue  # refused on that clone: nothing recorded
+    record = fold(made)
+    validated = {e.data[apart.BODY] for e in made if e.type == "handoff.validated"}
+    promoted = {e.data[apart.BODY] for e in made if e.type == "handoff.promoted"}
+    if record.status == "ready":
+        assert apart.body_digest(record) in validated
+    elif promoted:
+        assert "conflicted" in record.flags, "a promotion went back to draft silently"
+    if len(promoted) > 1:
+        assert "conflicted" in record.flags, "two bodies were made ready, silently one"

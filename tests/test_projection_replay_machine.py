@@ -568,6 +568,25 @@ class LateArrivalMachine(RuleBasedStateMachine):
             for checkout, step in zip(pair, steps):
                 self.handoff_step(checkout, ident, step, f"{checkout}: {state}")
 
+    @rule(pair=st.sampled_from([(a, b) for a in CHECKOUTS for b in CHECKOUTS if a != b]), pick=st.integers(0, 1_000),
+          state=words(), steps=st.tuples(st.lists(st.sampled_from(STEPS), min_size=1, max_size=3),
+                                         st.lists(st.sampled_from(STEPS), min_size=1, max_size=3)),
+          turns=st.lists(st.booleans(), max_size=6))
+    def two_checkouts_change_one_handoff_apart_several_times(self, pair, pick, state, steps, turns):
+        """Two checkouts that both hold a handoff each revise, validate or make it ready
+        several times, in turns, before either hears of the other's changes (a chain of
+        revisions made apart beside a validation and promotion, in either order)."""
+        shared = sorted(self.known(pair[0]) & self.known(pair[1]))
+        if not shared:
+            self.a_handoff_is_captured(pair[0], state)
+            self.deliver(pair[0], pair[1], 10**6)
+            shared = sorted(self.known(pair[0]) & self.known(pair[1]))
+        if shared:
+            ident, left = shared[pick % len(shared)], [list(steps[0]), list(steps[1])]
+            for n, second in enumerate([*turns, *[False] * len(left[0]), *[True] * len(left[1])]):
+                if left[second]:
+                    self.handoff_step(pair[second], ident, left[second].pop(0), f"{pair[second]} {n}: {state}")
+
     def deliver(self, source: str, into: str, lines: int) -> None:
         """The next ``lines`` lines of ``source``'s own feed reach ``into``
         (a batch cut in two is a torn tail there until the rest arrives)."""

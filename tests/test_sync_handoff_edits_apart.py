@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.sync_support import writer_of
-from tests.team_support import baton, baton_json, team
+from tests.team_support import baton, baton_json, git, team
 
 pytestmark = pytest.mark.slow
 
@@ -105,3 +105,100 @@ def test_two_teammates_amending_one_draft_apart_keep_the_later_edit_and_name_the
         ok(alice, "handoff", "validate", ident)
         refused = baton(alice, "handoff", "ready", ident, "--json")
         assert refused.returncode == 4 and "conflicted" in json.loads(refused.stdout)["error"]["message"]
+
+
+def named(*clones: Path) -> None:
+    for clone, who in zip(clones, ("alice", "bob")):
+        git(clone, "config", "user.email", f"{who}@example.com")
+
+
+def edits(record: dict) -> list[tuple[str, str]]:
+    return [(e.get("owner"), e.get("action") or e["by"].get("action")) for e in record["concurrent_edits"]]
+
+
+AMEND, VALIDATE, READY = ("handoff", "amend"), ("handoff", "validate"), ("handoff", "ready")
+
+
+def made_apart(alice: Path, bob: Path, state: str, *steps: tuple) -> tuple[str, str, dict]:
+    """Alice's draft of ``state`` reaches Bob; ``steps`` (clone, command, arguments after the id) run
+    before either syncs again; then Bob, Alice and Bob sync. (id, what Alice's sync said, the record
+    on both clones, which must be the same.)"""
+    named(alice, bob)
+    ident = draft(alice, state)
+    ok(alice, "sync")
+    ok(bob, "sync")
+    for clone, command, *rest in steps:
+        ok(clone, *command, ident, *rest)
+    ok(bob, "sync")
+    told = ok(alice, "sync")
+    ok(bob, "sync")
+    views = [shown(clone, ident) for clone in (alice, bob)]
+    assert views[0] == views[1]
+    return ident, told, views[0]
+
+
+def test_a_ready_handoff_keeps_its_validated_body_when_a_teammate_amended_the_draft_twice_apart(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        ident, told, record = made_apart(alice, bob, "alice original state",
+                                         (bob, AMEND, "--current-state", "bob first"),
+                                         (bob, AMEND, "--current-state", "bob second"),
+                                         (alice, VALIDATE), (alice, READY))
+        assert record["status"] == "ready" and record["summary"]["current_state"] == "alice original state"
+        assert "conflicted" in record["flags"]
+        assert edits(record) == [("bob@example.com", "validated"), ("bob@example.com", "validated")]
+        assert told.count(f"CONFLICT handoff {ident[-8:]}: bob@example.com (writer ") == 2, told
+
+
+def test_a_validated_handoff_made_ready_after_two_amends_apart_does_not_go_back_to_draft(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        _ident, _told, record = made_apart(alice, bob, "alice v1", (alice, VALIDATE),
+                                           (bob, AMEND, "--current-state", "bob v2"),
+                                           (bob, AMEND, "--current-state", "bob v3"), (alice, READY))
+        assert record["status"] == "ready" and record["summary"]["current_state"] == "alice v1"
+        assert edits(record) == [("bob@example.com", "promoted"), ("bob@example.com", "promoted")]
+        assert "conflicted" in record["flags"]
+
+
+def test_the_authors_ready_body_is_not_replaced_silently_when_a_teammates_amend_and_ready_came_first(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        ident, told, record = made_apart(alice, bob, "alice wrote this",
+                                         (bob, AMEND, "--current-state", "bob wrote this"), (bob, VALIDATE),
+                                         (bob, READY), (alice, VALIDATE), (alice, READY))
+        assert record["status"] == "ready" and record["summary"]["current_state"] == "bob wrote this"
+        assert "conflicted" in record["flags"]
+        assert edits(record) == [("alice@example.com", "validated"), ("alice@example.com", "promoted")]
+        short = ident[-8:]
+        assert f"CONFLICT handoff {short}: alice@example.com (writer " in told, told
+        assert "'s ready (" in told and "already ready with another body" in told
+        assert f"CONFLICT handoff {short}" in ok(alice, "status")
+
+
+def test_an_edit_made_apart_taken_into_a_corrected_child_made_ready_is_no_longer_listed_in_status(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        ident, _told, _record = made_apart(alice, bob, "alice original state",
+                                           (bob, AMEND, "--current-state", "bob rewrote this"),
+                                           (alice, VALIDATE), (alice, READY))
+        short = ident[-8:]
+        assert f"CONFLICT handoff {short}" in ok(alice, "status")
+        child = baton_json(alice, "handoff", "amend", ident, "--current-state", "both rewrites")["handoff"]["id"]
+        ok(alice, "handoff", "validate", child)
+        ok(alice, "handoff", "ready", child)
+        assert shown(alice, ident)["status"] == "superseded"
+        assert f"CONFLICT handoff {short}" not in ok(alice, "status")
+        assert baton_json(alice, "status").get("concurrentEdits", []) == []
+        assert f"CONFLICT handoff {short}" in ok(alice, "handoff", "show", ident, "--format", "md")  # its history
+
+
+def test_two_amends_apart_resolved_by_amending_again_are_no_longer_listed_in_status(tmp_path):
+    with team(tmp_path, 2, "path") as (_remote, (alice, bob)):
+        ident, _told, _record = made_apart(alice, bob, "first", (bob, AMEND, "--current-state", "bob edited"),
+                                           (alice, AMEND, "--current-state", "alice edited"))
+        assert f"CONFLICT handoff {ident[-8:]}" in ok(alice, "status")
+        ok(alice, "handoff", "amend", ident, "--current-state", "both edits")
+        ok(alice, "handoff", "validate", ident)
+        ok(alice, "handoff", "ready", ident)
+        ok(alice, "sync")
+        ok(bob, "sync")
+        for clone in (alice, bob):
+            assert f"CONFLICT handoff {ident[-8:]}" not in ok(clone, "status"), clone.name
+            assert shown(clone, ident)["status"] == "ready"

@@ -168,7 +168,7 @@ def amend_handoff(
     """
     checked = _checked_changes(project, dict(replacement or {}), dict(changes or {}),
                                dict(replace_lists or {}), close_items, drop_items)
-    actor = recorded_owner(project)  # a child's capturer, read before the lock is taken
+    actor = recorded_owner(project)  # who amends (a child's capturer), read before the lock is taken
     with project.writing() as scope:
         handoff = load_handoff(scope.runner, token, here=place_of(project))
         now = now_timestamp(project.clock())
@@ -187,7 +187,7 @@ def amend_handoff(
             version = scope.txn.stream_version(handoff_stream(handoff.id))
             decided = aggregate.decide(handoff, aggregate.Revise(revised, tuple(new_redactions), recorded_edits),
                                        now=now)
-            events = record(scope, decided, version=version, session=session)
+            events = record(scope, decided, version=version, actor=actor, session=session)
             stored = scope.runner.get("handoffs", handoff.id) or cast("HandoffRevised", decided[0]).handoff
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
                                  edits=recorded_edits, hints=checked.hints, unverified=unverified)

@@ -23,17 +23,34 @@ def listed_edits(runner: Any) -> dict[str, set[str]]:
     return out
 
 
+SETTLED = ("superseded", "archived")
+"""The statuses whose edits made apart ``open_edits`` leaves out: a corrected
+child was made ready in the record's place, or the record was dropped."""
+
+
 def all_edits(runner: Any) -> list[dict[str, Any]]:
-    """Every edit made apart the index's records list (``baton status``), each with its handoff
+    """Every edit made apart the index's records list (``baton sync``), each with its handoff
     and the line that tells it; read from the flagged rows alone."""
+    return _edits(runner, settled=True)
+
+
+def open_edits(runner: Any) -> list[dict[str, Any]]:
+    """``all_edits`` but those of records superseded or archived (``SETTLED``): the edits
+    still to take (``baton status``)."""
+    return _edits(runner, settled=False)
+
+
+def _edits(runner: Any, *, settled: bool) -> list[dict[str, Any]]:
     try:
         flagged = conflicted_ids(runner.db)
     except sqlite3.Error:  # no index yet: nothing listed
         return []
     out = []
     for ident in flagged:
-        doc = runner.get("handoffs", ident)
-        for edit in edits_of(doc or {}):
+        doc = runner.get("handoffs", ident) or {}
+        if not settled and doc.get("status") in SETTLED:
+            continue
+        for edit in edits_of(doc):
             out.append({**edit, "handoff": ident, "line": edit_line(ident, edit)})
     return out
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from baton.commands.capture import handoff_file
 from baton.commands.detector_facts import repository_head
 from baton.commands.handoff_facts import artifact_facts, now_timestamp, worktree_label
+from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, refuse_latest
 from baton.commands.record import record_many
 from baton.domain.aggregates import handoff as aggregate
@@ -92,6 +93,7 @@ def promote_handoff(
     accept_warnings = accept_warnings.strip() if accept_warnings else None
     refuse_latest(token, "handoff ready", "a validated handoff")
     opened = project
+    actor = recorded_owner(opened)  # who made it ready, named to another clone's reader (an edit made apart)
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token)
         head_now, drifted = _where_validated_now(opened, handoff)
@@ -119,7 +121,7 @@ def promote_handoff(
                     decisions.append((aggregate.decide(parent, aggregate.Archive(reason), now=now),
                                       scope.txn.stream_version(handoff_stream(parent_id))))
                     closed.append(parent_id)
-        record_many(scope, decisions, durable=True)
+        record_many(scope, decisions, durable=True, actor=actor)
         record = scope.runner.get("handoffs", handoff.id)
     assert record is not None  # written just above
     return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded), split_from=tuple(split),

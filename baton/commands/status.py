@@ -16,7 +16,7 @@ from baton.commands import forget_notices
 from baton.commands.baton_cases import missed_after_claim, render_unseen
 from baton.commands.batons import current_batons, pending_batons
 from baton.commands.detector_facts import detector_config
-from baton.commands.edits_apart import all_edits
+from baton.commands.edits_apart import open_edits
 from baton.commands.feed_vouch import handoff_vouch
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff
@@ -70,7 +70,7 @@ class StatusResult:
     forgotten: tuple[str, ...] = ()
     """A teammate's forget erased the reader's handoffs here (``forget_notices``): until the next brief tells it."""
     edits_apart: tuple[dict[str, Any], ...] = ()
-    """Handoff edits made apart that records list (``edits_apart.all_edits``): a revision not applied or overwritten."""
+    """Handoff edits made apart that records list (``edits_apart.open_edits``): a revision not applied or overwritten."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -159,7 +159,7 @@ def project_status(project: "Project") -> StatusResult:
                 for u in missed_after_claim(opened, runner, [p.record for p in current_batons(runner)]))
     return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
                         counts, latest, len(pending), _detector_summary(opened), unseen,
-                        tuple(n["notice"] for n in forget_notices.pending(opened)), tuple(all_edits(runner)))
+                        tuple(n["notice"] for n in forget_notices.pending(opened)), tuple(open_edits(runner)))
 
 
 def _detector_summary(project: "Project") -> dict[str, Any]:

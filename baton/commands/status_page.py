@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands import forget_notices, forgotten_derived
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
-from baton.commands.edits_apart import all_edits
+from baton.commands.edits_apart import open_edits
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.listing import list_handoffs
@@ -410,7 +410,7 @@ def status_overview(
     forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
     if forgotten:
         payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
-    apart = all_edits(opened.runner)  # handoff edits made apart that records list (docs/handoffs.md)
+    apart = open_edits(opened.runner)  # handoff edits made apart that records list (docs/handoffs.md)
     if apart:
         payload["concurrentEdits"] = _camel_keys(apart)
 

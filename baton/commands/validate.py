@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton import gitinfo
 from baton.commands.handoff_facts import now_timestamp, worktree_label
+from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, refuse_latest
 from baton.commands.lineage import conflict_banner, conflicts_for
 from baton.commands.record import record
@@ -137,12 +138,13 @@ def validate_handoff_command(
                         "branch": gitinfo.current_branch(opened.paths.worktree),
                         "head": facts.git_head_now}
     own = record_worktree(handoff_to_json(handoff))
+    actor = recorded_owner(opened)  # who validated, named to another clone's reader (an edit made apart)
     with opened.writing() as scope:
         # Decided on the record read before the checks ran (outside the lock:
         # they read git and hash files); ``version`` refuses the append if the
         # record changed meanwhile.
         record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report), now=report.get("validated_at")
-                                       or now_timestamp(opened.clock())), version=version)
+                                       or now_timestamp(opened.clock())), version=version, actor=actor)
         doc = scope.runner.get("handoffs", handoff.id) or {}
         conflicts = conflicts_for(scope.runner, handoff.id)
     return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,

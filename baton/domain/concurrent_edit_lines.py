@@ -18,10 +18,14 @@ def edits_of(handoff: Any) -> list[dict[str, Any]]:
 
 
 def _who(writing: Any) -> str:
+    """Who wrote an event: the owner (git name or e-mail) its envelope carries, with its writer;
+    else another clone, named by its writer id (an event recorded before Baton named who)."""
     if not isinstance(writing, dict):
         return "another clone"
     owner, writer = writing.get("owner"), writing.get("writer")
-    return f"{owner} (writer {writer})" if owner else f"writer {writer}"
+    if owner:
+        return f"{owner} (writer {writer})"
+    return f"another clone (writer {writer})" if writer else "another clone"
 
 
 def edit_line(handoff_id: str, edit: dict[str, Any]) -> str:
@@ -30,6 +34,8 @@ def edit_line(handoff_id: str, edit: dict[str, Any]) -> str:
     short = handoff_id[-8:]
     revision = f"{_who(edit)}'s revision ({edit.get('at')}, event {edit.get('event')})"
     by: dict[str, Any] = edit["by"] if isinstance(edit.get("by"), dict) else {}
+    if edit.get("action") in ("validated", "promoted"):
+        return _unread_line(handoff_id, edit)
     if edit.get("outcome") == "overwritten":
         return (f"CONFLICT handoff {short}: {revision} was overwritten by {_who(by)}'s revision, made apart "
                 f"without reading it (the later one is kept); amend the handoff again to combine them "
@@ -41,6 +47,20 @@ def edit_line(handoff_id: str, edit: dict[str, Any]) -> str:
     return (f"CONFLICT handoff {short}: {revision} was not applied: {why}; to take the edit, "
             f"`baton handoff amend {short} …` again (a draft is revised; a ready one gets a corrected child) "
             f"or continue from it in a child (`baton fork {short}`)")
+
+
+def _unread_line(handoff_id: str, edit: dict[str, Any]) -> str:
+    """The line of a validation or promotion of a body the record no longer holds."""
+    short = handoff_id[-8:]
+    what = "validation" if edit["action"] == "validated" else "ready"
+    status = edit.get("status")
+    why = (f"the handoff was already {status} with another body, made so on another clone first"
+           if status not in ("draft", "validated") else
+           "revisions made apart on another clone replaced the body it read")
+    return (f"CONFLICT handoff {short}: {_who(edit)}'s {what} ({edit.get('at')}, event {edit.get('event')}) "
+            f"was not applied: {why}; to take the body it read, "
+            f"`baton handoff amend {short} …` (a draft is revised; a ready one gets a corrected child) "
+            f"(the ledger keeps both: `baton log` of stream handoff/{handoff_id})")
 
 
 def edit_lines(handoff: Any) -> list[str]:

@@ -9,13 +9,19 @@ ready record would carry a body nobody validated. The handoff aggregate's
 (so every clone, in any arrival order, folds the same record):
 
 - A validation or promotion applies to the body it read: its event carries
-  that body's digest (``body_digest``, under ``BODY``). When a revision from
-  another writer replaced that body meanwhile, the replaced record (kept under
-  ``REVISION``'s ``replaced`` while the record is draft or validated) comes
-  back, the validation or promotion applies to it, and the revision is listed
-  as not applied. An event written before Baton recorded digests counts as
-  reading the replaced body when the revision's stream version is at or above
-  its own (its writer's clone could not have held the revision).
+  that body's digest (``body_digest``, under ``BODY``). When revisions from
+  other writers replaced that body meanwhile (one or several, by one writer
+  or in turn), the replaced record comes back (each revision keeps the record
+  it replaced under ``REVISION``'s ``replaced``, a chain of up to ``KEPT``
+  records while the record is draft or validated), the validation or
+  promotion applies to it, and each revision after it is listed as not
+  applied. An event written before Baton recorded digests counts as reading
+  the record before the revisions whose stream version is at or above its own
+  (its writer's clone could not have held them).
+- A validation or promotion of a body the record no longer holds (the first
+  promotion in merge order made another body ready: ready is immutable; or a
+  chain longer than ``KEPT`` replaced it) changes nothing and is itself listed
+  as not applied: the record never takes a body nobody validated silently.
 - A revision that reaches a record no longer draft or validated (made ready,
   or archived, on another clone) is listed as not applied.
 - A revision that replaces another writer's revision it could not have read
@@ -24,8 +30,9 @@ ready record would carry a body nobody validated. The handoff aggregate's
 
 A record with such an edit is flagged ``conflicted`` and lists it under
 ``CONFLICTS`` (who wrote it, when, its event, what happened to it). A later
-revision that read the record (not itself made apart) resolves them: the list
-and the flag clear. A recorded promotion still applies to a validated record
+revision that read the record (not itself made apart) resolves the edits it
+read listed (its event names them, ``RESOLVES``): they leave the list, and the
+flag clears when none is left. A recorded promotion still applies to a validated record
 flagged this way (its clone decided it before the edit arrived).
 """
 
@@ -44,6 +51,12 @@ BODY = "body"
 """The member of a ``handoff.validated`` / ``handoff.promoted`` event's data holding the digest of the body read."""
 REVISION = "revision"
 """The record member naming the revision that set its body (and, while draft or validated, the record it replaced)."""
+RESOLVES = "resolves"
+"""The member of a ``handoff.revised`` event's data listing the events of the edits made apart its
+command read listed on the record: the ones it resolves (``revised``)."""
+KEPT = 8
+"""How many replaced records a draft's chain of revisions keeps (``revised``): a validation of a
+body replaced longer ago than that is listed as not applied (``not_read``) rather than applied."""
 FOLD_KEYS = (REVISION, CONFLICTS)
 _NOT_BODY = frozenset(("status", "updated_at", "validation", "flags", "resumed_at", "superseded_by",
                        "archived_reason", *FOLD_KEYS))
@@ -84,43 +97,84 @@ def _unseen(by: Writing, revision: Any) -> bool:
     return isinstance(version, int) and version >= by.stream_version
 
 
-def revised(before: Handoff, after: Handoff, by: Writing) -> Handoff:
+def resolving(h: Handoff) -> dict[str, Any]:
+    """What a revision records of the edits made apart it read listed on ``h`` (``RESOLVES``)."""
+    return {RESOLVES: [e.get("event") for e in conflicts(h)]}
+
+
+def revised(before: Handoff, after: Handoff, by: Writing, resolves: Any = None) -> Handoff:
     """``after`` (``before`` revised by ``by``) with the revision recorded: the record it
     replaced kept, and the replaced revision listed as overwritten when ``by`` could not
-    have read it; otherwise earlier edits made apart count as resolved."""
+    have read it. The edits made apart ``by`` read listed (``resolves``, the events under
+    ``RESOLVES``; None for a revision recorded before Baton recorded them: all) count as
+    resolved; the others stay listed."""
+    unread = [] if not isinstance(resolves, list) else [
+        e for e in conflicts(before) if e.get("event") not in resolves]
+    if unread:
+        after = evolve(after, extra={**after.extra, CONFLICTS: unread}, flags=_flagged(after.flags))
     replaced = handoff_to_json(before)
-    replaced.pop(CONFLICTS, None)
     previous = replaced.get(REVISION)
     if isinstance(previous, dict):
-        replaced[REVISION] = {k: v for k, v in previous.items() if k != "replaced"}
+        replaced[REVISION] = _chain(previous, KEPT - 1)
     extra = {**after.extra, REVISION: {**by.to_json(), "replaced": replaced}}
     if not isinstance(previous, dict) or not _unseen(by, previous):
         return evolve(after, extra=extra)
     edit = {**{k: v for k, v in previous.items() if k != "replaced"}, "outcome": "overwritten",
             "by": by.to_json()}
-    listed = [*(before.extra.get(CONFLICTS) or ()), edit]
+    listed = [*(before.extra.get(CONFLICTS) or ()), edit] if not isinstance(resolves, list) else [*unread, edit]
     return evolve(after, extra={**extra, CONFLICTS: listed}, flags=_flagged(after.flags))
 
 
-def read_record(state: Handoff, read: Any, by: Writing) -> tuple[Handoff, dict[str, Any] | None]:
-    """The record a validation or promotion by ``by`` applies to, and the revision it
-    leaves out (None: ``state`` itself). ``read``: the digest of the body its command
-    read (``BODY``), None for an event recorded before digests were."""
+def _chain(revision: dict[str, Any], keep: int) -> dict[str, Any]:
+    """``revision`` with the chain of records it replaced cut after ``keep`` of them."""
+    replaced = revision.get("replaced")
+    if not isinstance(replaced, dict) or keep <= 0:
+        return {k: v for k, v in revision.items() if k != "replaced"}
+    earlier = replaced.get(REVISION)
+    if not isinstance(earlier, dict):
+        return revision
+    return {**revision, "replaced": {**replaced, REVISION: _chain(earlier, keep - 1)}}
+
+
+def read_body(state: Handoff, read: Any, by: Writing) -> tuple[Handoff, list[dict[str, Any]]] | None:
+    """The record a validation or promotion by ``by`` applies to, and the revisions made apart
+    it leaves out, oldest first (none: ``state`` itself); None when the body it read (``read``,
+    its digest under ``BODY``; None for an event recorded before digests were) is not one the
+    record holds. Walks back the chain of replaced records ``revised`` keeps."""
     revision = state.extra.get(REVISION)
-    if not isinstance(revision, dict) or not isinstance(revision.get("replaced"), dict):
-        return state, None
     if isinstance(read, str) and read == body_digest(state):
-        return state, None
+        return state, []
     if not isinstance(read, str) and not _unseen(by, revision):
-        return state, None
-    try:
-        earlier = handoff_from_json(revision["replaced"])
-    except (HandoffInputError, KeyError, TypeError, ValueError):  # written by hand: the event applies as it is
-        return state, None
-    if isinstance(read, str) and read != body_digest(earlier):
-        return state, None
-    earlier = evolve(earlier, extra={**earlier.extra, CONFLICTS: list(state.extra.get(CONFLICTS) or ())})
-    return earlier, {k: v for k, v in revision.items() if k != "replaced"}
+        return state, []
+    skipped: list[dict[str, Any]] = []
+    while isinstance(revision, dict) and isinstance(revision.get("replaced"), dict):
+        skipped.insert(0, {k: v for k, v in revision.items() if k != "replaced"})
+        try:
+            earlier = handoff_from_json(revision["replaced"])
+        except (HandoffInputError, KeyError, TypeError, ValueError):  # written by hand: the event applies as it is
+            return state, []
+        revision = earlier.extra.get(REVISION)
+        if read == body_digest(earlier) if isinstance(read, str) else not _unseen(by, revision):
+            return _rewound(earlier, state), skipped
+    return None if isinstance(read, str) else (state, [])
+
+
+def _rewound(earlier: Handoff, state: Handoff) -> Handoff:
+    """``earlier`` (a record ``state``'s chain kept) listing the edits made apart either lists: one a
+    revision since resolved is listed again when that revision is left out too."""
+    listed = conflicts(earlier)
+    seen = {e.get("event") for e in listed}
+    listed += [e for e in conflicts(state) if e.get("event") not in seen]
+    flags = tuple(f for f in earlier.flags if f != "conflicted")
+    return evolve(earlier, extra={**earlier.extra, CONFLICTS: listed}, flags=_flagged(flags) if listed else flags)
+
+
+def not_read(h: Handoff, by: Writing, action: str) -> Handoff:
+    """``h`` flagged and listing ``by``'s ``action`` (validated, promoted) as not applied: it was of a
+    body ``h`` no longer holds (``read_body`` found none)."""
+    edit = {**by.to_json(), "outcome": "not_applied", "action": action, "status": h.status}
+    return evolve(h, extra={**h.extra, CONFLICTS: [*(h.extra.get(CONFLICTS) or ()), edit]},
+                  flags=_flagged(h.flags))
 
 
 def left_out(h: Handoff, revision: dict[str, Any], by: Writing, action: str) -> Handoff:

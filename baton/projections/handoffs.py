@@ -64,7 +64,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 9
+    version = 10
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -83,7 +83,10 @@ class HandoffsBase:
     made before it (``baton.domain.taken_up``); 9: edits made apart on two
     clones fold by ``baton.domain.concurrent_edits`` (a validation or promotion
     keeps the body it read; a revision it did not read is listed, the record
-    flagged), so an index folded before is replayed once."""
+    flagged), so an index folded before is replayed once; 10: a validation or
+    promotion finds the body it read through a chain of revisions made apart,
+    one of a body the record no longer holds is listed, and a revision resolves
+    only the edits made apart it read listed (replayed once)."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True

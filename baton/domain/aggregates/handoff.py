@@ -15,6 +15,7 @@ replay always yields the same record.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from baton.domain import concurrent_edits as apart
@@ -134,7 +135,7 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
             lifecycle.revise(state, record, now=now)
             return [HandoffRevised(key=key, handoff=handoff_to_json(apart.without_fold_keys(record)),
                                    redactions=list(redactions),
-                                   extra=_edits(edits))]
+                                   extra={**_edits(edits), **apart.resolving(state)})]
         case RecordValidation(report=report):
             lifecycle.require(state, lifecycle.VALIDATE)
             return [HandoffValidated(key=key, report=report, extra=_read(state))]
@@ -207,20 +208,16 @@ def evolve(state: State, recorded: Event) -> State:
         match event:
             case HandoffRevised(handoff=body):
                 return _revised(state, apart.without_fold_keys(handoff_from_json(body)), _writing(recorded),
-                                now=_later(now, state))
+                                now=_later(now, state), resolves=event.extra.get(apart.RESOLVES))
             case HandoffValidated(report=report):
                 if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
                                  report):
                     return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
-                by = _writing(recorded)
-                read, left = apart.read_record(state, event.extra.get(apart.BODY), by)
-                validated = lifecycle.record_validation(read, _validation(report), now=_later(now, state))
-                return validated if left is None else apart.left_out(validated, left, by, "validated")
+                return _read_apart(state, event, _writing(recorded), lambda read: lifecycle.record_validation(
+                    read, _validation(report), now=_later(now, state)), "validated")
             case HandoffPromoted(accepted_warnings=reason):
-                by = _writing(recorded)
-                read, left = apart.read_record(state, event.extra.get(apart.BODY), by)
-                ready = apart.settled(_promoted(read, now=_later(now, state), accepted_warnings=reason))
-                return ready if left is None else apart.left_out(ready, left, by, "promoted")
+                return _read_apart(state, event, _writing(recorded), lambda read: apart.settled(
+                    _promoted(read, now=_later(now, state), accepted_warnings=reason)), "promoted")
             case HandoffResumed():
                 return lifecycle.resume(state, now=_later(now, state))
             case HandoffSuperseded(by=by):
@@ -240,14 +237,33 @@ def _writing(recorded: Event) -> apart.Writing:
                          recorded.actor if isinstance(recorded.actor, str) else "")
 
 
-def _revised(state: Handoff, body: Handoff, by: apart.Writing, *, now: str) -> Handoff:
+def _read_apart(state: Handoff, event: DomainEvent, by: apart.Writing, apply: Callable[[Handoff], Handoff],
+                action: str) -> Handoff:
+    """A recorded validation or promotion (``action``) by ``by`` applied to the body it read
+    (``concurrent_edits.read_body``), listing the revisions made apart it leaves out; listed
+    itself as not applied when the record no longer holds that body (made ready with another
+    on a clone that promoted first in merge order: ready is immutable)."""
+    read = event.extra.get(apart.BODY)
+    if state.status not in ("draft", "validated"):
+        return apart.not_read(state, by, action) if isinstance(read, str) and read != apart.body_digest(state) \
+            else apply(state)  # the same body: nothing made apart (the transition refuses, the record stays)
+    found = apart.read_body(state, read, by)
+    if found is None:
+        return apart.not_read(state, by, action)
+    out = apply(found[0])
+    for revision in found[1]:
+        out = apart.left_out(out, revision, by, action)
+    return out
+
+
+def _revised(state: Handoff, body: Handoff, by: apart.Writing, *, now: str, resolves: Any = None) -> Handoff:
     """A recorded revision: applied to a draft or validated record (``concurrent_edits.revised``);
     listed as not applied on a record that was no longer one when it arrived (made ready or
     archived on another clone: its writer had read a draft)."""
     if state.status not in ("draft", "validated"):
         lifecycle.revise(replace_fields(state, status="draft"), body, now=now)  # a body the fold would refuse: skipped
         return apart.refused_revision(state, by)
-    return apart.revised(state, lifecycle.revise(state, body, now=now), by)
+    return apart.revised(state, lifecycle.revise(state, body, now=now), by, resolves)
 
 
 def _promoted(h: Handoff, *, now: str, accepted_warnings: str | None) -> Handoff:
