@@ -64,7 +64,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 9
+    version = 10
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -83,7 +83,9 @@ class HandoffsBase:
     made before it (``baton.domain.taken_up``); 9: edits made apart on two
     clones fold by ``baton.domain.concurrent_edits`` (a validation or promotion
     keeps the body it read; a revision it did not read is listed, the record
-    flagged), so an index folded before is replayed once."""
+    flagged), so an index folded before is replayed once; 10: an archive made apart folds by
+    the same rule (it keeps the body it read, and stands over a validation, promotion or
+    supersede made apart, which are listed), so an index folded before is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
