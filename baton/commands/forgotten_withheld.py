@@ -7,14 +7,14 @@ brings the two together its payload is still in the ledger (and on the remote). 
 handoff gone (``handoff.forgotten`` leaves no record, and nothing after it brings one back), so no
 record, brief, listing or status page shows it; this names it, so ``baton sync`` can tell it once
 and ``baton forget`` of the handoff again erases it. Read-only: the handoff streams without a
-record (one query of the index), then those streams' events, read from the oldest one's first
-event on (none when no handoff was forgotten).
+record (one query of the index), then, only when there are some, the events the sync brought
+(``brought_edits``).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import Any, Iterable
 
 import orjson
 
@@ -47,27 +47,25 @@ def _without_record(runner: Any) -> dict[str, int]:
     return out
 
 
-def held_edits(project: Any) -> list[WithheldEdit]:
-    """The events of forgotten handoffs' own streams that still hold a payload here."""
+def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
+                  forgotten_now: Iterable[str]) -> list[WithheldEdit]:
+    """The events of forgotten handoffs' own streams still holding a payload that a sync brought
+    together with their forget: those it imported (of a feed in ``imported``, after the hybrid
+    logical clock ``seen`` held for that feed as it began; a feed new here, all of it), and every one
+    of the handoffs whose forget it imported and erased here (``forgotten_now``). Read from the
+    oldest of those points on, only when some handoff was forgotten: a sync with nothing of the
+    kind reads nothing for this."""
     forgotten = _without_record(project.runner)
     if not forgotten:
         return []
+    now = {h for h in forgotten_now if h in forgotten}
+    since = {feed: seen.get(feed, 0) for feed in imported}
+    bounds = [*since.values(), *(forgotten[h] for h in now)]
+    if not bounds:
+        return []
     streams = {_PREFIX + h for h in forgotten}
     events = project.ledger.iter_tail(TailWant(lambda _kind, name, _hlc: name in streams,
-                                               after_hlc=min(forgotten.values()) - 1))
-    return withheld_edits((e for e in events if e.stream in streams), forgotten)
-
-
-def told_keys(held: list[WithheldEdit]) -> set[tuple[str, str]]:
-    """(handoff, event) of each withheld event: what a sync compares before and after."""
-    return {(w.handoff, e) for w in held for e in w.events}
-
-
-def newly_held(project: Any, before: set[tuple[str, str]]) -> list[WithheldEdit]:
-    """``held_edits`` now, each with only the events not in ``before`` (``told_keys`` as the sync began)."""
-    out = []
-    for held in held_edits(project):
-        fresh = [i for i, e in enumerate(held.events) if (held.handoff, e) not in before]
-        if fresh:
-            out.append(WithheldEdit(held.handoff, tuple(held.events[i] for i in fresh), held.types, held.writers))
-    return out
+                                               after_hlc=min(bounds) - 1))
+    brought = (e for e in events if e.stream in streams and (
+        e.stream[len(_PREFIX):] in now or (e.writer in since and e.hlc > since[e.writer])))
+    return withheld_edits(brought, forgotten)

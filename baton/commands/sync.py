@@ -118,7 +118,7 @@ class SyncResult:
     withheld: list[Any] = attrs.field(factory=list)
     """Events of a forgotten handoff's own stream made apart (an amend on another clone before the
     forget reached it) that this sync brought together with its forget: still holding a payload,
-    withheld from every record (``forgotten_withheld.newly_held``)."""
+    withheld from every record (``forgotten_withheld.brought_edits``)."""
     received: dict[str, int] = attrs.field(factory=dict)
     """Feed → events the remote gained by this sync's push (what it holds now beyond what it held
     before): all of every feed for a new or empty remote, whatever ``published`` says of the local ref."""
@@ -277,7 +277,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     project.require_writable("sync", "imports and records events")
     finished = forget.finish_interrupted(project)  # a forget interrupted before its rewrite: never published
     held_before = {(d.handoff, d.forgotten) for d in forgotten_derived.held_copies(project.runner)}
-    withheld_before = forgotten_withheld.told_keys(forgotten_withheld.held_edits(project))
+    seen = {feed: cursor.head.hlc for feed, cursor in project.runner.cursors().items()}  # as the index read them
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
@@ -315,25 +315,24 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
                         moved=list(erased.moved), finished_forgets=finished, edits_apart=apart,
-                        **_brought(project, result.imported, erased.scrubbed, held_before, withheld_before))
+                        **_brought(project, result.imported, erased.scrubbed, held_before),
+                        withheld=forgotten_withheld.brought_edits(project, seen, result.imported,
+                                                                  [f.handoff for f in forgotten]))
 
 
 def _brought(project: "Project", imported: dict[str, int], scrubbed: bool,
-             held_before: set[tuple[str, str]], withheld_before: set[tuple[str, str]]) -> dict[str, Any]:
+             held_before: set[tuple[str, str]]) -> dict[str, Any]:
     """What a sync that imported (or erased) something tells of it, as ``SyncResult`` members:
     the baton now waiting here (``waiting_baton``), those arrived after a claim, the feeds stamped
     ahead of this clock, and the handoffs still holding a forgotten one's content that were not
-    held here before (``held_before``: ``forgotten_derived.held_copies``, as the sync began), and
-    the events of a forgotten handoff made apart that were not held here before (``withheld_before``:
-    ``forgotten_withheld.told_keys``)."""
+    held here before (``held_before``: ``forgotten_derived.held_copies``, as the sync began)."""
     if not imported and not scrubbed:
         return {}
     derived = [d for d in forgotten_derived.held_copies(project.runner) if (d.handoff, d.forgotten) not in held_before]
-    withheld = forgotten_withheld.newly_held(project, withheld_before)
     if not imported:
-        return {"derived": derived, "withheld": withheld}
+        return {"derived": derived}
     return {"waiting": waiting_baton(project), "after_claim": arrived_after_claim(project),
-            "ahead": imported_ahead(project, imported), "derived": derived, "withheld": withheld}
+            "ahead": imported_ahead(project, imported), "derived": derived}
 
 
 def _caught_up(project: "Project", progress: "Progress | None") -> tuple[bool, list[dict[str, Any]]]:

@@ -150,20 +150,15 @@ class WithheldEdit:
 
 
 def withheld_edits(events: Iterable[Event], forgotten: Iterable[str]) -> list[WithheldEdit]:
-    """Per handoff of ``forgotten`` (ids without a record) whose ``handoff.forgotten`` is among
-    ``events``, its events there that are on its own stream and still hold a payload: what no
-    forget named (``WithheldEdit``)."""
+    """Per handoff of ``forgotten`` (ids a forget left without a record), its events among
+    ``events`` that are on its own stream and still hold a payload: what no forget named
+    (``WithheldEdit``)."""
     streams = {stream_of(HANDOFF, h): h for h in forgotten}
     found: dict[str, list[Event]] = {}
-    forgot: set[str] = set()
     for event in events:
         handoff = streams.get(event.stream)
-        if handoff is None:
-            continue
-        if event.type == HandoffForgotten.TYPE:
-            forgot.add(handoff)
-        elif not event.erased:
+        if handoff is not None and not event.erased and event.type != HandoffForgotten.TYPE:
             found.setdefault(handoff, []).append(event)
     return [WithheldEdit(h, tuple(e.id for e in held), tuple(dict.fromkeys(e.type for e in held)),
                          tuple(dict.fromkeys(e.writer for e in held)))
-            for h, held in sorted(found.items()) if h in forgot]
+            for h, held in sorted(found.items())]
