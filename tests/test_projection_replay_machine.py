@@ -34,6 +34,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from baton.cli_input import ContentOptions
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
+from baton.commands.forget import forget_handoff
 from baton.errors import BatonError, PolicyBlock, StreamVersionConflict
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.memory import MemoryLedger
@@ -426,8 +427,10 @@ test_incremental_projections_equal_a_full_replay_and_a_replay_over_memory = Real
 
 CHECKOUTS = ("here", "north", "south")
 LAGS_NS = (0, 1_000_000, 2_000_000_000, 30_000_000_000, 120_000_000_000)
-STEPS = ("amend", "validate", "promote", "validate and promote")
-"""What a checkout does to a handoff it holds (``LateArrivalMachine.handoff_step``)."""
+STEPS = ("amend", "validate", "promote", "validate and promote", "archive", "continue", "forget")
+"""What a checkout does to a handoff it holds (``LateArrivalMachine.handoff_step``): ``continue``
+captures a child continuing it and makes that ready (which supersedes it); ``forget`` erases it
+(``baton forget``) in that checkout's feeds."""
 
 
 class LateArrivalMachine(RuleBasedStateMachine):
@@ -536,6 +539,17 @@ class LateArrivalMachine(RuleBasedStateMachine):
         try:
             if step == "amend":
                 amend_handoff(project, ident, content=ContentOptions(current_state=state))
+            if step == "archive":
+                archive_handoff(project, ident, reason="dropped")
+            if step == "forget":
+                forget_handoff(project, ident, yes=True)
+            if step == "continue":
+                body = payload(work={"title": state, "objective": f"go on with {state}"},
+                               summary={"current_state": "on", "completed": [], "in_progress": [state]})
+                with project.writing() as scope:
+                    child = capture_in_scope(scope, body, parent=ident, relation="continue").handoff_id
+                validate_handoff_command(project, child)
+                promote_handoff(project, child, accept_warnings="replay test")
             if "validate" in step:
                 validate_handoff_command(project, ident)
             if "promote" in step:
@@ -588,22 +602,16 @@ class LateArrivalMachine(RuleBasedStateMachine):
                     self.handoff_step(pair[second], ident, left[second].pop(0), f"{pair[second]} {n}: {state}")
 
     def deliver(self, source: str, into: str, lines: int) -> None:
-        """The next ``lines`` lines of ``source``'s own feed reach ``into``
-        (a batch cut in two is a torn tail there until the rest arrives)."""
+        """The next ``lines`` lines of ``source``'s own feed reach ``into``, counted in lines
+        (a forget on either side made some lines shorter: the same events, payloads erased)."""
         origin = self.feeds(source) / f"{source}.jsonl"
         if not origin.exists():
             return
         target = self.feeds(into) / f"{source}.jsonl"
-        have = target.stat().st_size if target.exists() else 0
-        raw = origin.read_bytes()
-        end = have
-        for _ in range(lines):
-            at = raw.find(b"\n", end)
-            if at < 0:
-                break
-            end = at + 1
+        have = target.read_bytes().count(b"\n") if target.exists() else 0
+        sent = origin.read_bytes().splitlines(keepends=True)[have:have + lines]
         with open(target, "ab") as fh:
-            fh.write(raw[have:end])
+            fh.write(b"".join(line for line in sent if line.endswith(b"\n")))
 
     @rule(route=st.sampled_from([(a, b) for a in CHECKOUTS for b in CHECKOUTS if a != b]), lines=st.integers(1, 8))
     def a_few_lines_of_a_feed_travel(self, route, lines):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands import forget, forget_notices, forgotten_derived
+from baton.commands import forget, forget_notices, forgotten_derived, forgotten_withheld
 from baton.commands.baton_cases import missed_after_claim
 from baton.commands.batons import taken_up_in
 from baton.commands.edits_apart import listed_edits, new_edits
@@ -115,6 +115,10 @@ class SyncResult:
     derived: list[Any] = attrs.field(factory=list)
     """The records still holding content of a forgotten handoff that this sync brought together with
     its forget (``forgotten_derived.DerivedCopy``): a fork imported, or a forget imported over one held here."""
+    withheld: list[Any] = attrs.field(factory=list)
+    """Events of a forgotten handoff's own stream made apart (an amend on another clone before the
+    forget reached it) that this sync brought together with its forget: still holding a payload,
+    withheld from every record (``forgotten_withheld.brought_edits``)."""
     received: dict[str, int] = attrs.field(factory=dict)
     """Feed → events the remote gained by this sync's push (what it holds now beyond what it held
     before): all of every feed for a new or empty remote, whatever ``published`` says of the local ref."""
@@ -151,6 +155,7 @@ class SyncResult:
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "finished_forgets": [f.to_json() for f in self.finished_forgets],
                 "derived_of_forgotten": [d.to_json() for d in self.derived],
+                "withheld_of_forgotten": [w.to_json() for w in self.withheld],
                 "received": dict(sorted(self.received.items())),
                 "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart]}
 
@@ -168,6 +173,7 @@ class SyncResult:
                          "recorded handoff.forgotten events ask (`baton verify` reports them).")
             lines += [f"FORGOTTEN: {f.line()}." for f in self.forgotten]
         lines += [f"{d.line()}." for d in self.derived]
+        lines += [f"{w.line()}." for w in self.withheld]
         if self.ref_erased:
             lines.append(f"Erased {counted(sum(self.ref_erased.values()), 'forgotten payload')} from "
                          f"{counted(len(self.ref_erased), 'feed')} on {self.ref} (its history still holds them: docs/sync.md).")
@@ -271,6 +277,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     project.require_writable("sync", "imports and records events")
     finished = forget.finish_interrupted(project)  # a forget interrupted before its rewrite: never published
     held_before = {(d.handoff, d.forgotten) for d in forgotten_derived.held_copies(project.runner)}
+    seen = {feed: cursor.head.hlc for feed, cursor in project.runner.cursors().items()}  # as the index read them
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
@@ -308,7 +315,9 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
                         moved=list(erased.moved), finished_forgets=finished, edits_apart=apart,
-                        **_brought(project, result.imported, erased.scrubbed, held_before))
+                        **_brought(project, result.imported, erased.scrubbed, held_before),
+                        withheld=forgotten_withheld.brought_edits(project, seen, result.imported,
+                                                                  [f.handoff for f in forgotten]))
 
 
 def _brought(project: "Project", imported: dict[str, int], scrubbed: bool,

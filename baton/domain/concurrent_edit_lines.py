@@ -32,10 +32,12 @@ def edit_line(handoff_id: str, edit: dict[str, Any]) -> str:
     """One line saying what became of an edit made apart and how to take it (``handoff show``, the
     brief, ``status``, ``sync``)."""
     short = handoff_id[-8:]
-    revision = f"{_who(edit)}'s revision ({edit.get('at')}, event {edit.get('event')})"
     by: dict[str, Any] = edit["by"] if isinstance(edit.get("by"), dict) else {}
+    if edit.get("action") in _ACTIONS and (edit.get("status") == "archived" or edit.get("action") == "superseded"):
+        return _action_line(handoff_id, edit, by)
     if edit.get("action") in ("validated", "promoted"):
         return _unread_line(handoff_id, edit)
+    revision = f"{_who(edit)}'s revision ({edit.get('at')}, event {edit.get('event')})"
     if edit.get("outcome") == "overwritten":
         return (f"CONFLICT handoff {short}: {revision} was overwritten by {_who(by)}'s revision, made apart "
                 f"without reading it (the later one is kept); amend the handoff again to combine them "
@@ -44,6 +46,8 @@ def edit_line(handoff_id: str, edit: dict[str, Any]) -> str:
         why = f"{_who(by)} {by['action']} the body it replaced, on another clone, and the record keeps that body"
     else:
         why = f"the handoff was already {edit.get('status') or 'past draft'} on another clone"
+    if "archived" in (by.get("action"), edit.get("status")):
+        return f"CONFLICT handoff {short}: {revision} was not applied: {why}; {_ARCHIVED_TAKE.format(short=short)}"
     return (f"CONFLICT handoff {short}: {revision} was not applied: {why}; to take the edit, "
             f"`baton handoff amend {short} …` again (a draft is revised; a ready one gets a corrected child) "
             f"or continue from it in a child (`baton fork {short}`)")
@@ -60,6 +64,30 @@ def _unread_line(handoff_id: str, edit: dict[str, Any]) -> str:
     return (f"CONFLICT handoff {short}: {_who(edit)}'s {what} ({edit.get('at')}, event {edit.get('event')}) "
             f"was not applied: {why}; to take the body it read, "
             f"`baton handoff amend {short} …` (a draft is revised; a ready one gets a corrected child) "
+            f"(the ledger keeps both: `baton log` of stream handoff/{handoff_id})")
+
+
+_ARCHIVED_TAKE = "to go on with that work, capture a checkpoint that continues {short} (`baton checkpoint create`)"
+_ACTIONS = {"validated": "validation", "promoted": "promotion to ready", "superseded": "supersede"}
+
+
+def _action_line(handoff_id: str, edit: dict[str, Any], by: dict[str, Any]) -> str:
+    """The line of a validation, promotion or supersede that an archive made apart left out."""
+    short = handoff_id[-8:]
+    successor = str(edit.get("superseded_by") or "")[-8:]
+    if edit.get("action") == "superseded":
+        what = (f"its continuation {successor}, made ready on another clone, did not supersede it"
+                if not edit.get("event") else
+                f"{_who(edit)}'s continuation {successor} ({edit.get('at')}, event {edit.get('event')}) did not "
+                f"supersede it")
+        take = (f"{successor} is ready on its own: `baton handoff archive {successor}` if that work is "
+                f"dropped too, or keep it")
+    else:
+        what = (f"{_who(edit)}'s {_ACTIONS[str(edit['action'])]} ({edit.get('at')}, event {edit.get('event')}) "
+                f"was not applied")
+        take = _ARCHIVED_TAKE.format(short=short)
+    who = f"{_who(by)} archived it" if by else "it was archived"
+    return (f"CONFLICT handoff {short}: {what}: {who} on another clone, and the archive stands; {take} "
             f"(the ledger keeps both: `baton log` of stream handoff/{handoff_id})")
 
 

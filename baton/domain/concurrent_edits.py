@@ -24,6 +24,12 @@ ready record would carry a body nobody validated. The handoff aggregate's
   as not applied: the record never takes a body nobody validated silently.
 - A revision that reaches a record no longer draft or validated (made ready,
   or archived, on another clone) is listed as not applied.
+- An archive applies to the body it read, like a validation (its event carries
+  ``BODY`` too), and it stands whatever sorts first (archiving is a person's
+  decision): a validation, promotion or supersede (a continuation's promotion)
+  that reaches an archived record is listed as not applied; an archive that
+  reaches a record superseded on another clone archives it, and the supersede
+  is listed as not applied (the record names no successor).
 - A revision that replaces another writer's revision it could not have read
   (that revision's stream version is at or above its own) wins, later in merge
   order, and the replaced revision is listed as overwritten.
@@ -192,8 +198,28 @@ def refused_revision(h: Handoff, by: Writing) -> Handoff:
                   flags=_flagged(h.flags))
 
 
+def refused_action(h: Handoff, by: Writing, action: str, **more: Any) -> Handoff:
+    """``h`` (archived on another clone) flagged and listing ``by``'s ``action`` (``validated``,
+    ``promoted``, ``superseded``: its writer read a live record) as not applied; ``more``: what the
+    line names besides (the continuation that ``superseded_by`` would have named)."""
+    edit = {**by.to_json(), "outcome": "not_applied", "status": h.status, "action": action, **more}
+    return evolve(h, extra={**h.extra, CONFLICTS: [*(h.extra.get(CONFLICTS) or ()), edit]},
+                  flags=_flagged(h.flags))
+
+
+def archived_over(h: Handoff, archived: Handoff, by: Writing) -> Handoff:
+    """``archived`` (``h``, superseded on another clone, archived by ``by``, whose writer read it live):
+    the archive stands (a person's decision; a continuation's promotion superseded it by rule), the
+    record names no successor, and lists the supersede as not applied, as when the archive comes first."""
+    edit = {"outcome": "not_applied", "status": "archived", "action": "superseded",
+            "superseded_by": h.superseded_by, "by": {**by.to_json(), "action": "archived"}}
+    return evolve(archived, superseded_by=None,
+                  extra={**archived.extra, CONFLICTS: [*(archived.extra.get(CONFLICTS) or ()), edit]},
+                  flags=_flagged(archived.flags))
+
+
 def settled(h: Handoff) -> Handoff:
-    """A record made ready: the replaced record it kept is no longer needed (nothing revises it now)."""
+    """A record made ready or archived: the replaced record it kept is no longer needed (nothing revises it now)."""
     if REVISION not in h.extra:
         return h
     return evolve(h, extra={k: v for k, v in h.extra.items() if k != REVISION})

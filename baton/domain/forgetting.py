@@ -117,3 +117,48 @@ def foreign_forgets(forgets: Iterable[Event], erased: Iterable[str], *, my_write
     one of the ``erased`` event ids: each handoff a sync erased here at another replica's request."""
     wanted = set(erased)
     return [e for e in forgets if e.writer != my_writer and wanted.intersection(erased_by(e))]
+
+
+@frozen
+class WithheldEdit:
+    """Events of a forgotten handoff's own stream that still hold a payload: written on another
+    clone before the forget reached it (an amend made apart), so no forget named them. No record
+    shows them (the fold keeps a forgotten handoff gone); the ledger still holds their text until
+    ``baton forget`` of the handoff runs again here. Never their text: the forget may be for it."""
+
+    handoff: str
+    events: tuple[str, ...]
+    types: tuple[str, ...]
+    writers: tuple[str, ...]
+
+    @property
+    def short(self) -> str:
+        return self.handoff[-8:]
+
+    def line(self) -> str:
+        """How ``baton sync`` names it."""
+        n = len(self.events)
+        what = f"{n} {'revision' if set(self.types) == {'handoff.revised'} else 'event'}{'s' if n > 1 else ''}"
+        return (f"FORGOTTEN: {what} of the forgotten handoff {self.short}, made apart on another clone "
+                f"(writer {', '.join(self.writers)}) before the forget reached it, still hold"
+                f"{'' if n > 1 else 's'} its content here: withheld from every record, brief and listing; "
+                f"`baton forget {self.short}` erases {'them' if n > 1 else 'it'}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoff": self.handoff, "short": self.short, "events": list(self.events),
+                "types": list(self.types), "writers": list(self.writers)}
+
+
+def withheld_edits(events: Iterable[Event], forgotten: Iterable[str]) -> list[WithheldEdit]:
+    """Per handoff of ``forgotten`` (ids a forget left without a record), its events among
+    ``events`` that are on its own stream and still hold a payload: what no forget named
+    (``WithheldEdit``)."""
+    streams = {stream_of(HANDOFF, h): h for h in forgotten}
+    found: dict[str, list[Event]] = {}
+    for event in events:
+        handoff = streams.get(event.stream)
+        if handoff is not None and not event.erased and event.type != HandoffForgotten.TYPE:
+            found.setdefault(handoff, []).append(event)
+    return [WithheldEdit(h, tuple(e.id for e in held), tuple(dict.fromkeys(e.type for e in held)),
+                         tuple(dict.fromkeys(e.writer for e in held)))
+            for h, held in sorted(found.items())]

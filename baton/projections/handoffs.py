@@ -64,7 +64,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 10
+    version = 11
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -86,7 +86,10 @@ class HandoffsBase:
     flagged), so an index folded before is replayed once; 10: a validation or
     promotion finds the body it read through a chain of revisions made apart,
     one of a body the record no longer holds is listed, and a revision resolves
-    only the edits made apart it read listed (replayed once)."""
+    only the edits made apart it read listed; 11: an archive made apart folds by
+    the same rule (it keeps the body it read, and stands over a validation,
+    promotion or supersede made apart, which are listed), so an index folded
+    before is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True

@@ -160,7 +160,7 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
             return [HandoffSuperseded(key=key, by=by)]
         case Archive(reason=reason):
             lifecycle.require(state, lifecycle.ARCHIVE)
-            return [HandoffArchived(key=key, reason=reason)]
+            return [HandoffArchived(key=key, reason=reason, extra=_read(state))]
         case FlagConflicted():
             lifecycle.require(state, lifecycle.FLAG_CONFLICTED)
             return [HandoffFlagged(key=key, flag="conflicted")]
@@ -209,6 +209,8 @@ def evolve(state: State, recorded: Event) -> State:
             case HandoffRevised(handoff=body):
                 return _revised(state, apart.without_fold_keys(handoff_from_json(body)), _writing(recorded),
                                 now=_later(now, state), resolves=event.extra.get(apart.RESOLVES))
+            case HandoffValidated() | HandoffPromoted() | HandoffSuperseded() if state.status == "archived":
+                return _after_archive(state, event, _writing(recorded))
             case HandoffValidated(report=report):
                 if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
                                  report):
@@ -223,7 +225,8 @@ def evolve(state: State, recorded: Event) -> State:
             case HandoffSuperseded(by=by):
                 return lifecycle.supersede(state, by=by, now=now)
             case HandoffArchived(reason=reason):
-                return lifecycle.archive(state, now=_later(now, state), reason=reason)
+                return _archived(state, event.extra.get(apart.BODY), _writing(recorded), reason=reason,
+                                 now=_later(now, state))
             case HandoffFlagged(flag="conflicted"):
                 return lifecycle.flag_conflicted(state, now=_later(now, state))
     except (TransitionError, PromotionRefused, HandoffInputError,
@@ -264,6 +267,32 @@ def _revised(state: Handoff, body: Handoff, by: apart.Writing, *, now: str, reso
         lifecycle.revise(replace_fields(state, status="draft"), body, now=now)  # a body the fold would refuse: skipped
         return apart.refused_revision(state, by)
     return apart.revised(state, lifecycle.revise(state, body, now=now), by, resolves)
+
+
+def _archived(state: Handoff, read: Any, by: apart.Writing, *, reason: str | None, now: str) -> Handoff:
+    """A recorded archive (``concurrent_edits``): of the body it read, when a revision made apart
+    replaced it (the revision is listed as not applied); over a supersede made apart (listed too)."""
+    if state.status == "superseded":  # archive is never decided on a superseded record: made apart
+        live = lifecycle.archive(replace_fields(state, status="ready"), now=now, reason=reason)
+        return apart.archived_over(state, live, by)
+    if state.status not in ("draft", "validated"):
+        return lifecycle.archive(state, now=now, reason=reason)
+    found = apart.read_body(state, read, by)
+    earlier, left = found if found is not None else (state, [])  # a body past the kept chain: archived as it is
+    archived = apart.settled(lifecycle.archive(earlier, now=now, reason=reason))
+    for revision in left:
+        archived = apart.left_out(archived, revision, by, "archived")
+    return archived
+
+
+def _after_archive(state: Handoff, event: DomainEvent, by: apart.Writing) -> Handoff:
+    """A validation, promotion or supersede that reaches a record archived on another clone (its
+    writer read it live): listed as not applied; the archive stands."""
+    if isinstance(event, HandoffSuperseded):
+        if not isinstance(event.by, str) or not event.by:
+            return state
+        return apart.refused_action(state, by, "superseded", superseded_by=event.by)
+    return apart.refused_action(state, by, "validated" if isinstance(event, HandoffValidated) else "promoted")
 
 
 def _promoted(h: Handoff, *, now: str, accepted_warnings: str | None) -> Handoff:
