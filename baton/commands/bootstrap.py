@@ -210,8 +210,9 @@ def _told_once(project: "Project", runner, own: BatonRecord, unseen: Iterable[di
     fresh = [u for u in unseen if mark(str(u.get("id"))) not in told]
     if not fresh:
         return []
-    left_by, objectives = unseen_sources(runner, own, fresh)
-    notices = [notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id")))) for u in fresh]
+    left_by, objectives, statuses = unseen_sources(runner, own, fresh)
+    notices = [notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id"))),
+                      statuses.get(str(u.get("id")))) for u in fresh]
     if not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark(str(u.get("id"))) for u in fresh])[-TOLD_KEPT:]})
     return notices

@@ -20,7 +20,7 @@ from baton.commands.edits_apart import all_edits
 from baton.commands.feed_vouch import handoff_vouch
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff
-from baton.domain.batons import SUPERSEDED_UNSEEN, clipped_text
+from baton.domain.batons import SUPERSEDED_UNSEEN, clipped_text, record_only
 from baton.domain.handoff import STATUSES
 from baton.domain.short_ids import short_id
 from baton.errors import InputError, NotFound
@@ -121,7 +121,9 @@ def unseen_json(unseen: dict[str, Any]) -> dict[str, Any]:
             "superseded_by": unseen.get("supersededBy"), "unread": bool(unseen.get("unread")),
             "first_step": unseen.get("firstStep"),
             **({"superseded_for": unseen["supersededFor"]} if isinstance(unseen.get("supersededFor"), dict) else {}),
-            "read_with": [f"baton resume {ident}", f"baton handoff show {ident}"]}
+            "handoff_status": unseen.get("handoffStatus"),
+            "read_with": [f"baton handoff show {ident}"] if record_only(unseen.get("handoffStatus"))
+            else [f"baton resume {ident}", f"baton handoff show {ident}"]}
 
 
 def project_status(project: "Project") -> StatusResult:
