@@ -15,6 +15,7 @@ from baton.domain.batons import (
     BatonRecord,
     baton_key,
     collided_notice,
+    dismissed_elsewhere,
     missed_notice,
     replaced_unread_notice,
     unseen_lines,
@@ -144,3 +145,12 @@ def test_each_notice_of_a_baton_superseded_unseen_names_resume_while_it_can_be_r
     for line in (*unseen_lines(record, statuses={"b-old": "draft"}), missed_notice(record, UNSEEN, status="ready"),
                  collided_notice(record, UNSEEN), replaced_unread_notice(UNSEEN)):
         assert "`baton resume b-old`" in line, line
+
+
+def test_a_baton_a_teammate_dismissed_by_archiving_its_handoff_is_read_with_handoff_show():
+    dismissed = _record(status="dismissed", ended_at="2026-01-03T00:00:00Z", ended_by_writer="w-bob")
+    [(_, notice)] = dismissed_elsewhere([dismissed], writer="w-me", owner="bob", told=[],
+                                        statuses={"b-new": "archived"})
+    assert notice.endswith("its handoff is archived now, so `baton handoff show b-new` reads it.")
+    [(_, still)] = dismissed_elsewhere([dismissed], writer="w-me", owner="bob", told=[], statuses={"b-new": "draft"})
+    assert still.endswith("`baton resume b-new` reads it.")

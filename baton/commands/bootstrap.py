@@ -172,8 +172,11 @@ def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, pe
         return []
     told = _read_told(project)
     records = [r for r, _ in baton_records(runner.docs("batons"))]
+    # a baton a teammate ended: its handoff may be archived with it (one row each, only these)
+    statuses = {r.id: status for r in records if r.ended_by_writer not in (None, project.writer)
+                and (status := handoff_status(runner, r.id)) is not None}
     fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told,
-                                lost_claims=claim_conflicts(runner.docs("batons"))) \
+                                lost_claims=claim_conflicts(runner.docs("batons")), statuses=statuses) \
         + taken_up_notices(records, owner=ctx.owner, told=told, writer=project.writer)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})

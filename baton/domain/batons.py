@@ -908,7 +908,8 @@ def _sentence(text: str) -> str:
 
 
 def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: str,
-                        told: Iterable[str], lost_claims: Iterable[Mapping[str, Any]] = ()) -> list[tuple[str, str]]:
+                        told: Iterable[str], lost_claims: Iterable[Mapping[str, Any]] = (),
+                        statuses: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """``(mark, notice)`` for each baton left for ``owner`` or left by them (``same_owner``)
     that a writer other than ``writer`` (a teammate's clone, by ``baton sync``) dismissed or
     cancelled (``session handoff --cancel --owner``), not told yet (``told`` holds the marks
@@ -917,7 +918,9 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
     ``lost_claims``: the baton index's lost claims (``claim_conflicts``). A claim that lost to
     the dismissal or cancellation still gave its session the baton, so the notice names that
     session (``session S here had already received it``) instead of saying no session
-    receives it, as the claim conflict told beside it says (team23 T7)."""
+    receives it, as the claim conflict told beside it says (team23 T7). ``statuses``: baton id →
+    its handoff's status now; a teammate's archive dismisses the baton of the handoff it archives,
+    and an archived or superseded handoff is read with ``baton handoff show`` (``read_command``)."""
     seen = set(told)
     received: dict[str, list[Mapping[str, Any]]] = {}
     for c in lost_claims:
@@ -940,8 +943,15 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
         out.append((mark, f"{r.status.upper()}: {whose} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) was "
                           f"{r.status} by {by} at {r.ended_at or 'an unknown time'}, "
                           f"{_received_anyway(received.get(r.id, ()), r.status, writer)}; "
-                          f"`baton resume {r.id}` reads it."))
+                          f"{_reads_it(r.id, (statuses or {}).get(r.id))}."))
     return out
+
+
+def _reads_it(handoff_id: str, status: Any) -> str:
+    """"`baton resume ID` reads it", or, its handoff archived or superseded now, the record's command."""
+    if record_only(status):
+        return f"its handoff is {_shown(status)} now, so `{read_command(handoff_id, status)}` reads it"
+    return f"`{read_command(handoff_id, status)}` reads it"
 
 
 def _received_anyway(claims: Iterable[Mapping[str, Any]], status: str, writer: str) -> str:
