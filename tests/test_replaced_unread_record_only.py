@@ -16,6 +16,7 @@ from baton.domain.batons import (
     baton_key,
     collided_notice,
     dismissed_elsewhere,
+    lost_claim_notices,
     missed_notice,
     replaced_unread_notice,
     unseen_lines,
@@ -154,3 +155,12 @@ def test_a_baton_a_teammate_dismissed_by_archiving_its_handoff_is_read_with_hand
     assert notice.endswith("its handoff is archived now, so `baton handoff show b-new` reads it.")
     [(_, still)] = dismissed_elsewhere([dismissed], writer="w-me", owner="bob", told=[], statuses={"b-new": "draft"})
     assert still.endswith("`baton resume b-new` reads it.")
+
+
+def test_a_claim_lost_to_an_archive_elsewhere_is_read_with_handoff_show():
+    conflicts = [{"eventId": "e-1", "writer": "me", "handoffId": "h-1", "sessionId": "s-1",
+                  "claimedAt": "2026-01-01T00:00:00Z", "winner": {"status": "dismissed"}}]
+    [(_, notice)] = lost_claim_notices(conflicts, writer="me", told=[], statuses={"h-1": "archived"})
+    assert notice.endswith("Its handoff is archived now, so `baton handoff show h-1` reads it.")
+    [(_, still)] = lost_claim_notices(conflicts, writer="me", told=[], statuses={"h-1": "draft"})
+    assert still.endswith("`baton resume h-1` reads it.")

@@ -134,8 +134,12 @@ def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)
-    fresh = lost_claim_notices(claim_conflicts(runner.docs("batons")), writer=project.writer, told=told,
-                               see_baton=wording.get("see_baton", SEE_BATON))
+    conflicts = claim_conflicts(runner.docs("batons"))
+    # a claim lost to a dismissal: the handoff may be archived with it (one row per conflict of this writer)
+    statuses = {c["handoffId"]: status for c in conflicts if c.get("writer") == project.writer
+                and isinstance(c.get("handoffId"), str) and (status := handoff_status(runner, c["handoffId"]))}
+    fresh = lost_claim_notices(conflicts, writer=project.writer, told=told,
+                               see_baton=wording.get("see_baton", SEE_BATON), statuses=statuses)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [event_id for event_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]

@@ -837,10 +837,13 @@ BEGIN_AS = "`baton session begin` with {owner} as its owner claims it"
 
 
 def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
-                       told: Iterable[str], see_baton: str = SEE_BATON) -> list[tuple[str, str]]:
+                       told: Iterable[str], see_baton: str = SEE_BATON,
+                       statuses: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """The lost claims this clone has not been told of yet: ``(event id, notice)``
     for each claim its own writer made that lost to another replica's (the
     ``conflicts`` of the baton index, after ``baton sync``), oldest first.
+    ``statuses``: handoff id → its status now; an archived or superseded one (a teammate's archive
+    dismissed the baton) is read with ``baton handoff show`` (``read_command``), not ``see_baton``.
 
     A lost claim is told once, at the losing clone's next session start: the
     caller records the event ids it showed and passes them back as ``told``."""
@@ -864,8 +867,14 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
         out.append((event_id, f"Claim conflict: baton {c.get('handoffId')} was claimed here by session "
                               f"{c.get('sessionId')} at {c.get('claimedAt')}, but on another clone "
                               f"{lost_claim_reason(winner)}{when}{after}. "
-                              f"{_sentence(see_baton.format(id=c.get('handoffId')))}"))
+                              f"{_sentence(_see_claimed(see_baton, str(c.get('handoffId')), statuses))}"))
     return out
+
+
+def _see_claimed(see_baton: str, handoff_id: str, statuses: Mapping[str, str] | None) -> str:
+    """``see_baton`` for ``handoff_id``, or, its handoff archived or superseded now, the record's command."""
+    status = (statuses or {}).get(handoff_id)
+    return _reads_it(handoff_id, status) if record_only(status) else see_baton.format(id=handoff_id)
 
 
 def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mapping[str, str],
