@@ -388,7 +388,7 @@ _OPT_S, _OPT_O = {"type": ["string", "null"]}, {"type": ["object", "null"]}
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "baton_status": _result({"root": _S, "config": _O, "handoffs": _O, "latest": _OPT_O, "pending_batons": _I,
                              "superseded_unseen": _A, "detector": _O, "forgotten_by_teammates": _A,
-                             "concurrent_edits": _A}, "root", "config", "handoffs", "latest", "pending_batons"),
+                             "concurrent_edits": _A, "derived_of_forgotten": _A}, "root", "config", "handoffs", "latest", "pending_batons"),
     "handoff_capture": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "redactions": _A,
                                 "hints": _A, "handoff": _OPT_O, "record_omitted": _B}, "id", "short_id", "status", "handoff"),
     "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),

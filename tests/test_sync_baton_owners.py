@@ -143,3 +143,14 @@ def test_a_dismissal_that_a_claim_here_lost_to_names_the_session_that_received_t
     assert "Claim conflict" in brief and f"DISMISSED: the baton alice@example.com left for you on main (baton {ident}" in brief
     assert "no session receives it" not in brief
     assert "but session bob-1 here had already received it before the dismissal reached it" in brief
+
+
+def test_a_baton_a_teammate_dismissed_by_archiving_its_handoff_is_read_with_handoff_show(capsys, tmp_path):
+    a, b, ident = left_for_bob(capsys, tmp_path, BOB)
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "migration dropped")  # dismisses its baton
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    brief = run_json(capsys, a, "bootstrap")["brief"]
+    line = next(line for line in brief.splitlines() if "DISMISSED:" in line)
+    assert f"`baton handoff show {ident}` reads it" in line and "baton resume" not in line
+    assert run(capsys, a, "resume", ident)[0] == 4  # what it no longer names

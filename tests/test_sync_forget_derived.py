@@ -1,7 +1,7 @@
 """A fork made on another clone while ``baton forget`` erased its parent keeps the forgotten
 content, and is named (tester-team23 T1; docs/cli.md "forget", docs/sync.md "Forgetting across
 replicas"): the sync that brings the fork and the forget together says so on either clone,
-``baton status`` says so while the clone holds it, and ``baton forget`` of the erased handoff
+``baton status`` and the MCP ``baton_status`` say so while the clone holds it, and ``baton forget`` of the erased handoff
 lists it instead of only saying the record is gone.
 """
 
@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from mcp import Client
+
 from baton.domain.short_ids import short_id
+from baton.mcp_server import build_server
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team
 
@@ -68,6 +72,36 @@ def test_status_names_every_handoff_still_holding_content_of_a_forgotten_one(cap
         code, out, err = run(capsys, clone, "status")
         assert code == 0, err
         assert line_for(fork, parent) in out
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_baton_status_names_every_handoff_still_holding_content_of_a_forgotten_one_as_status_does(
+        capsys, tmp_path):
+    a, b, parent, fork = forked_while_forgotten(capsys, tmp_path)
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    for clone in (a, b):
+        async with Client(build_server(clone)) as client:
+            status = (await client.call_tool("baton_status", {})).structured_content
+        assert status["derived_of_forgotten"] == [{"handoff": fork, "forgotten": parent, "relation": "fork",
+                                                   "line": line_for(fork, parent)}]
+        assert [d["line"] for d in status["derived_of_forgotten"]] == run_json(capsys, clone, "status")["derivedOfForgotten"]
+
+
+@pytest.mark.anyio
+async def test_mcp_baton_status_names_none_once_the_fork_is_forgotten_too(capsys, tmp_path):
+    a, b, _parent, fork = forked_while_forgotten(capsys, tmp_path)
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    run_json(capsys, a, "forget", fork, "--yes")
+    async with Client(build_server(a)) as client:
+        status = (await client.call_tool("baton_status", {})).structured_content
+    assert "derived_of_forgotten" not in status
 
 
 def test_forget_of_the_erased_handoff_lists_the_derived_fork_it_now_knows(capsys, tmp_path):

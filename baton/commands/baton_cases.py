@@ -38,6 +38,7 @@ from baton.domain.batons import (
     active_for_context,
     clipped_text,
     lost_claim_reason,
+    read_words,
     replaced_unread_notice,
     scope_words,
     shown_name,
@@ -171,7 +172,7 @@ def render_unseen(unseen: list[dict[str, Any]]) -> list[str]:
                    f"{scope_words(u)} receives it")
         lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {scope_words(u)}: "
                      f"left by {unseen_left_by(u)}{about}; replaced by baton {u.get('supersededBy')}, "
-                     f"{how}; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")
+                     f"{how}; {read_words(str(ident), u.get('handoffStatus'))}")
     return lines
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
-from baton.commands.batons import Peek, version_expected
+from baton.commands.batons import Peek, handoff_status, version_expected
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
-from baton.domain.batons import CLAIMED, BatonRecord, superseded_unread, unseen_summary
+from baton.domain.batons import CLAIMED, BatonRecord, read_command, superseded_unread, unseen_summary
 from baton.domain.stored_resume import resume_of_stored
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
@@ -37,11 +37,19 @@ class CreatedBaton:
     redactions: list
     unread: dict[str, Any] | None = None
     """The superseded baton, when another session left it and none read it (``superseded_unread``):
-    its ``unseen_summary``, which the new baton names too."""
+    its ``unseen_summary``, which the new baton names too, with ``handoffStatus``, the status of
+    its handoff as this one was left (an archived or superseded one is read with ``baton handoff
+    show``: ``domain.batons.read_command``)."""
+
+    def unread_json(self) -> dict[str, Any] | None:
+        """``unread`` as ``--json`` gives it, with the command that reads it (``readCommand``)."""
+        if not self.unread:
+            return None
+        return {**self.unread, "readCommand": read_command(str(self.unread.get("id")), self.unread.get("handoffStatus"))}
 
     def to_json(self) -> dict[str, Any]:
         return {"handoff": self.record.to_json(), "superseded": self.superseded, "redactions": self.redactions,
-                "supersededUnread": self.unread}
+                "supersededUnread": self.unread_json()}
 
 
 def key_state(scope: WriteScope, key: str) -> BatonKey:
@@ -97,7 +105,7 @@ def append_created(scope: WriteScope, record: BatonRecord, *, session: str | Non
     (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness,
                                                                          reason=reason))
     current = state.current
-    unread = unseen_summary(current, unread=True) \
+    unread = {**unseen_summary(current, unread=True), "handoffStatus": handoff_status(scope.runner, current.id)} \
         if current is not None and superseded_unread(current, replace(record, session_id=session)) else None
     record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=actor,
                   session=session)

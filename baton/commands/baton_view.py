@@ -13,6 +13,7 @@ from baton.domain.batons import BatonRecord, render_baton_markdown, shown_name, 
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.feed_vouch import FeedVouch
 from baton.ledger.clock import rfc3339_micros
+from baton.projections.batons import unseen_sources
 from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
@@ -47,13 +48,16 @@ class ActiveBatonResult:
     """The baton here carries a handoff resumed after it was left (on another clone, come by
     ``baton sync``): a session start would dismiss it instead of receiving it, and this is the
     line it would be told (``baton.domain.taken_up``); nothing is dismissed by looking."""
+    unseen: tuple[str, ...] = ()
+    """The lines naming the batons this one replaced unseen or unread (``unseen_lines``, with who
+    left each, its objective and its handoff's status now: ``unseen_sources``)."""
 
     def markdown(self) -> str | None:
         if self.record is None:
             return None
         claimed = self.record.owner if self.record.shared else None
         return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried,
-                                     unseen=unseen_lines(self.record),
+                                     unseen=self.unseen,
                                      unverified=self.unverified.line(claimed) if self.unverified else "")
 
     def to_json(self) -> dict[str, Any]:
@@ -101,7 +105,9 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
     if peek is not None:
         unverified = baton_vouch(project, runner, peek.record)
         if unverified is None or not unverified.withheld:
-            return ActiveBatonResult(ctx, peek.record, unverified=unverified)
+            unseen = unseen_lines(peek.record, *unseen_sources(runner, peek.record)) \
+                if peek.record.replaced_unseen else ()
+            return ActiveBatonResult(ctx, peek.record, unverified=unverified, unseen=unseen)
         withheld = unverified.withheld_notice("baton", peek.record.id)
     # No session is named here: a claim by any session is told (the caller knows its own).
     told = claim_told(runner, ctx, own, session_id=None, now=rfc3339_micros(project.clock()))

@@ -134,8 +134,12 @@ def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)
-    fresh = lost_claim_notices(claim_conflicts(runner.docs("batons")), writer=project.writer, told=told,
-                               see_baton=wording.get("see_baton", SEE_BATON))
+    conflicts = claim_conflicts(runner.docs("batons"))
+    # a claim lost to a dismissal: the handoff may be archived with it (one row per conflict of this writer)
+    statuses = {c["handoffId"]: status for c in conflicts if c.get("writer") == project.writer
+                and isinstance(c.get("handoffId"), str) and (status := handoff_status(runner, c["handoffId"]))}
+    fresh = lost_claim_notices(conflicts, writer=project.writer, told=told,
+                               see_baton=wording.get("see_baton", SEE_BATON), statuses=statuses)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [event_id for event_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
@@ -172,8 +176,11 @@ def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, pe
         return []
     told = _read_told(project)
     records = [r for r, _ in baton_records(runner.docs("batons"))]
+    # a baton a teammate ended: its handoff may be archived with it (one row each, only these)
+    statuses = {r.id: status for r in records if r.ended_by_writer not in (None, project.writer)
+                and (status := handoff_status(runner, r.id)) is not None}
     fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told,
-                                lost_claims=claim_conflicts(runner.docs("batons"))) \
+                                lost_claims=claim_conflicts(runner.docs("batons")), statuses=statuses) \
         + taken_up_notices(records, owner=ctx.owner, told=told, writer=project.writer)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
@@ -210,8 +217,9 @@ def _told_once(project: "Project", runner, own: BatonRecord, unseen: Iterable[di
     fresh = [u for u in unseen if mark(str(u.get("id"))) not in told]
     if not fresh:
         return []
-    left_by, objectives = unseen_sources(runner, own, fresh)
-    notices = [notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id")))) for u in fresh]
+    left_by, objectives, statuses = unseen_sources(runner, own, fresh)
+    notices = [notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id"))),
+                      statuses.get(str(u.get("id")))) for u in fresh]
     if not peek:
         write_json_atomic(_told_path(project), {"told": (told + [mark(str(u.get("id"))) for u in fresh])[-TOLD_KEPT:]})
     return notices

@@ -34,6 +34,11 @@ import orjson
 from baton.commands.batons import redacted_field
 from baton.commands.handoff_facts import (
     CONTENT_HASH_SKIPPED,
+    START_BUDGET_BYTES,
+    START_BUDGET_ENTRIES,
+    START_BUDGET_LISTED,
+    BudgetSpent,
+    HashBudget,
     capture_content_hash,
     folder_content_hash,
     is_marker,
@@ -343,7 +348,21 @@ def _check_scope_prefix(root: Path, entry: str, roots: tuple[Path, ...]) -> None
         raise UnsafePath(entry, exc.reason, f"its fixed part {prefix!r}: {why}", prefix=prefix, **extra) from None
 
 
-def hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refresh: bool = False) -> None:
+NOT_HASHED_YET = ("not hashed yet: this capture ran within a hook's deadline and its hashing budget was spent on "
+                  "the artifacts before it, so no hash was recorded and its changes since cannot be checked; "
+                  "any `baton handoff amend` of the draft hashes every artifact, as a capture outside a hook does")
+"""``content_hash_skipped`` of an artifact a budgeted capture (a hook's: ``CAPTURE_BUDGET``) had no room to hash:
+the artifact is kept, and no hash is claimed for it (validation warns of it, freshness calls it unclassified)."""
+
+
+def capture_budget() -> HashBudget:
+    """What one capture inside a hook's deadline may hash in all (a PreCompact draft, an automatic one):
+    the bounded freshness check's budget (``START_BUDGET_*``), about four full folders."""
+    return HashBudget(START_BUDGET_ENTRIES, START_BUDGET_BYTES, START_BUDGET_LISTED)
+
+
+def hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refresh: bool = False,
+                   budget: HashBudget | None = None) -> None:
     """Record the content hash of each existing artifact that has none (or of
     every existing artifact, with ``refresh``: a revision or amendment is a new
     snapshot), so a later resume can tell whether a file changed (§10b).
@@ -353,18 +372,20 @@ def hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refre
     screened content (``sha256-redacted:``), never of its raw bytes; a file
     over the screen's limit records no hash but ``content_hash_skipped``, why.
     A hash the caller gave that is the raw hash of a file holding a secret is
-    replaced the same way.
+    replaced the same way. ``budget``: the total work the capture may do (a hook's, ``capture_budget``);
+    an artifact past it records ``content_hash_skipped`` ``NOT_HASHED_YET``, never a hash. None: all.
 
     Raises:
         UnsafePath: an artifact leaves the root (saying so when untrusted allowed_roots are why).
     """
     try:
-        _hash_artifacts(root, payload, policy, refresh=refresh)
+        _hash_artifacts(root, payload, policy, refresh=refresh, budget=budget)
     except UnsafePath as exc:
         raise with_untrusted_roots(exc, policy) from None
 
 
-def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refresh: bool) -> None:
+def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refresh: bool,
+                    budget: HashBudget | None = None) -> None:
     artifacts = payload.get("artifacts")
     if not isinstance(artifacts, list):
         return
@@ -384,10 +405,18 @@ def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refr
                 if isinstance(given, str):
                     item["content_hash"] = screened_given_hash(real, given, policy.redaction)
                 continue
-            if folder:
-                found, skipped = folder_content_hash(real, policy.redaction, named=path)
+            found: str | None
+            skipped: str | None
+            if budget is not None and budget.spent:
+                found, skipped = None, NOT_HASHED_YET
+            elif folder:
+                found, skipped = folder_content_hash(real, policy.redaction, named=path, budget=budget)
             else:
+                if budget is not None:  # a file is hashed whole once begun: the budget is spent after it
+                    _charge_file(budget, real)
                 found, skipped = capture_content_hash(real, policy.redaction)
+        except BudgetSpent:
+            found, skipped = None, NOT_HASHED_YET
         except OSError:
             continue
         item.pop("content_hash", None)
@@ -396,6 +425,15 @@ def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refr
             item["content_hash"] = found
         else:
             item[CONTENT_HASH_SKIPPED] = skipped
+
+
+def _charge_file(budget: HashBudget, real: Path) -> None:
+    """Charge ``budget`` for hashing the file ``real`` (one entry, its size); an overdrawn budget is spent
+    for the artifacts after it, never for this one, which is hashed whole."""
+    try:
+        budget.charge(entries=1, data=real.stat().st_size)
+    except BudgetSpent:
+        pass
 
 
 def refuse_transcripts(handoff: Any) -> None:
@@ -442,8 +480,12 @@ def capture_in_scope(
     actor: str | None = None,
     policy: Any = None,
     retired: Iterable[str] = (),
+    hash_budget: HashBudget | None = None,
 ) -> CaptureResult:
     """Capture a draft handoff inside an open ``WriteScope`` (the lock is held).
+
+    ``hash_budget``: what hashing its artifacts may cost in all, for a capture inside a hook's
+    deadline (``capture_budget``); those past it are kept, recorded not hashed yet (``NOT_HASHED_YET``).
 
     ``actor``: who captures (``identity.recorded_owner``), recorded as the
     event's ``actor`` — resolved by the caller before it took the lock (every
@@ -479,7 +521,7 @@ def capture_in_scope(
     parent_id = _resolved_parent(scope, parent, relation)
     retired = _retired_with_parent(scope, clean.payload, retired, parent_id)
     body = assign_item_ids(clean.payload, retired)
-    hash_artifacts(project.paths.worktree, body, policy)
+    hash_artifacts(project.paths.worktree, body, policy, budget=hash_budget)
     _link_parent(body, parent_id, relation)
     _merge_origin(body, origin, session)
     _set_trigger(body, trigger)

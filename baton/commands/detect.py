@@ -25,7 +25,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Mapping
 
-from baton.commands.capture import capture_in_scope
+from baton.commands.capture import capture_budget, capture_in_scope
 from baton.commands.detector_facts import detector_config, repository_head, stream_key
 from baton.commands.draft_fields import PLACEHOLDER, still_to_complete
 from baton.commands.handoff_facts import now_timestamp
@@ -235,7 +235,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
             if kept is None:
                 draft = capture_in_scope(scope, template, trigger=template["automation"]["trigger"],
                                          origin={"harness": harness} if harness else None,
-                                         session=session, actor=actor).handoff_id
+                                         session=session, actor=actor, hash_budget=capture_budget()).handoff_id
         if kept is not None:
             draft, missing = kept["id"], still_to_complete(kept)
         record_recommendation(scope, assessed, draft, tuple(missing))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.commands.capture import capture_in_scope
+from baton.commands.capture import capture_budget, capture_in_scope
 from baton.commands.detect import assess, record_recommendation
 from baton.commands.draft_fields import PLACEHOLDER
 from baton.commands.feed_vouch import handoff_vouch
@@ -116,7 +116,7 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
         now = _compaction_draft(scope.runner, project.writer, sid)
         created = now is None and template is not None
         draft = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
-                                 session=sid, actor=actor).handoff_id if created and template is not None else (now or kept)
+                                 session=sid, actor=actor, hash_budget=capture_budget()).handoff_id if created and template is not None else (now or kept)
         assert draft is not None  # no template: a draft was kept
         if assessed.records:
             record_recommendation(scope, assessed, draft)

@@ -50,6 +50,7 @@ from baton.domain.short_ids import short_id
 from baton.errors import BatonError
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
+from baton.projections.batons import unseen_sources
 from baton.projections.sessions import session_doc
 from baton.values import replace, value_class
 
@@ -102,6 +103,9 @@ class SessionBeginResult:
     owner_notice: str = ""
     """git's identity broke the owner rule and was passed over for the default owner: which
     setting, and what Baton uses instead (``identity.owner_notice``)."""
+    unseen: tuple[str, ...] = ()
+    """The lines naming the batons the one received replaced unseen or unread (``unseen_lines``,
+    with who left each, its objective and its handoff's status now: ``unseen_sources``)."""
     notices: tuple[str, ...] = ()
     """No baton was received: the batons this clone left that wait elsewhere (``LeftElsewhere``)."""
 
@@ -115,7 +119,7 @@ class SessionBeginResult:
             return None
         claimed = self.record.owner if self.record.shared else None  # a shared baton's owner left it
         return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried,
-                                     unseen=unseen_lines(self.record),
+                                     unseen=self.unseen,
                                      unverified=self.unverified.line(claimed) if self.unverified else "")
 
     def to_json(self) -> dict[str, Any]:
@@ -240,8 +244,10 @@ def begin_session(
                 told = left_elsewhere(opened, scope.runner, ctx)
             except BatonError:  # what cannot be read never stops a start: the brief leaves it out too
                 told = []
+        unseen = unseen_lines(received, *unseen_sources(scope.runner, received)) \
+            if received is not None and received.replaced_unseen else ()
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
-                              claimed_elsewhere=elsewhere if received is None else None,
+                              claimed_elsewhere=elsewhere if received is None else None, unseen=unseen,
                               unverified=unverified if received is not None else None, withheld=withheld,
                               owner_notice=(None if owner and owner.strip() else owner_notice(opened)) or "",
                               notices=tuple(told))
@@ -291,7 +297,7 @@ class SessionEndResult:
             "handoff": self.created.record.to_json() if self.created else None,
             "handoffId": self.created.record.id if self.created else None,
             "superseded": self.created.superseded if self.created else None,
-            "supersededUnread": self.created.unread if self.created else None,
+            "supersededUnread": self.created.unread_json() if self.created else None,
             "redactions": self.created.redactions if self.created else [],
             "objectiveCleared": self.objective_cleared,
             "handedOn": self.handed_on,

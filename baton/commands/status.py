@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.commands import forget_notices
+from baton.commands import forget_notices, forgotten_derived
 from baton.commands.baton_cases import missed_after_claim, render_unseen
 from baton.commands.batons import current_batons, pending_batons
 from baton.commands.detector_facts import detector_config
 from baton.commands.edits_apart import open_edits
 from baton.commands.feed_vouch import handoff_vouch
+from baton.commands.forgotten_derived import DerivedCopy
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff
-from baton.domain.batons import SUPERSEDED_UNSEEN, clipped_text
+from baton.domain.batons import SUPERSEDED_UNSEEN, clipped_text, record_only
 from baton.domain.handoff import STATUSES
 from baton.domain.short_ids import short_id
 from baton.errors import InputError, NotFound
@@ -71,6 +72,9 @@ class StatusResult:
     """A teammate's forget erased the reader's handoffs here (``forget_notices``): until the next brief tells it."""
     edits_apart: tuple[dict[str, Any], ...] = ()
     """Handoff edits made apart that records list (``edits_apart.open_edits``): a revision not applied or overwritten."""
+    derived: tuple[DerivedCopy, ...] = ()
+    """Handoffs that still hold content of a forgotten one (``forgotten_derived.held_copies``), as
+    ``baton status`` names them (``derivedOfForgotten``)."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -85,7 +89,9 @@ class StatusResult:
             "detector": self.detector or {"available": False},
         } | ({"forgotten_by_teammates": list(self.forgotten)} if self.forgotten else {}) \
             | ({"concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart]}
-               if self.edits_apart else {})
+               if self.edits_apart else {}) \
+            | ({"derived_of_forgotten": [{**d.to_json(), "line": d.line()} for d in self.derived]}
+               if self.derived else {})
 
     def render(self) -> str:
         total = sum(self.handoffs.values())
@@ -104,6 +110,7 @@ class StatusResult:
         lines.extend(f"  {line}" for line in render_unseen(list(self.unseen)))
         lines.extend(f"  {line}" for line in self.forgotten)
         lines.extend(f"  {e['line']}" for e in self.edits_apart)
+        lines.extend(f"  {d.line()}" for d in self.derived)
         return "\n".join(lines)
 
 
@@ -121,7 +128,9 @@ def unseen_json(unseen: dict[str, Any]) -> dict[str, Any]:
             "superseded_by": unseen.get("supersededBy"), "unread": bool(unseen.get("unread")),
             "first_step": unseen.get("firstStep"),
             **({"superseded_for": unseen["supersededFor"]} if isinstance(unseen.get("supersededFor"), dict) else {}),
-            "read_with": [f"baton resume {ident}", f"baton handoff show {ident}"]}
+            "handoff_status": unseen.get("handoffStatus"),
+            "read_with": [f"baton handoff show {ident}"] if record_only(unseen.get("handoffStatus"))
+            else [f"baton resume {ident}", f"baton handoff show {ident}"]}
 
 
 def project_status(project: "Project") -> StatusResult:
@@ -159,7 +168,8 @@ def project_status(project: "Project") -> StatusResult:
                 for u in missed_after_claim(opened, runner, [p.record for p in current_batons(runner)]))
     return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
                         counts, latest, len(pending), _detector_summary(opened), unseen,
-                        tuple(n["notice"] for n in forget_notices.pending(opened)), tuple(open_edits(runner)))
+                        tuple(n["notice"] for n in forget_notices.pending(opened)), tuple(open_edits(runner)),
+                        tuple(forgotten_derived.held_copies(runner)))
 
 
 def _detector_summary(project: "Project") -> dict[str, Any]:

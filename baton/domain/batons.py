@@ -395,6 +395,32 @@ REPLACED_KEPT = 5
 """Batons superseded unseen or unread one baton names (its own and those the one it replaced named)."""
 
 
+RECORD_ONLY_STATUSES = frozenset({"archived", "superseded"})
+"""A handoff's statuses ``baton resume`` refuses: a notice naming it then names ``baton handoff show``
+(docs/batons.md, "Where a notice sends you")."""
+
+
+def record_only(status: Any) -> bool:
+    """Whether a handoff of ``status`` (its status in the index now; None when not there) is read
+    only as the full record: ``baton resume`` refuses an archived or superseded one (exit 4)."""
+    return status in RECORD_ONLY_STATUSES
+
+
+def read_command(handoff_id: str, status: Any = None) -> str:
+    """The command a notice names to read ``handoff_id`` whose handoff's status is ``status``:
+    ``baton resume ID`` (the brief, to go on), or ``baton handoff show ID`` once ``baton resume``
+    refuses it (``record_only``)."""
+    return f"baton {'handoff show' if record_only(status) else 'resume'} {handoff_id}"
+
+
+def read_words(shown: str, status: Any) -> str:
+    """How a line about a replaced baton (``shown``: its id as shown) says to read it: resume first (the brief), the full record
+    beside it — or, once its handoff is archived or superseded (``record_only``), the record alone."""
+    if record_only(status):
+        return f"its handoff is {_shown(status)} now, so `baton handoff show {shown}` reads it (the full record)"
+    return f"read it with `baton resume {shown}` (or `baton handoff show {shown}`)"
+
+
 def unseen_summary(record: BatonRecord, *, unread: bool = False) -> dict[str, Any]:
     """What a baton superseded unseen is remembered by (``BatonRecord.replaced_unseen``): its
     ``UNSEEN_FIELDS``, its first next step (``firstStep``) and, when it was replaced on this very
@@ -469,6 +495,10 @@ def active_for_context(records: Iterable[BatonRecord], owner: str, branch: str) 
 
 # -- rendering -------------------------------------------------------------------
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -489,40 +519,42 @@ def _shown(value: object) -> str:
 
 
 def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
-                 objectives: Mapping[str, str] | None = None) -> tuple[str, ...]:
+                 objectives: Mapping[str, str] | None = None,
+                 statuses: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The lines a baton's section names each baton it superseded unseen with: its id, who left it
     (``left_by``: baton id → a writer or owner; else its session), its objective (``objectives``:
-    baton id → the objective of the handoff it carries) and how to read it."""
+    baton id → the objective of the handoff it carries) and how to read it (``statuses``: baton id →
+    its handoff's status now, ``read_command``)."""
     out = []
     for u in record.replaced_unseen:
         ident = str(u.get("id"))
         objective = (objectives or {}).get(ident)
+        status = (statuses or {}).get(ident)
         shown = _shown(ident)
         if u.get("unread"):
-            out.append(unread_line(u, objective))
+            out.append(unread_line(u, objective, status))
             continue
         who = (left_by or {}).get(ident) or (f"session `{_shown(u['sessionId'])}`" if u.get("sessionId")
                                              else "another session")
         about = f", objective: {_clipped(objective)}" if objective else ""
         out.append(f"> ⚠️ This baton replaced baton `{shown}`, left by {_shown(who)} at "
                    f"{_shown(u.get('createdAt') or 'an unknown time')} {_for_whom(u)}{about}, which was never seen here (left on another "
-                   f"clone while this one was apart). Read it with `baton resume {shown}` (or `baton handoff show "
-                   f"{shown}`).")
+                   f"clone while this one was apart). {_capital(read_words(shown, status))}.")
     return tuple(out)
 
 
 def missed_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str | None = None,
-                  objective: str | None = None) -> str:
+                  objective: str | None = None, status: str | None = None) -> str:
     """The brief's line naming a baton ``record`` superseded unseen after its claim
-    (``missed_by_claim``): whose it was, when and for whom, what about, and how to read it."""
+    (``missed_by_claim``): whose it was, when and for whom, what about, and how to read it
+    (``status``: its handoff's status now, ``read_command``)."""
     shown = _shown(unseen.get("id"))
     who = left_by or (f"session `{_shown(unseen['sessionId'])}`" if unseen.get("sessionId") else "another session")
     about = f", objective: {_clipped(objective)}" if objective else ""
     by = f" by session `{_shown(record.claimed_by_session)}`" if record.claimed_by_session else ""
     return (f"Baton `{shown}`, left by {_shown(who)} at {_shown(unseen.get('createdAt') or 'an unknown time')} for "
             f"{scope_words(unseen)}{about}, arrived (by `baton sync`) after the newer baton `{_shown(record.id)}` "
-            f"had been claimed{by}, so no brief named it; read it with `baton resume {shown}` (or `baton "
-            f"handoff show {shown}`).")
+            f"had been claimed{by}, so no brief named it; {read_words(shown, status)}.")
 
 
 def collided_unseen(record: BatonRecord | None, owner: str, branch: str) -> list[dict[str, Any]]:
@@ -538,10 +570,10 @@ def collided_unseen(record: BatonRecord | None, owner: str, branch: str) -> list
 
 
 def collided_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str | None = None,
-                    objective: str | None = None) -> str:
+                    objective: str | None = None, status: str | None = None) -> str:
     """The line a start of the owner and branch of ``unseen`` is told of it (``collided_unseen``):
     whose it was, that the baton for another owner or branch sharing its key replaced it, and how
-    to read it."""
+    to read it (``status``: its handoff's status now, ``read_command``)."""
     shown = _shown(unseen.get("id"))
     who = left_by or (f"session `{_shown(unseen['sessionId'])}`" if unseen.get("sessionId") else "another session")
     about = f", objective: {_clipped(objective)}" if objective else ""
@@ -549,7 +581,7 @@ def collided_notice(record: BatonRecord, unseen: Mapping[str, Any], left_by: str
             f"{scope_words(unseen)}{about}, was replaced (by `baton sync`: the two were left on clones apart) by "
             f"baton `{_shown(record.id)}` for {scope_words({'owner': record.owner, 'branch': record.branch})}, "
             f"whose names share one baton key ({_shown(record.key)}), so no session of {scope_words(unseen)} "
-            f"receives it; read it with `baton resume {shown}` (or `baton handoff show {shown}`).")
+            f"receives it; {read_words(shown, status)}.")
 
 
 def scope_words(unseen: Mapping[str, Any]) -> str:
@@ -566,9 +598,10 @@ def _for_whom(u: Mapping[str, Any]) -> str:
     return f"for `{_shown(u.get('owner'))}` on `{_shown(u.get('branch'))}`"
 
 
-def unread_line(unseen: Mapping[str, Any], objective: str | None = None) -> str:
+def unread_line(unseen: Mapping[str, Any], objective: str | None = None, status: str | None = None) -> str:
     """The line naming a baton this one replaced unread (``superseded_unread``): whose it was, what
-    it was about (its handoff's ``objective``, else its first next step) and how to read it."""
+    it was about (its handoff's ``objective``, else its first next step) and how to read it
+    (``status``: its handoff's status now — archived or superseded, ``baton resume`` refuses it)."""
     shown = _shown(unseen.get("id"))
     session = unseen.get("sessionId")
     who = f"session `{_shown(session)}`" if session else "another session"
@@ -578,13 +611,16 @@ def unread_line(unseen: Mapping[str, Any], objective: str | None = None) -> str:
     about = f" ({_clipped(str(title))})" if title else ""
     return (f"> ⚠️ This baton replaced an unread baton from {who}{about}, left at "
             f"{_shown(unseen.get('createdAt') or 'an unknown time')} and never delivered: "
-            f"`baton resume {shown}` continues it (`baton handoff show {shown}` is the full record).")
+            + (f"{read_words(shown, status)}." if record_only(status) else
+               f"`baton resume {shown}` continues it (`baton handoff show {shown}` is the full record)."))
 
 
 def replaced_unread_notice(unread: Mapping[str, Any]) -> str:
     """What leaving a baton says when it replaced an unread one (``superseded_unread``), in plain
-    text: whose it was, its first next step, and how to read it; the next session's brief names it too."""
+    text: whose it was, its first next step, and how to read it (``handoffStatus``: its handoff's
+    status as the baton was left, ``read_command``); the next session's brief names it too."""
     ident = _shown(unread.get("id"))
+    status = unread.get("handoffStatus")
     session = unread.get("sessionId")
     who = f"session {_shown(session)}" if session else "another session"
     if unread.get("harness"):
@@ -592,8 +628,9 @@ def replaced_unread_notice(unread: Mapping[str, Any]) -> str:
     step = unread.get("firstStep")
     about = f" ({_clipped(str(step))})" if step else ""
     return (f"It replaced an unread baton from {who}{about}, left at {_shown(unread.get('createdAt') or '?')}: "
-            f"no session received it, and the brief of the next one names it. `baton resume {ident}` "
-            f"reads it.")
+            f"no session received it, and the brief of the next one names it. "
+            + (f"Its handoff is {_shown(status)} now: `{read_command(ident, status)}` reads the full record."
+               if record_only(status) else f"`{read_command(ident, status)}` reads it."))
 
 
 WORKING_CONTEXT = "Treat it as working context, not unquestionable truth."
@@ -800,10 +837,13 @@ BEGIN_AS = "`baton session begin` with {owner} as its owner claims it"
 
 
 def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
-                       told: Iterable[str], see_baton: str = SEE_BATON) -> list[tuple[str, str]]:
+                       told: Iterable[str], see_baton: str = SEE_BATON,
+                       statuses: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """The lost claims this clone has not been told of yet: ``(event id, notice)``
     for each claim its own writer made that lost to another replica's (the
     ``conflicts`` of the baton index, after ``baton sync``), oldest first.
+    ``statuses``: handoff id → its status now; an archived or superseded one (a teammate's archive
+    dismissed the baton) is read with ``baton handoff show`` (``read_command``), not ``see_baton``.
 
     A lost claim is told once, at the losing clone's next session start: the
     caller records the event ids it showed and passes them back as ``told``."""
@@ -827,8 +867,14 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
         out.append((event_id, f"Claim conflict: baton {c.get('handoffId')} was claimed here by session "
                               f"{c.get('sessionId')} at {c.get('claimedAt')}, but on another clone "
                               f"{lost_claim_reason(winner)}{when}{after}. "
-                              f"{_sentence(see_baton.format(id=c.get('handoffId')))}"))
+                              f"{_sentence(_see_claimed(see_baton, str(c.get('handoffId')), statuses))}"))
     return out
+
+
+def _see_claimed(see_baton: str, handoff_id: str, statuses: Mapping[str, str] | None) -> str:
+    """``see_baton`` for ``handoff_id``, or, its handoff archived or superseded now, the record's command."""
+    status = (statuses or {}).get(handoff_id)
+    return _reads_it(handoff_id, status) if record_only(status) else see_baton.format(id=handoff_id)
 
 
 def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mapping[str, str],
@@ -871,7 +917,8 @@ def _sentence(text: str) -> str:
 
 
 def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: str,
-                        told: Iterable[str], lost_claims: Iterable[Mapping[str, Any]] = ()) -> list[tuple[str, str]]:
+                        told: Iterable[str], lost_claims: Iterable[Mapping[str, Any]] = (),
+                        statuses: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """``(mark, notice)`` for each baton left for ``owner`` or left by them (``same_owner``)
     that a writer other than ``writer`` (a teammate's clone, by ``baton sync``) dismissed or
     cancelled (``session handoff --cancel --owner``), not told yet (``told`` holds the marks
@@ -880,7 +927,9 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
     ``lost_claims``: the baton index's lost claims (``claim_conflicts``). A claim that lost to
     the dismissal or cancellation still gave its session the baton, so the notice names that
     session (``session S here had already received it``) instead of saying no session
-    receives it, as the claim conflict told beside it says (team23 T7)."""
+    receives it, as the claim conflict told beside it says (team23 T7). ``statuses``: baton id →
+    its handoff's status now; a teammate's archive dismisses the baton of the handoff it archives,
+    and an archived or superseded handoff is read with ``baton handoff show`` (``read_command``)."""
     seen = set(told)
     received: dict[str, list[Mapping[str, Any]]] = {}
     for c in lost_claims:
@@ -903,8 +952,15 @@ def dismissed_elsewhere(records: Iterable[BatonRecord], *, writer: str, owner: s
         out.append((mark, f"{r.status.upper()}: {whose} on {_shown(r.branch)} (baton {r.id}, at {r.created_at}) was "
                           f"{r.status} by {by} at {r.ended_at or 'an unknown time'}, "
                           f"{_received_anyway(received.get(r.id, ()), r.status, writer)}; "
-                          f"`baton resume {r.id}` reads it."))
+                          f"{_reads_it(r.id, (statuses or {}).get(r.id))}."))
     return out
+
+
+def _reads_it(handoff_id: str, status: Any) -> str:
+    """"`baton resume ID` reads it", or, its handoff archived or superseded now, the record's command."""
+    if record_only(status):
+        return f"its handoff is {_shown(status)} now, so `{read_command(handoff_id, status)}` reads it"
+    return f"`{read_command(handoff_id, status)}` reads it"
 
 
 def _received_anyway(claims: Iterable[Mapping[str, Any]], status: str, writer: str) -> str:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from baton.domain.batons import CLAIMED, BatonRecord, shown_name
+from baton.domain.batons import CLAIMED, BatonRecord, record_only, shown_name
 from baton.domain.short_ids import parse_timestamp
 from baton.values import replace, value_class
 
@@ -129,13 +129,9 @@ def claimed_elsewhere_notice(fact: ClaimedElsewhere) -> str:
             f"already claimed by {by}{when}; read it with `{fact.read_command}`.")
 
 
-RECORD_ONLY_STATUSES = frozenset({"archived", "superseded"})
-"""A handoff's statuses ``baton resume`` refuses: a notice then names ``baton handoff show``."""
-
-
 def as_recorded(fact: ClaimedElsewhere, status: Any) -> ClaimedElsewhere:
     """``fact``, naming the command that reads its handoff as it now is: ``status`` is the handoff's
     status in the index (None when it is not there)."""
-    if status not in RECORD_ONLY_STATUSES:
+    if not record_only(status):
         return fact
     return replace(fact, record_only=True)

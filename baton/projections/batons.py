@@ -135,6 +135,8 @@ def unseen_details(runner, record: BatonRecord, summaries: Iterable[dict[str, An
                    ) -> list[dict[str, Any]]:
     """Each baton ``record`` superseded unseen: its summary (``replacedUnseen``), ``writer``, the
     feed that created it (from the key's ``recent`` records; None once they no longer name it),
+    ``handoffStatus``, the status of the handoff it carries now (None when the index holds none: an
+    archived or superseded one is read with ``baton handoff show``, ``domain.batons.read_command``),
     and ``objective``, the objective of the handoff it carries (None without one), on one line and
     clipped as a baton section clips it (``clipped_text``), so every listing that passes it on —
     ``baton status --json``, ``session handoff --all --json``, the status page, the MCP
@@ -150,11 +152,13 @@ def unseen_details(runner, record: BatonRecord, summaries: Iterable[dict[str, An
     out = []
     for u in chosen:
         ident = str(u.get("id"))
-        objective = handoff_objective(runner.get("handoffs", ident)) if indexed else None
+        row = runner.get("handoffs", ident) if indexed else None
+        objective = handoff_objective(row)
         if objective is not None:
             objective = clipped_text(objective)
+        status = row.get("status") if isinstance(row, dict) and isinstance(row.get("status"), str) else None
         other = collided_with(record, u)
-        out.append({**u, "writer": creators.get(ident), "objective": objective, **other})
+        out.append({**u, "writer": creators.get(ident), "objective": objective, "handoffStatus": status, **other})
     return out
 
 
@@ -170,18 +174,20 @@ def collided_with(record: BatonRecord, unseen: dict[str, Any]) -> dict[str, Any]
 
 
 def unseen_sources(runner, record: BatonRecord, summaries: Iterable[dict[str, Any]] | None = None
-                   ) -> tuple[dict[str, str], dict[str, str]]:
+                   ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """For each baton ``record`` superseded unseen (or each of ``summaries``: ``unseen_details``): who
-    left it (the writer that created it, from the key's ``recent`` records) and the objective of the
-    handoff it carries (the handoff index)."""
-    left_by, objectives = {}, {}
+    left it (the writer that created it, from the key's ``recent`` records), the objective of the
+    handoff it carries and that handoff's status now (the handoff index)."""
+    left_by, objectives, statuses = {}, {}, {}
     for u in unseen_details(runner, record, summaries):
         ident = str(u.get("id"))
         if u["writer"]:
             left_by[ident] = f"writer `{u['writer']}`" + (f" (session `{u['sessionId']}`)" if u.get("sessionId") else "")
         if u["objective"]:
             objectives[ident] = u["objective"]
-    return left_by, objectives
+        if u["handoffStatus"]:
+            statuses[ident] = u["handoffStatus"]
+    return left_by, objectives, statuses
 
 
 def baton_records(docs: Iterable[tuple[str, Doc]]) -> list[tuple[BatonRecord, int]]:

@@ -373,6 +373,11 @@ class AssignmentRule:
     """When given (lower case): ``key_test`` passes only keys whose last word
     (``key_words``) is one of these. A text with no such word followed by
     an operator (``could_assign``) is then not searched for candidates."""
+    bare_keys: tuple[tuple[str, ...], ...] = ()
+    """Keys (their ``key_words``) that say little on their own — a bare ``key`` is a database's
+    ``key: primary``, an index's ``sort key: name`` as often as a secret — whose value must
+    also pass ``bare_value_test`` (a secret's shape, not a name's)."""
+    bare_value_test: ValueTest | None = None
 
     kind = "assignment"
 
@@ -395,12 +400,20 @@ class AssignmentRule:
             if m is None:
                 continue
             group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
-            if self.value_test(m.group(group), policy):
+            if self._value_passes(key, m.group(group), policy):
                 yield m.span(group)
                 pos = m.end()
 
     def matches_pair(self, key: str, value: str, policy: Thresholds) -> bool:
-        return self.key_test(key_words(key)) and self.value_test(value, policy)
+        return self.key_test(key_words(key)) and self._value_passes(key, value, policy)
+
+    def _value_passes(self, key: str, value: str, policy: Thresholds) -> bool:
+        """``value_test``, and for a key of ``bare_keys``, ``bare_value_test`` too."""
+        if not self.value_test(value, policy):
+            return False
+        if self.bare_value_test is not None and key_words(key) in self.bare_keys:
+            return self.bare_value_test(value, policy)
+        return True
 
 
 @value_class
@@ -480,6 +493,45 @@ def high_entropy_value(value: str, policy: Thresholds) -> bool:
         and not names_an_example(value)
         and shannon_entropy(value) >= policy.entropy_threshold
     )
+
+
+_NAME_PART = lazy(r"[A-Z]?[a-z]+[0-9]{0,3}|[A-Z]+[0-9]{0,3}(?![a-z])|[0-9]{1,4}")
+_NAME_SEPARATORS = lazy(r"[_\-. /:,]+")
+_CONSONANT_RUN = lazy(r"[b-df-hj-np-tv-xz]{5}")
+
+
+def names_something(value: str) -> bool:
+    """Whether ``value`` reads as a name made of words, as a non-secret under a bare ``key`` does
+    (``customer_email``, ``order_number_v2``, ``shippingAddressLine``, ``tenant_id, created_at``):
+    parts split at separators and case humps, each letters with at most a short number after
+    them, or a short number; and at least two thirds of its letters in words — parts of three
+    letters or more with a vowel in every four and no five consonants in a row (``id``, ``v2``
+    are too short to judge). A random token is no such thing: digits inside its parts, parts of
+    one or two letters, few vowels, long consonant runs."""
+    letters = in_words = 0
+    for chunk in _NAME_SEPARATORS.split(value.strip()):
+        end = 0
+        for m in _NAME_PART.finditer(chunk):
+            if m.start() != end:
+                return False
+            end = m.end()
+            if m.group()[-1].isdigit() and end < len(chunk) and not chunk[end].isupper():
+                return False  # ``hunter2hunter``: a number inside a word, no name's hump after it
+            part = m.group().rstrip("0123456789").lower()
+            letters += len(part)
+            if len(part) > 2:
+                vowels = sum(c in "aeiouy" for c in part)
+                if vowels * 4 < len(part) or _CONSONANT_RUN.search(part):
+                    return False
+                in_words += len(part)
+        if end != len(chunk):
+            return False
+    return in_words > 0 and in_words * 3 >= letters * 2
+
+
+def secret_not_name(value: str, policy: Thresholds) -> bool:
+    """A value under a bare ``key`` taken for a secret: not a name made of words (``names_something``)."""
+    return not names_something(value)
 
 
 def names_an_example(value: str) -> bool:

@@ -24,6 +24,7 @@ from baton.domain.redaction.rules import (
     high_entropy_value,
     is_placeholder,
     names_an_example,
+    secret_not_name,
     shannon_entropy,
     without_qualifiers,
 )
@@ -491,7 +492,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     AssignmentRule("generic-secret-assignment",
                    "high-entropy value assigned to a secret-like name",
                    key_test=names_generic_secret, value_test=high_entropy_value,
-                   last_words=tuple(sorted(_SECRET_WORDS))),
+                   last_words=tuple(sorted(_SECRET_WORDS)),
+                   # a bare ``key`` (``key: customer_email``, ``sort key: created_at``) names an index or
+                   # a field as often as a secret: its value must not read as a name (T9)
+                   bare_keys=(("key",),), bare_value_test=secret_not_name),
     PathRule("dotenv-file", "reference to a .env file",
              globs=(".env", ".env.*", "*.env", ".envrc"),
              exempt=(".env.example", ".env.sample", ".env.template", ".env.dist", "*.env.example")),
