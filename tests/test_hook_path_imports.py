@@ -188,6 +188,48 @@ def test_a_session_start_receiving_a_baton_claims_it_without_the_handoff_aggrega
     assert not CLAIM_OFF & loaded, sorted(CLAIM_OFF & loaded)
 
 
+RECEIVING_START_MODULES = {
+    "baton.commands.baton_claim", "baton.commands.baton_freshness", "baton.commands.baton_settle",
+    "baton.commands.handoff_facts", "baton.domain.aggregates.baton", "baton.domain.content_hash",
+    "baton.domain.freshness", "baton.domain.lifecycle_table", "baton.domain.stored_resume", "baton.domain.taken_up",
+    "baton.domain.wording", "baton.events.baton", "baton.events.handoff", "baton.projections.folds.batons",
+    "baton.commands.feed_vouch", "baton.domain.feed_vouch",
+}
+"""What a SessionStart that receives a baton loads beyond a steady one: whether the feed that carried
+the baton vouches for it (``feed_vouch``), the freshness line (the worktree's
+facts and the stored record as its freshness reads it, ``domain.freshness.stored_record``), the claim (the
+baton aggregate, whose state and commands are value classes, and the carried handoff's resume decided from the
+stored record) and the claim's fold. Not the record model, attrs or ``typing`` (~150 M instructions)."""
+
+
+def test_a_session_start_receiving_a_baton_loads_no_module_and_defines_no_class_beyond_the_named_ones(warm):
+    from tests.harness_support import fixture
+
+    _loaded(warm, "session", "handoff", "--json")
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", warm, session_id="receives-2"))
+    modules, classes = _steady_run(warm, "hook", "claude-code", "SessionStart", stdin=payload)
+    assert {"baton.commands.baton_claim", "baton.commands.baton_freshness"} <= modules  # it claimed the baton
+    assert modules - STEADY_START_MODULES - RECEIVING_START_MODULES == set() and classes == set(), \
+        (sorted(modules - STEADY_START_MODULES), sorted(classes))
+
+
+def test_a_session_start_receiving_a_baton_imports_neither_attrs_nor_typing(warm):
+    """Its freshness line reads the stored record without the record model (``stored_record``) and its
+    claim decides with the baton aggregate's value classes: attrs (~0.3x the stack's floor) and
+    ``typing`` stay unloaded, as on a steady start."""
+    from tests.harness_support import fixture
+
+    _loaded(warm, "session", "handoff", "--json")
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", warm, session_id="receives-3"))
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "hook", "claude-code", "SessionStart"],
+                       input=payload, capture_output=True, text=True, cwd=warm,
+                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0 and "Freshness: " in r.stdout, r.stderr[-2000:]  # it judged the baton's freshness
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert not [m for m in loaded if m in (*_ATTRS_MODULES, "typing", "baton.domain.handoff")
+                or m.startswith(("attr.", "cattrs."))], sorted(loaded)
+
+
 def test_a_start_without_a_baton_names_the_latest_handoff_without_loading_the_record_model(warm):
     """The pointer to the latest ready handoff needs its short id, not the
     handoff model and its converter (~10 ms of imports)."""

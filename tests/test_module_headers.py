@@ -47,6 +47,8 @@ LOADERS_BY_NAME = {
     "commands/session_drafts.py": "what a draft still lacks (draft_fields), only when the session has a draft open",
     "commands/handoff_facts.py": "the repository's ignore rules (baton.git_status), only when a folder artifact "
                                  "is hashed",
+    "commands/baton_freshness.py": "the record model (baton.domain.handoff), only for a carried record the "
+                                   "stored reader declines (not shaped as a fold writes one)",
     "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
                                "and the ref may be there",
 }

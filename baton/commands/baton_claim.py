@@ -9,8 +9,6 @@ event classes or ``record``, which are imported here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
-
 from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
 from baton.commands.batons import Peek, handoff_status, version_expected
 from baton.commands.record import record as record_events
@@ -22,7 +20,10 @@ from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 from baton.values import replace, value_class
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start claims through here)
 if TYPE_CHECKING:
+    from typing import Any
+
     from baton.commands.context import WriteScope
     from baton.events.baton import BatonCreated
 
@@ -109,7 +110,8 @@ def append_created(scope: WriteScope, record: BatonRecord, *, session: str | Non
         if current is not None and superseded_unread(current, replace(record, session_id=session)) else None
     record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=actor,
                   session=session)
-    return cast("BatonCreated", created).supersedes, unread
+    made: BatonCreated = created  # type: ignore[assignment]  # ``decide`` makes one, of a create
+    return made.supersedes, unread
 
 
 def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, harness: str | None) -> None:

@@ -1,20 +1,25 @@
 """The handoff a baton carries, as a session is shown it: its freshness line
 and its objective and state.
 
-Reading the carried handoff needs the record model (``baton.domain.handoff``)
-and the worktree's facts (``handoff_facts``): the application loads this
-only when there is a baton (a session start, ``session begin``, ``session
-handoff``).
+Reading the carried handoff needs the worktree's facts (``handoff_facts``),
+and the record only as far as its freshness reads it
+(``domain.freshness.stored_record``: not the record model, nor attrs): the
+application loads this only when there is a baton (a session start,
+``session begin``, ``session handoff``).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
-
 from baton.commands.handoff_facts import live_freshness
 from baton.domain.batons import BatonRecord, carried_handoff_lines, freshness_line
-from baton.domain.handoff import stored_handoff
+from baton.domain.freshness import stored_record
 from baton.values import replace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start loads this)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    Shown = TypeVar("Shown")
 
 
 def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
@@ -26,7 +31,9 @@ def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
     doc = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
     if not isinstance(doc, dict):
         return None
-    handoff = stored_handoff(doc)
+    handoff: Any = stored_record(doc)
+    if handoff is None:  # not shaped as the fold writes a record: read by the model, which says why
+        handoff = __import__("baton.domain.handoff", fromlist=["stored_handoff"]).stored_handoff(doc)
     repo = handoff.project.repository
     if repo is None or not repo.head:
         return None
@@ -42,9 +49,6 @@ def quiet_freshness(opened, runner, record: BatonRecord | None) -> str | None:
         return baton_freshness(opened, runner, record)
     except Exception:  # noqa: BLE001 - a freshness we cannot compute is left out, never an error
         return None
-
-
-Shown = TypeVar("Shown")
 
 
 def shown(opened, shown_baton: Shown) -> Shown:

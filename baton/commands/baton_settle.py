@@ -15,8 +15,6 @@ here: ``taken_up_before``) dismisses it the same way instead of claiming it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from baton.commands.batons import as_taken_up, taken_up_in, version_expected
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
@@ -24,6 +22,7 @@ from baton.domain.aggregates.baton import BatonKey
 from baton.domain.batons import RESUMED_VIA, BatonRecord, baton_key
 from baton.domain.taken_up import settled_by_resume
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start claims through here)
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
 

@@ -14,7 +14,6 @@ import hashlib
 import os
 from itertools import islice
 from pathlib import Path
-from typing import Any, Iterable
 
 from baton import gitinfo
 from baton.domain.content_hash import (
@@ -45,6 +44,11 @@ from baton.domain.redaction import MARKER, RedactionPolicy, replacement_for
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
 from baton.policy import Policy, allowed_once_trusted, check_path_inside_root
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start judges a baton here)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 _HASH_CHUNK = 1 << 20
 

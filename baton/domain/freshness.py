@@ -24,7 +24,6 @@ The rules are written out in docs/resume-brief.md.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from baton.domain.freshness_states import FRESH as FRESH  # the states, with the rules that derive them, as before
 from baton.domain.freshness_states import FRESHNESS_STATES as FRESHNESS_STATES
@@ -54,6 +53,10 @@ from baton.domain.freshness_states import SAME as SAME
 from baton.domain.freshness_states import UNREACHABLE as UNREACHABLE
 from baton.domain.freshness_states import UNTOLD as UNTOLD
 from baton.domain.freshness_states import head_change as head_change
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start judges a baton here)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -455,3 +458,93 @@ def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now
     repo = h.project.repository
     return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True,
                             history=history, commit_refs=commit_evidence_refs(h))
+
+
+# -- the record as a freshness reads it ---------------------------------------------
+
+
+@value_class
+class StoredRepository:
+    """A stored record's ``project.repository`` as a freshness reads it."""
+
+    head: str | None
+    extra: Mapping[str, Any]
+    """The repository's JSON object, whose unknown members the model keeps as ``extra`` (its ``branch``)."""
+
+
+@value_class
+class StoredProject:
+    repository: StoredRepository | None
+
+
+@value_class
+class StoredArtifact:
+    path: str
+    role: str
+    content_hash: str | None
+    extra: Mapping[str, Any]
+    """The artifact's JSON object (its ``content_hash_skipped``, an unknown member to the model)."""
+
+
+@value_class
+class StoredEvidence:
+    id: str
+    type: str
+    ref: str | None
+
+
+@value_class
+class StoredRecord:
+    """The members of a stored handoff record that its freshness reads (``freshness_from_facts``,
+    ``commit_evidence_refs``, the worktree's facts), under the record model's names."""
+
+    project: StoredProject
+    artifacts: tuple[StoredArtifact, ...]
+    evidence: tuple[StoredEvidence, ...]
+    extra: Mapping[str, Any]
+    """The record's JSON object (its ``baton`` scope, an unknown member to the model)."""
+
+
+_RECORD_REQUIRED = ("schema_version", "id", "kind", "status", "created_at", "updated_at", "project", "work",
+                    "summary", "lineage")
+_RECORD_MODELS = ("work", "summary", "lineage", "origin", "validation", "automation")
+_RECORD_ARRAYS = ("decisions", "failed_attempts", "open_items", "risks", "redactions")
+
+
+def stored_record(doc: Any) -> StoredRecord | None:
+    """What a freshness reads of a record the index holds (``StoredRecord``), without the record
+    model: a session start that receives a baton judges its handoff's freshness without attrs and
+    the model's 19 classes (~150 M instructions, docs/performance.md).
+
+    The index's records are a fold's own ``handoff_to_json`` output, read strictly before they
+    were stored. None for a document not shaped so — a required member missing, a model or an
+    array of them of another kind, a project without an id, an artifact or evidence item missing
+    a required member —, which the caller reads with the model (``handoff.stored_handoff``) so it
+    fails, or reads, as it always did. The members below the record's other models are not
+    looked at."""
+    if type(doc) is not dict or any(key not in doc for key in _RECORD_REQUIRED):
+        return None
+    if any(doc.get(key) is not None and type(doc[key]) is not dict for key in _RECORD_MODELS):
+        return None
+    if any(not _array_of_objects(doc.get(key)) for key in _RECORD_ARRAYS):
+        return None
+    project, artifacts, evidence = doc["project"], doc.get("artifacts", []), doc.get("evidence", [])
+    if type(project) is not dict or "id" not in project or artifacts is None or evidence is None \
+            or not _array_of_objects(artifacts) or not _array_of_objects(evidence):
+        return None  # a null project, or null artifacts or evidence, reads as None in the model
+    repository = project.get("repository")
+    if repository is not None and type(repository) is not dict:
+        return None
+    if any("path" not in a or "role" not in a for a in artifacts) \
+            or any("id" not in e or "type" not in e or "claim" not in e for e in evidence):
+        return None
+    return StoredRecord(
+        StoredProject(None if repository is None else StoredRepository(repository.get("head"), repository)),
+        tuple(StoredArtifact(a["path"], a["role"], a.get("content_hash"), a) for a in artifacts),
+        tuple(StoredEvidence(e["id"], e["type"], e.get("ref")) for e in evidence),
+        doc)
+
+
+def _array_of_objects(value: Any) -> bool:
+    """Absent, null, or an array of JSON objects (how the model reads an array of models)."""
+    return value is None or (type(value) is list and all(type(item) is dict for item in value))

@@ -24,8 +24,6 @@ the version: a bad baton must never stop a session from starting.
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton.domain.batons import (
     CANCELLED,
     CLAIMED,
@@ -55,9 +53,11 @@ from baton.errors import (
 from baton.events.base import DomainEvent, decode, derived
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
-from baton.model import evolve as replace_fields
-from baton.model import frozen
-from baton.values import replace  # a BatonRecord is a value class
+from baton.values import replace, value_class  # a BatonRecord, the key's state and the commands are value classes
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start claims through here)
+if TYPE_CHECKING:
+    from typing import Any
 
 PREVIOUS_KEPT = 20
 """How many earlier batons a key's state remembers (the ledger keeps them all)."""
@@ -66,7 +66,7 @@ _SUMMARY_FIELDS = ("id", "status", "createdAt", "sessionId", "claimedAt", "claim
                    "endedAt")
 
 
-@frozen
+@value_class
 class BatonKey:
     key: str
     version: int = 0
@@ -108,7 +108,7 @@ class BatonKey:
 
 # -- commands ------------------------------------------------------------------------
 
-@frozen
+@value_class
 class CreateBaton:
     record: BatonRecord
     session: str | None = None
@@ -117,14 +117,14 @@ class CreateBaton:
     """Why a baton is handed on again (``BatonCreated.reason``)."""
 
 
-@frozen
+@value_class
 class ClaimBaton:
     handoff_id: str
     session: str
     claimed_at: str
 
 
-@frozen
+@value_class
 class CancelBaton:
     session: str | None = None
     by: str | None = None
@@ -133,7 +133,7 @@ class CancelBaton:
     """Cancel it even when it is neither ``by``'s nor left by ``by`` (the user's explicit choice)."""
 
 
-@frozen
+@value_class
 class DismissBaton:
     handoff_id: str
     session: str | None = None
@@ -308,7 +308,7 @@ def _require_pending(current: BatonRecord, verb: str, *, claimed_note: str = "")
 
 # -- evolve --------------------------------------------------------------------------
 
-@frozen
+@value_class
 class Folded:
     """One event folded into a key's state."""
 
@@ -374,7 +374,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
             summary = old.to_json()
             flag = {"unseen": True} if unseen else {"unread": True} if unread else {}
             previous = ({**{k: summary.get(k) for k in _SUMMARY_FIELDS}, **flag},) + previous
-        return Folded(replace_fields(moved, current=record, previous=previous[:PREVIOUS_KEPT]), True, superseded)
+        return Folded(replace(moved, current=record, previous=previous[:PREVIOUS_KEPT]), True, superseded)
     pending = current is not None and current.pending and isinstance(event, (BatonClaimed, BatonCancelled,
                                                                               BatonDismissed)) \
         and current.id == event.handoff_id
@@ -382,7 +382,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         if isinstance(event, BatonClaimed):
             conflict = _lost_claim(state, event, recorded)
             if conflict is not None:
-                moved = replace_fields(moved, conflicts=((conflict,) + state.conflicts)[:PREVIOUS_KEPT])
+                moved = replace(moved, conflicts=((conflict,) + state.conflicts)[:PREVIOUS_KEPT])
         return Folded(moved, False)
     if isinstance(event, BatonClaimed):
         claimed_at = event.claimed_at if isinstance(event.claimed_at, str) else recorded.at
@@ -401,7 +401,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         record = replace(current, status=status, ended_at=recorded.at, ended_by=recorded.actor,
                          ended_by_writer=recorded.writer, ended_via=via, ended_by_session=by_session,
                          ended_with_resume=with_resume)
-    return Folded(replace_fields(moved, current=record), True)
+    return Folded(replace(moved, current=record), True)
 
 
 def _moved(state: BatonKey, recorded: Event) -> BatonKey:
@@ -414,7 +414,7 @@ def _moved(state: BatonKey, recorded: Event) -> BatonKey:
     last_key = state.last_key
     if not own or last_key is not None:
         last_key = max(last_key, recorded.merge_key) if last_key is not None else recorded.merge_key
-    return replace_fields(state, version=version, last_key=last_key)
+    return replace(state, version=version, last_key=last_key)
 
 
 def _forgotten_created(moved: BatonKey) -> Folded:
@@ -426,7 +426,7 @@ def _forgotten_created(moved: BatonKey) -> Folded:
     current = moved.current
     if current is None or not current.pending:
         return Folded(moved, False)
-    return Folded(replace_fields(moved, current=replace(current, status=SUPERSEDED)), True, current.id)
+    return Folded(replace(moved, current=replace(current, status=SUPERSEDED)), True, current.id)
 
 
 def _lost_claim(state: BatonKey, event: BatonClaimed, recorded: Event) -> dict[str, Any] | None:

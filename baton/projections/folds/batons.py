@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 import orjson
 
 from baton.domain.aggregates.baton import BatonKey, Folded, fold, record_of_created
@@ -13,6 +11,11 @@ from baton.events.baton import BatonCreated
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 from baton.projections.batons import OPERATIONS, BatonsBase, BatonScopesBase
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start folds its claim here)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 TELEMETRY_RECENT = 20
 """How many telemetry records each key's document keeps for ``baton metrics``."""
