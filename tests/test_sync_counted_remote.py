@@ -165,3 +165,19 @@ def test_a_push_the_remote_refused_is_still_not_yet_shared_not_diverged(capsys, 
         assert run(capsys, a, "sync", "--json")[0] == 4  # committed to the local ref, refused by the remote
     sync = run_json(capsys, a, "status")["sync"]
     assert not sync.get("diverged") and sync["unshared"] == 1
+
+
+def test_a_remote_that_went_back_is_reported_when_the_sync_spells_its_location_another_way(capsys, team):
+    from tests.sync_support import REF
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        earlier = repo.refs[REF]
+    _checkpoint(capsys, a, "second")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        repo.refs[REF] = earlier  # a backup of the remote restored
+    code, text, _ = run(capsys, a, "sync", "--remote", f"{remote.as_uri()}/")
+    assert code == 3 and f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2" in text

@@ -66,11 +66,26 @@ ACKED_KEY = "remotes"
 
 
 def load_acked(project: "Project", key: str) -> dict[str, int]:
+    """What this clone has seen the remote of ``key`` (``"<url> <ref>"``) hold: under every key naming
+    the same repository and ref, however the URL was spelled (``transport.location_of``), the most of
+    each feed."""
     remotes = _state_file(project.paths.baton_dir / STATE_FILE).get(ACKED_KEY)
-    feeds = remotes.get(key) if isinstance(remotes, dict) else None
-    if not isinstance(feeds, dict):
+    if not isinstance(remotes, dict):
         return {}
-    return {f: n for f, n in feeds.items() if isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)}
+    url, _, ref = key.rpartition(" ")
+    base = relative_base(project)
+    at = location_of(url, base)
+    out: dict[str, int] = {}
+    for other, feeds in remotes.items():
+        if not isinstance(other, str) or not isinstance(feeds, dict):
+            continue
+        other_url, _, other_ref = other.rpartition(" ")
+        if other != key and (other_ref != ref or location_of(other_url, base) != at):
+            continue
+        for f, n in feeds.items():
+            if isinstance(f, str) and type(n) is int:
+                out[f] = max(n, out.get(f, 0))
+    return out
 
 
 def _state_file(path: Path) -> dict[str, Any]:
