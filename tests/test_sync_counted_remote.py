@@ -181,3 +181,14 @@ def test_a_remote_that_went_back_is_reported_when_the_sync_spells_its_location_a
         repo.refs[REF] = earlier  # a backup of the remote restored
     code, text, _ = run(capsys, a, "sync", "--remote", f"{remote.as_uri()}/")
     assert code == 3 and f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2" in text
+
+
+def test_a_sync_with_origins_http_url_spelled_with_a_trailing_slash_counts_as_shared_with_origin(capsys, team):
+    from tests.http_git_support import serve
+
+    remote, a, _b = team
+    with serve(remote.parent, "a", "pw") as base:
+        url = f"{base.replace('http://', 'http://a:pw@')}/{remote.name}"
+        set_remote(a, url)
+        sync = _synced_through(capsys, a, f"{url}/")
+    assert sync["remote"] == "origin" and sync["unshared"] == 0
