@@ -7,7 +7,6 @@ restored in place is told from this clone's ledger ref (no network), before any 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from dulwich.repo import Repo
 
 from tests.cli_support import run, run_json
 from tests.sync_support import checkpoint as _checkpoint
-from tests.sync_support import make_team, set_remote
+from tests.sync_support import make_team, restored_then_written, set_remote, synced_then_remote_rolled_back
 from tests.sync_support import writer_of as _writer
 
 
@@ -108,27 +107,9 @@ def test_a_team_remote_synced_by_its_path_is_named_by_its_configured_name(capsys
     assert run_json(capsys, a, "status")["sync"]["remote"] == "upstream"
 
 
-def _restore_in_place(project: Path, backup: Path) -> None:
-    baton = project / ".baton"
-    for entry in baton.iterdir():
-        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-    shutil.copytree(backup, baton, dirs_exist_ok=True, symlinks=True)
-
-
-def _restored(capsys, a: Path, tmp_path: Path) -> None:
-    """``a`` synced, backed up (its sync state too), wrote and synced more, then restored in place."""
-    _checkpoint(capsys, a, "before the backup")
-    run_json(capsys, a, "sync")
-    backup = tmp_path / "backup"
-    shutil.copytree(a / ".baton", backup, symlinks=True)
-    _checkpoint(capsys, a, "after the backup")
-    run_json(capsys, a, "sync")
-    _restore_in_place(a, backup)
-
-
 def test_a_backup_restored_in_place_is_not_shared_before_any_sync_is_refused(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path, write_after=False)
     sync = run_json(capsys, a, "status")["sync"]
     assert sync["diverged"] is True and sync["remoteSeq"] > sync["seq"]
     text = run(capsys, a, "status")[1]
@@ -139,8 +120,7 @@ def test_a_backup_restored_in_place_is_not_shared_before_any_sync_is_refused(cap
 
 def test_a_backup_restored_in_place_then_written_is_not_shared_before_any_sync_is_refused(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored(capsys, a, tmp_path)
-    _checkpoint(capsys, a, "after the restore")
+    restored_then_written(capsys, a, tmp_path)
     sync = run_json(capsys, a, "status")["sync"]
     assert sync["diverged"] is True and "Not yet shared" not in run(capsys, a, "status")[1]
 
@@ -149,7 +129,7 @@ def test_doctor_warns_of_a_backup_restored_in_place_before_any_sync(capsys, team
     import json
 
     _remote, a, _b = team
-    _restored(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path, write_after=False)
     checks = {c["name"]: c for c in json.loads(run(capsys, a, "doctor", "--json")[1])["checks"]}
     assert checks["sync"]["status"] == "warn" and "`baton repair` puts the feed back" in checks["sync"]["detail"]
 
@@ -168,17 +148,8 @@ def test_a_push_the_remote_refused_is_still_not_yet_shared_not_diverged(capsys, 
 
 
 def test_a_remote_that_went_back_is_reported_when_the_sync_spells_its_location_another_way(capsys, team):
-    from tests.sync_support import REF
-
     remote, a, _b = team
-    _checkpoint(capsys, a, "first")
-    run_json(capsys, a, "sync")
-    with Repo(str(remote)) as repo:
-        earlier = repo.refs[REF]
-    _checkpoint(capsys, a, "second")
-    run_json(capsys, a, "sync")
-    with Repo(str(remote)) as repo:
-        repo.refs[REF] = earlier  # a backup of the remote restored
+    synced_then_remote_rolled_back(capsys, remote, a)
     code, text, _ = run(capsys, a, "sync", "--remote", f"{remote.as_uri()}/")
     assert code == 3 and f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2" in text
 

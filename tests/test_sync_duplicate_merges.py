@@ -32,14 +32,19 @@ def merged_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str
     return a, b, one, two, mine, theirs, resolution
 
 
+def lineage_of(capsys, clone: Path) -> tuple[str, dict[str, dict]]:
+    """``baton lineage`` on ``clone``: its text, and its nodes by id (``--json``)."""
+    code, out, err = run(capsys, clone, "lineage")
+    assert code == 0, err
+    return out, {n["id"]: n for n in run_json(capsys, clone, "lineage")["nodes"]}
+
+
 def test_identical_merges_made_on_two_clones_are_each_marked_a_duplicate_of_the_other_in_lineage(capsys, tmp_path):
     a, b, _one, _two, mine, theirs, _res = merged_apart(capsys, tmp_path)
     for clone in (a, b):
-        code, out, err = run(capsys, clone, "lineage")
-        assert code == 0, err
+        out, nodes = lineage_of(capsys, clone)
         assert f"{short_id(mine)} merge" in out and f"!! duplicate merge of {short_id(theirs)}" in out
         assert f"{short_id(theirs)} merge" in out and f"!! duplicate merge of {short_id(mine)}" in out
-        nodes = {n["id"]: n for n in run_json(capsys, clone, "lineage")["nodes"]}
         assert nodes[mine]["duplicate_of"] == [theirs] and nodes[theirs]["duplicate_of"] == [mine]
 
 
@@ -70,11 +75,9 @@ def archived_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, s
 def test_duplicate_merges_each_archived_apart_are_marked_in_lineage_as_all_archived_none_kept(capsys, tmp_path):
     a, b, _one, _two, mine, theirs, _res = archived_apart(capsys, tmp_path)
     for clone in (a, b):
-        code, out, err = run(capsys, clone, "lineage")
-        assert code == 0, err
+        out, nodes = lineage_of(capsys, clone)
         assert (f"{short_id(mine)} merge (archived) plan  !! duplicate merge of {short_id(theirs)}, all archived: "
                 "none kept (merge the parents again to keep one)") in out
-        nodes = {n["id"]: n for n in run_json(capsys, clone, "lineage")["nodes"]}
         assert nodes[mine]["duplicate_of"] == [theirs] and nodes[theirs]["duplicate_of"] == [mine]
 
 
