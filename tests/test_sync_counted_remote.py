@@ -163,3 +163,25 @@ def test_a_sync_with_origins_http_url_spelled_with_a_trailing_slash_counts_as_sh
         set_remote(a, url)
         sync = _synced_through(capsys, a, f"{url}/")
     assert sync["remote"] == "origin" and sync["unshared"] == 0
+
+
+def test_the_status_page_says_to_sync_with_the_team_remote_it_counts(capsys, team, tmp_path):
+    from tests.app_support import status_server
+    from tests.browser_support import Browser, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    _remote, a, _b = team
+    set_remote(a, str(_bare(tmp_path / "upstream.git")), "upstream")
+    run_json(capsys, a, "sync", "--remote", "upstream")
+    _checkpoint(capsys, a, "not yet on upstream")
+    with status_server(a) as server:
+        browser = Browser(chromium)
+        try:
+            page = browser.open(server.url)
+            page.wait_for("document.querySelectorAll('#sharing-line p').length > 0")
+            shown = page.eval("document.querySelector('#sharing-line p').textContent")
+        finally:
+            browser.close()
+    assert shown.startswith("Not yet shared: 1 event") and shown.endswith("run baton sync with remote upstream.")
