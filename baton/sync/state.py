@@ -12,8 +12,9 @@ and ``state_problem`` says what is wrong with it, for ``baton status`` and
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Iterator, cast
 
 from dulwich.errors import NotGitRepository
 from dulwich.repo import Repo
@@ -168,7 +169,8 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     the most of it any remote was seen to hold (a fetch, or a push it took: a
     commit whose push failed does not count), and the events between. None
     when this clone never synced (no ``sync-state.json``). Reads the state
-    file and the index's head of the feed, nothing else.
+    file, the index's head of the feed, git's configured remotes and the head
+    of this clone's feed on its ledger ref: never a remote.
 
     A state file with no ``remotes`` section was written by an older Baton
     (before 2026-12-04), which recorded what it published but not what a remote
@@ -179,9 +181,10 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     if not raw:
         return None
     writer = project.writer
-    counted = _counted_remote(raw.get(OWN_KEY), project)
-    if counted is not None:
-        return _shared_with(project, counted)
+    with _git(project) as repo:  # opened once: its remotes, and this clone's ledger ref
+        counted = _counted_remote(raw.get(OWN_KEY), project, repo)
+        if counted is not None:
+            return _shared_with(project, counted, repo)
     remotes = raw.get(ACKED_KEY)
     if remotes is None:
         seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
@@ -204,7 +207,22 @@ def diverged_line(sync: dict[str, Any]) -> str:
             "anything); then `baton sync`")
 
 
-def _counted_remote(own: Any, project: "Project") -> tuple[str, dict[str, Any]] | None:
+@contextmanager
+def _git(project: "Project") -> Iterator[Any]:
+    """This clone's git repository, or None outside one (or when it cannot be opened)."""
+    where = locate(project.root)
+    try:
+        repo = Repo(str(where.common_dir)) if where is not None else None
+    except (NotGitRepository, OSError, ValueError):
+        repo = None
+    try:
+        yield repo
+    finally:
+        if repo is not None:
+            repo.close()
+
+
+def _counted_remote(own: Any, project: "Project", repo: Any) -> tuple[str, dict[str, Any]] | None:
     """The remote whose copy ``status`` counts (docs/sync.md, "Shared"): of the remotes this clone
     synced with on the default ref (else on any), the configured remote it synced with last —
     recognised by the repository it names, however the sync spelled it (a path or URL given for one
@@ -220,8 +238,8 @@ def _counted_remote(own: Any, project: "Project") -> tuple[str, dict[str, Any]] 
     entries.sort(key=lambda item: _order(item[1]))  # stable: entries without an order keep the file's
     if not entries:
         return None
-    configured = remote_locations(project)
     base = relative_base(project)
+    configured = remote_locations(repo, base) if repo is not None else {}
     named: list[tuple[str, dict[str, Any]]] = []
     for key, entry in entries:
         at = location_of(key.rsplit(" ", 1)[0], base)
@@ -232,7 +250,7 @@ def _counted_remote(own: Any, project: "Project") -> tuple[str, dict[str, Any]] 
     return (named or entries)[-1]
 
 
-def _shared_with(project: "Project", counted: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+def _shared_with(project: "Project", counted: tuple[str, dict[str, Any]], repo: Any) -> dict[str, Any]:
     """``sharing`` for the remote ``counted`` names: the events beyond its copy, when the local file
     continues that copy (it holds the copy's last line); else ``diverged`` — the copies forked (a
     backup restored in place, then written to), or the remote holds more than the file: nothing of
@@ -247,24 +265,20 @@ def _shared_with(project: "Project", counted: tuple[str, dict[str, Any]]) -> dic
         return {**out, "sharedSeq": None, "unshared": None, "diverged": True, "remoteSeq": shared}
     # this clone's ledger ref holds more of the feed than the state says the remote held: a push that
     # failed (the file still holds it), or the state restored with a backup of .baton/ (it does not)
-    published = _published_head(project, key.rsplit(" ", 1)[-1], writer)
+    published = _published_head(repo, key.rsplit(" ", 1)[-1], writer) if repo is not None else None
     if published is not None and published.seq > shared and not _file_holds(
             feed, {"seq": published.seq, "hash": published.hash, "offset": published.offset}):
         return {**out, "sharedSeq": None, "unshared": None, "diverged": True, "remoteSeq": published.seq}
     return {**out, "sharedSeq": shared, "unshared": max(0, seq - shared)}
 
 
-def _published_head(project: "Project", ref: str, writer: str) -> Any:
+def _published_head(repo: Any, ref: str, writer: str) -> Any:
     """The head of this clone's own feed on its ledger ref ``ref`` (what its syncs committed to
     publish; read from git's objects, no remote asked); None when there is none to read."""
-    where = locate(project.root)
-    if where is None:
-        return None
     try:
-        with Repo(str(where.common_dir)) as repo:
-            sha = repo.refs.read_ref(cast("Ref", ref.encode()))
-            return feed_head(repo, sha, writer) if sha is not None and not sha.startswith(b"ref: ") else None
-    except (NotGitRepository, OSError, ValueError, KeyError):
+        sha = repo.refs.read_ref(cast("Ref", ref.encode()))
+        return feed_head(repo, sha, writer) if sha is not None and not sha.startswith(b"ref: ") else None
+    except (OSError, ValueError, KeyError):
         return None
 
 

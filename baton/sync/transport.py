@@ -220,24 +220,14 @@ def location_of(url: str, base: Path) -> str:
     return "file://" + path
 
 
-def remote_locations(project: "Project") -> dict[str, str]:
-    """Each remote this repository configures with a URL → its location (``location_of``);
-    empty outside a git repository or when git's config cannot be read."""
-    where = locate(project.root)
-    if where is None:
-        return {}
+def remote_locations(repo, base: Path) -> dict[str, str]:
+    """Each remote ``repo`` configures with a URL → its location (``location_of``, a relative path
+    from ``base``); empty when git's config cannot be read."""
     try:
-        repo = Repo(str(where.common_dir))
-    except (NotGitRepository, OSError, ValueError):
-        return {}
-    try:
-        base = relative_base(project)
         return {name: location_of(url, base) for name in remote_names(repo)
                 if (url := _remote_setting(repo, name, b"url"))}
     except (OSError, ValueError, KeyError):
         return {}
-    finally:
-        repo.close()
 
 
 def no_remote_message(remote: str, names: list[str]) -> str:
