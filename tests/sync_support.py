@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 from dulwich import porcelain
@@ -118,6 +119,43 @@ def writer_of(project: Path) -> str:
 def checkpoint(capsys, project: Path, title: str) -> None:
     """One capture on ``project``, through the command line."""
     run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
+
+
+def restore_in_place(project: Path, backup: Path) -> None:
+    """``find .baton -mindepth 1 -delete; cp -a BACKUP/. .baton/``: the same folder (same inode)."""
+    baton = project / ".baton"
+    for entry in baton.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    shutil.copytree(backup, baton, dirs_exist_ok=True, symlinks=True)
+
+
+def restored_then_written(capsys, project: Path, tmp_path: Path, write_after: bool = True) -> None:
+    """Clone ``project`` synced, backed up (``.baton/`` whole: its sync state too), wrote and synced
+    more, restored the backup in place and (``write_after``) wrote a new handoff the remote's copy
+    does not have."""
+    checkpoint(capsys, project, "before the backup")
+    run_json(capsys, project, "sync")
+    backup = tmp_path / "backup"
+    shutil.copytree(project / ".baton", backup, symlinks=True)
+    checkpoint(capsys, project, "after the backup")
+    checkpoint(capsys, project, "after the backup, two")
+    run_json(capsys, project, "sync")
+    restore_in_place(project, backup)
+    if write_after:
+        checkpoint(capsys, project, "after the restore")
+
+
+def synced_then_remote_rolled_back(capsys, remote: Path, project: Path) -> None:
+    """``project`` syncs one capture, then a second; the remote's ledger ref is then put back to the
+    first (a ref reset by hand, or a backup of the remote restored): it went back from seq 3 to 2."""
+    checkpoint(capsys, project, "first")
+    run_json(capsys, project, "sync")
+    with Repo(str(remote)) as repo:
+        earlier = repo.refs[REF]
+    checkpoint(capsys, project, "second")
+    run_json(capsys, project, "sync")
+    with Repo(str(remote)) as repo:
+        repo.refs[REF] = earlier
 
 
 def planned(capsys, project: Path, objective: str) -> str:

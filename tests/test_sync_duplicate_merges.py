@@ -32,14 +32,19 @@ def merged_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str
     return a, b, one, two, mine, theirs, resolution
 
 
+def lineage_of(capsys, clone: Path) -> tuple[str, dict[str, dict]]:
+    """``baton lineage`` on ``clone``: its text, and its nodes by id (``--json``)."""
+    code, out, err = run(capsys, clone, "lineage")
+    assert code == 0, err
+    return out, {n["id"]: n for n in run_json(capsys, clone, "lineage")["nodes"]}
+
+
 def test_identical_merges_made_on_two_clones_are_each_marked_a_duplicate_of_the_other_in_lineage(capsys, tmp_path):
     a, b, _one, _two, mine, theirs, _res = merged_apart(capsys, tmp_path)
     for clone in (a, b):
-        code, out, err = run(capsys, clone, "lineage")
-        assert code == 0, err
+        out, nodes = lineage_of(capsys, clone)
         assert f"{short_id(mine)} merge" in out and f"!! duplicate merge of {short_id(theirs)}" in out
         assert f"{short_id(theirs)} merge" in out and f"!! duplicate merge of {short_id(mine)}" in out
-        nodes = {n["id"]: n for n in run_json(capsys, clone, "lineage")["nodes"]}
         assert nodes[mine]["duplicate_of"] == [theirs] and nodes[theirs]["duplicate_of"] == [mine]
 
 
@@ -55,3 +60,52 @@ def test_archiving_one_of_two_duplicate_merges_lifts_the_mark_from_the_other(cap
     run_json(capsys, a, "handoff", "archive", theirs, "--reason", "duplicate of the other merge")
     nodes = {n["id"]: n for n in run_json(capsys, a, "lineage")["nodes"]}
     assert nodes[mine]["duplicate_of"] == []
+
+
+def archived_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str, Path]:
+    """As ``merged_apart``, then each clone archives the other's merge, keeping its own, apart; all sync."""
+    a, b, one, two, mine, theirs, resolution = merged_apart(capsys, tmp_path)
+    run_json(capsys, a, "handoff", "archive", theirs, "--reason", "duplicate: keep mine")
+    run_json(capsys, b, "handoff", "archive", mine, "--reason", "duplicate: keep theirs")
+    for clone in (a, b, a):
+        run_json(capsys, clone, "sync")
+    return a, b, one, two, mine, theirs, resolution
+
+
+def test_duplicate_merges_each_archived_apart_are_marked_in_lineage_as_all_archived_none_kept(capsys, tmp_path):
+    a, b, _one, _two, mine, theirs, _res = archived_apart(capsys, tmp_path)
+    for clone in (a, b):
+        out, nodes = lineage_of(capsys, clone)
+        assert (f"{short_id(mine)} merge (archived) plan  !! duplicate merge of {short_id(theirs)}, all archived: "
+                "none kept (merge the parents again to keep one)") in out
+        assert nodes[mine]["duplicate_of"] == [theirs] and nodes[theirs]["duplicate_of"] == [mine]
+
+
+def test_merging_again_after_duplicate_merges_were_each_archived_apart_names_them_as_none_kept(capsys, tmp_path):
+    a, _b, one, two, mine, theirs, resolution = archived_apart(capsys, tmp_path)
+    code, out, err = run(capsys, a, "merge", one, two, "--resolution-file", str(resolution))
+    assert code == 0, err
+    earlier = " and ".join(short_id(i) for i in sorted([mine, theirs]))
+    assert f"merges these handoffs again: the earlier merges of them, {earlier}, are all archived (none kept)" in out
+
+
+def test_a_merge_made_again_over_archived_duplicates_lists_them_in_json_and_lifts_their_mark(capsys, tmp_path):
+    a, _b, one, two, mine, theirs, resolution = archived_apart(capsys, tmp_path)
+    merged = run_json(capsys, a, "merge", one, two, "--resolution-file", str(resolution))
+    assert merged["archived_duplicates"] == sorted([mine, theirs])
+    nodes = {n["id"]: n for n in run_json(capsys, a, "lineage")["nodes"]}
+    assert nodes[mine]["duplicate_of"] == [] and nodes[merged["id"]]["duplicate_of"] == []
+
+
+def test_merging_again_after_archiving_the_one_merge_of_those_parents_names_no_archived_duplicates(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    parent = run_json(capsys, a, "checkpoint", "create", "--title", "plan", "--objective", "o", "--no-input")["id"]
+    one = run_json(capsys, a, "fork", parent, "--label", "redis")["handoff"]["id"]
+    two = run_json(capsys, a, "fork", parent, "--label", "postgres")["handoff"]["id"]
+    resolution = tmp_path / "res.json"
+    resolution.write_text(json.dumps({"decision": "take both", "rationale": "they agree"}))
+    first = run_json(capsys, a, "merge", one, two, "--resolution-file", str(resolution))["handoff"]["id"]
+    run_json(capsys, a, "handoff", "archive", first, "--reason", "start over")
+    again = run_json(capsys, a, "merge", one, two, "--resolution-file", str(resolution))
+    assert again["archived_duplicates"] == []
+    assert {n["id"]: n for n in run_json(capsys, a, "lineage")["nodes"]}[first]["duplicate_of"] == []

@@ -53,7 +53,7 @@ def test_the_sync_that_brings_the_fork_to_the_clone_that_forgot_names_it_in_json
     a, b, parent, fork = forked_while_forgotten(capsys, tmp_path)
     run_json(capsys, b, "sync")
     result = run_json(capsys, a, "sync")
-    assert result["derived_of_forgotten"] == [{"handoff": fork, "forgotten": parent, "relation": "fork"}]
+    assert result["derived_of_forgotten"] == [{"handoff": fork, "forgotten": parent, "relation": "fork", "via": None}]
 
 
 def test_a_later_sync_that_brings_nothing_new_does_not_name_the_fork_again(capsys, tmp_path):
@@ -123,3 +123,66 @@ def test_forgetting_the_fork_too_leaves_nothing_to_name(capsys, tmp_path):
     run_json(capsys, a, "sync")
     run_json(capsys, a, "forget", fork, "--yes")
     assert "derivedOfForgotten" not in run_json(capsys, a, "status")
+
+
+def forked_twice_while_forgotten(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str]:
+    """As ``forked_while_forgotten``, Bob also forking his fork (a fork of a fork, made apart):
+    (a, b, the forgotten handoff, Bob's fork, the fork of that fork)."""
+    a, b, parent, fork = forked_while_forgotten(capsys, tmp_path)
+    grandchild = run_json(capsys, b, "fork", fork, "--label", "bob's second try")["handoff"]["id"]
+    return a, b, parent, fork, grandchild
+
+
+def deep_line_for(grandchild: str, fork: str, parent: str) -> str:
+    return (f"FORGOTTEN: handoff {short_id(grandchild)} (a fork of {short_id(fork)}, itself derived from "
+            f"{short_id(parent)}) still holds content of the forgotten handoff {short_id(parent)}: "
+            f"`baton forget {short_id(grandchild)}` erases it")
+
+
+def test_the_sync_that_brings_a_forget_names_a_fork_of_a_fork_still_holding_its_content(capsys, tmp_path):
+    _a, b, parent, fork, grandchild = forked_twice_while_forgotten(capsys, tmp_path)
+    code, out, err = run(capsys, b, "sync")
+    assert code == 0, err
+    assert line_for(fork, parent) in out and deep_line_for(grandchild, fork, parent) in out
+    assert SECRET_TITLE not in out
+
+
+def test_the_sync_that_brings_a_fork_of_a_fork_to_the_clone_that_forgot_names_both_in_json(capsys, tmp_path):
+    a, b, parent, fork, grandchild = forked_twice_while_forgotten(capsys, tmp_path)
+    run_json(capsys, b, "sync")
+    assert run_json(capsys, a, "sync")["derived_of_forgotten"] == [
+        {"handoff": h, "forgotten": parent, "relation": "fork", "via": via}
+        for h, via in sorted([(fork, None), (grandchild, fork)])]
+
+
+def test_status_and_forget_name_a_fork_of_a_fork_of_a_forgotten_handoff(capsys, tmp_path):
+    a, b, parent, fork, grandchild = forked_twice_while_forgotten(capsys, tmp_path)
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    assert deep_line_for(grandchild, fork, parent) in run_json(capsys, a, "status")["derivedOfForgotten"]
+    code, out, _ = run(capsys, a, "forget", parent, "--yes", "--json")
+    assert code == 4 and sorted(json.loads(out)["error"]["details"]["derived"]) == sorted([fork, grandchild])
+
+
+def test_a_chain_of_100000_records_made_from_a_forgotten_one_is_named_to_its_end_without_recursion(
+        capsys, tmp_path):
+    from baton.commands.context import Project
+    from baton.commands.forgotten_derived import held_copies
+    from baton.projections.handoffs import ROWS_TABLE
+    from baton.projections.lineage import EDGES_TABLE
+
+    _a, b, parent, fork = forked_while_forgotten(capsys, tmp_path)
+    run_json(capsys, b, "sync")
+    opened = Project.open(b)
+    try:
+        db = opened.runner.db.conn
+        chain = [fork] + [f"{fork[:-6]}{n:06d}" for n in range(100_000)]  # each made from the one before
+        db.executemany(f"INSERT INTO {ROWS_TABLE} (id) VALUES (?)", [(h,) for h in chain[1:]])
+        db.executemany(f"INSERT INTO {EDGES_TABLE} (parent, child, relation) VALUES (?, ?, 'fork')",
+                       list(zip(chain, chain[1:])))
+        held = held_copies(opened.runner)
+        db.rollback()
+    finally:
+        opened.close()
+    assert len(held) == 100_001 and {d.forgotten for d in held} == {parent}
+    assert any(d.handoff == chain[-1] and d.via == chain[-2] for d in held)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from baton.sync.ledger_ref import read_feeds
 from tests.cli_support import run, run_json
-from tests.sync_support import REF, make_team, remote_feeds
+from tests.sync_support import REF, make_team, remote_feeds, synced_then_remote_rolled_back
 from tests.sync_support import checkpoint as _checkpoint
 from tests.sync_support import writer_of as _writer
 
@@ -319,14 +319,9 @@ def test_no_shape_of_remote_ref_makes_sync_crash_or_dirties_the_remote(capsys, t
 
 def test_a_remote_that_went_back_is_put_back_reported_and_exits_3_every_time(capsys, team):
     remote, a, b = team
-    _checkpoint(capsys, a, "first")
-    run_json(capsys, a, "sync")
+    synced_then_remote_rolled_back(capsys, remote, a)
     with Repo(str(remote)) as repo:
         earlier = repo.refs[REF]
-    _checkpoint(capsys, a, "second")
-    run_json(capsys, a, "sync")
-    with Repo(str(remote)) as repo:
-        repo.refs[REF] = earlier  # a ref reset by hand, or a backup of the remote restored
     code, out, err = run(capsys, a, "sync", "--json")
     result = json.loads(out)
     assert code == 3, out + err

@@ -6,14 +6,11 @@ must not call the feed shared, and the refusals name the remedy that works."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
 from tests.cli_support import run, run_json
-from tests.sync_support import checkpoint as _checkpoint
-from tests.sync_support import make_team
+from tests.sync_support import make_team, restored_then_written
 from tests.sync_support import writer_of as _writer
 
 
@@ -22,32 +19,9 @@ def team(tmp_path):
     return make_team(tmp_path)
 
 
-def _restore_in_place(project: Path, backup: Path) -> None:
-    """``find .baton -mindepth 1 -delete; cp -a BACKUP/. .baton/``: the same folder (same inode)."""
-    baton = project / ".baton"
-    for entry in baton.iterdir():
-        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-    shutil.copytree(backup, baton, dirs_exist_ok=True, symlinks=True)
-
-
-def _restored_then_written(capsys, a: Path, tmp_path: Path, write_after: bool = True) -> None:
-    """Clone ``a`` synced, backed up, wrote and synced more, restored the backup in place and
-    (``write_after``) wrote a new handoff the remote's copy does not have."""
-    _checkpoint(capsys, a, "before the backup")
-    run_json(capsys, a, "sync")
-    backup = tmp_path / "backup"
-    shutil.copytree(a / ".baton", backup, symlinks=True)
-    _checkpoint(capsys, a, "after the backup")
-    _checkpoint(capsys, a, "after the backup, two")
-    run_json(capsys, a, "sync")
-    _restore_in_place(a, backup)
-    if write_after:
-        _checkpoint(capsys, a, "after the restore")
-
-
 def test_status_does_not_call_a_feed_forked_from_the_remotes_copy_shared(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored_then_written(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path)
     assert run(capsys, a, "sync", "--json")[0] == 4
     sync = run_json(capsys, a, "status")["sync"]
     assert sync["diverged"] is True and sync["unshared"] is None
@@ -59,7 +33,7 @@ def test_status_does_not_call_a_feed_forked_from_the_remotes_copy_shared(capsys,
 
 def test_doctor_warns_that_a_forked_own_feed_is_not_shared_and_names_baton_repair(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored_then_written(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path)
     run(capsys, a, "sync", "--json")
     checks = {c["name"]: c for c in json.loads(run(capsys, a, "doctor", "--json")[1])["checks"]}
     assert checks["sync"]["status"] == "warn" and "`baton repair` puts the feed back" in checks["sync"]["detail"]
@@ -67,7 +41,7 @@ def test_doctor_warns_that_a_forked_own_feed_is_not_shared_and_names_baton_repai
 
 def test_a_plain_sync_of_a_feed_forked_after_a_restore_names_baton_repair_not_restore_own_feed(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored_then_written(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path)
     code, out, _err = run(capsys, a, "sync")
     assert code == 4 and "REFUSED local feed" in out
     assert "a sync given --restore-own-feed cannot mend it: `baton repair` given --yes puts it back" in out
@@ -76,7 +50,7 @@ def test_a_plain_sync_of_a_feed_forked_after_a_restore_names_baton_repair_not_re
 
 def test_a_plain_sync_of_a_feed_restored_with_nothing_written_since_names_the_restore_flag(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored_then_written(capsys, a, tmp_path, write_after=False)
+    restored_then_written(capsys, a, tmp_path, write_after=False)
     code, out, _err = run(capsys, a, "sync")
     assert code == 4 and "`baton sync` given --restore-own-feed takes its published events back" in out
     assert "`restore_own_feed`" not in out and "baton repair" not in out
@@ -84,14 +58,14 @@ def test_a_plain_sync_of_a_feed_restored_with_nothing_written_since_names_the_re
 
 def test_restore_own_feed_refused_for_a_forked_feed_names_baton_repair(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored_then_written(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path)
     code, out, _err = run(capsys, a, "sync", "--restore-own-feed")
     assert code == 3 and "own_feed" in out and "`baton repair` given --yes" in out
 
 
 def test_after_baton_repair_the_next_sync_publishes_and_status_says_shared_again(capsys, team, tmp_path):
     _remote, a, _b = team
-    _restored_then_written(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path)
     run(capsys, a, "sync", "--json")
     run_json(capsys, a, "repair", "--yes")
     assert run_json(capsys, a, "sync")["refused"] == []
@@ -107,7 +81,7 @@ def test_the_status_page_says_a_forked_own_feed_is_not_shared(capsys, team, tmp_
     if chromium is None:
         pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
     _remote, a, _b = team
-    _restored_then_written(capsys, a, tmp_path)
+    restored_then_written(capsys, a, tmp_path)
     run(capsys, a, "sync", "--json")
     with status_server(a) as server:
         browser = Browser(chromium)

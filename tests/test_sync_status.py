@@ -229,14 +229,17 @@ def test_a_sync_with_a_scratch_remote_does_not_make_the_work_shared_with_origin(
     assert "is on origin" in run(capsys, a, "status")[1]
 
 
-def test_a_clone_that_never_synced_with_origin_counts_the_remote_it_synced_with_last_and_names_it(capsys, team):
-    remote, a, _b = team
-    set_remote(a, str(remote), "team")
+def test_a_clone_that_never_synced_with_origin_counts_the_remote_it_synced_with_last_and_names_it(capsys, team,
+                                                                                                  tmp_path):
+    from dulwich.repo import Repo
+
+    _remote, a, _b = team
+    Repo.init_bare(str(tmp_path / "team.git"), mkdir=True).close()
+    set_remote(a, str(tmp_path / "team.git"), "team")
     run_json(capsys, a, "sync", "--remote", "team")
     assert run_json(capsys, a, "status")["sync"]["remote"] == "team"
     _checkpoint(capsys, a, "not yet on team")
-    assert ("run `baton sync` (counted on team, the remote this clone synced with last; it never synced with "
-            "origin)") in run(capsys, a, "status")[1]
+    assert "run `baton sync` with remote team (the remote this clone synced with last)" in run(capsys, a, "status")[1]
 
 
 def test_a_forget_here_since_the_last_sync_keeps_the_feed_shared_not_diverged(capsys, team):

@@ -25,6 +25,7 @@ from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain import lineage
 from baton.domain.handoff import handoff_to_json
 from baton.domain.limits import BRANCH_LABEL_MAX
+from baton.domain.short_ids import short_id
 from baton.domain.wording import counted
 from baton.errors import InputError, TransitionError
 from baton.model import frozen
@@ -73,6 +74,9 @@ class MergeResult:
     given_as: Mapping[str, str] = attrs.field(factory=dict)
     """Per redacted record field the caller gave, where it gave it (``lineage.merge_given_as``:
     ``title``, ``resolution.rationale``, ...), for each surface to name as its own input."""
+    archived_duplicates: tuple[str, ...] = ()
+    """The earlier merges of these parents when there are two or more (duplicates made apart) and every
+    one is archived (``lineage.archived_duplicates``): none was kept, and this merge is the one kept now."""
 
     @property
     def handoff_id(self) -> str:
@@ -83,12 +87,17 @@ class MergeResult:
         return attrs.evolve(self, capture=self.capture.for_agent())
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.capture.to_json(), "resolved_conflicts": list(self.conflicts)}
+        return {**self.capture.to_json(), "resolved_conflicts": list(self.conflicts),
+                "archived_duplicates": list(self.archived_duplicates)}
 
     def render(self) -> str:
         lines = self.capture.render().splitlines()
         lines.insert(-1, f"  resolves {counted(len(self.conflicts), 'conflict candidate')}" if self.conflicts
                      else "  no conflict candidates between the parents")
+        if self.archived_duplicates:
+            earlier = " and ".join(short_id(i) for i in self.archived_duplicates)
+            lines.insert(-1, f"  merges these handoffs again: the earlier merges of them, {earlier}, are all archived "
+                             "(none kept): this merge is the one kept")
         return "\n".join(lines)
 
 
@@ -141,7 +150,8 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
                                             parent_evidence=parent_evidence)
             if source is not None:
                 given_as[field] = source
-        return MergeResult(captured, tuple(c.to_json() for c in relevant), given_as=given_as)
+        return MergeResult(captured, tuple(c.to_json() for c in relevant), given_as=given_as,
+                           archived_duplicates=tuple(lineage.archived_duplicates(graph, ids)))
 
 
 def _between(graph: Any, candidates: Sequence[Any], ids: Sequence[str]) -> list[Any]:

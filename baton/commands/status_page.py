@@ -252,7 +252,7 @@ def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
             "and gpg.format ssh (docs/sync.md, \"Signed feeds\"), then run `baton sync`"
             if sync.get("signingKeyMissing") else "run `baton sync`")
     if sync.get("remote") not in (None, DEFAULT_REMOTE):
-        then += f" (counted on {remote}, the remote this clone synced with last; it never synced with origin)"
+        then += f" with remote {remote} (the remote this clone synced with last)"
     return [f"Not yet shared: {n} event{'' if n == 1 else 's'} of this clone's feed {sync['writer']} "
             f"(seq {seq_range(sync['sharedSeq'] + 1, sync['seq'])}): {then}"]
 

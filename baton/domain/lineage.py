@@ -514,12 +514,28 @@ def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
 def duplicate_merges(graph: Graph) -> dict[str, list[str]]:
     """Each live (not archived) merge that another live merge duplicates — exactly the same
     parents, as two clones apart make it, each refused a second one only by what it has seen —
-    and those others, by id. One pass over the nodes."""
-    by_parents: dict[frozenset[str], list[str]] = {}
+    and those others, by id; and, where every merge of the same parents is archived and there are
+    two or more (each clone archived the one it took for the duplicate, apart: none is kept), each
+    of those archived ones with the others. A group with one live merge is settled: no mark. One
+    pass over the nodes."""
+    by_parents: dict[frozenset[str], list[Node]] = {}
     for node in graph.nodes.values():
-        if node.relation == "merge" and node.status != "archived":
-            by_parents.setdefault(frozenset(node.parents), []).append(node.id)
-    return {i: sorted(x for x in same if x != i) for same in by_parents.values() if len(same) > 1 for i in same}
+        if node.relation == "merge":
+            by_parents.setdefault(frozenset(node.parents), []).append(node)
+    out: dict[str, list[str]] = {}
+    for same in by_parents.values():
+        live = [n.id for n in same if n.status != "archived"]
+        marked = live if len(live) > 1 else [n.id for n in same] if not live and len(same) > 1 else []
+        out.update({i: sorted(x for x in marked if x != i) for i in marked})
+    return out
+
+
+def archived_duplicates(graph: Graph, ids: Sequence[str]) -> list[str]:
+    """The merges of exactly ``ids`` when there are two or more and every one is archived
+    (``duplicate_merges``: archived apart, none kept), by id; else none."""
+    wanted = set(ids)
+    same = [n for n in graph.nodes.values() if n.relation == "merge" and set(n.parents) == wanted]
+    return sorted(n.id for n in same) if len(same) > 1 and all(n.status == "archived" for n in same) else []
 
 
 def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
@@ -724,6 +740,8 @@ def render_text(view: Mapping[str, Any]) -> str:
             text += "  !! conflict candidate"
         if n.get("duplicate_of"):
             text += f"  !! duplicate merge of {', '.join(short_id(i) for i in n['duplicate_of'])}"
+            if n["status"] == "archived":  # every merge of these parents archived (apart): none kept
+                text += ", all archived: none kept (merge the parents again to keep one)"
         return text
 
     def walk(root: str) -> None:

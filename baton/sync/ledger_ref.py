@@ -139,6 +139,25 @@ def read_feeds(repo: Repo, commit_id: bytes | None, known: dict[str, RefFeed] | 
     return out
 
 
+def feed_head(repo: Repo, commit_id: bytes | None, writer: str) -> FeedHead | None:
+    """The head of ``writer``'s feed on the ledger ref's commit ``commit_id``, reading that feed's
+    ``head.json`` only; None when the commit holds no such feed or cannot be read as a ledger ref."""
+    if commit_id is None:
+        return None
+    store = repo.object_store
+    try:
+        commit = store[ObjectID(commit_id)]
+        root = store[commit.tree] if isinstance(commit, Commit) else None
+        if not isinstance(root, Tree) or b"feeds" not in root:
+            return None
+        folder = store[root[b"feeds"][1]]
+        if not isinstance(folder, Tree) or writer.encode() not in folder:
+            return None
+        return _read_feed(repo, writer, folder[writer.encode()][1]).head
+    except (KeyError, ValueError, BadRefFeed):
+        return None
+
+
 def local_ref(repo: Repo, name: bytes) -> LocalRef | None:
     """What this clone's ref ``name`` holds (None: no such ref), for
     ``baton.domain.ledger_refs.local_ref_refusal``: a symbolic ref is not

@@ -12,16 +12,25 @@ and ``state_problem`` says what is wrong with it, for ``baton status`` and
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator, cast
+
+from dulwich.errors import NotGitRepository
+from dulwich.repo import Repo
 
 import baton.ledger.files as files
 from baton.config import read_local_json, write_json_atomic
 from baton.domain.ledger_refs import DEFAULT_REF
 from baton.errors import BatonError
+from baton.gitinfo import locate
 from baton.ledger.feed import line_ending_at, line_hashes_to
+from baton.sync.ledger_ref import feed_head
+from baton.sync.transport import location_of, relative_base, remote_locations
 
 if TYPE_CHECKING:
+    from dulwich.refs import Ref
+
     from baton.commands.context import Project
 
 STATE_FILE = "sync-state.json"
@@ -58,11 +67,26 @@ ACKED_KEY = "remotes"
 
 
 def load_acked(project: "Project", key: str) -> dict[str, int]:
+    """What this clone has seen the remote of ``key`` (``"<url> <ref>"``) hold: under every key naming
+    the same repository and ref, however the URL was spelled (``transport.location_of``), the most of
+    each feed."""
     remotes = _state_file(project.paths.baton_dir / STATE_FILE).get(ACKED_KEY)
-    feeds = remotes.get(key) if isinstance(remotes, dict) else None
-    if not isinstance(feeds, dict):
+    if not isinstance(remotes, dict):
         return {}
-    return {f: n for f, n in feeds.items() if isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)}
+    url, _, ref = key.rpartition(" ")
+    base = relative_base(project)
+    at = location_of(url, base)
+    out: dict[str, int] = {}
+    for other, feeds in remotes.items():
+        if not isinstance(other, str) or not isinstance(feeds, dict):
+            continue
+        other_url, _, other_ref = other.rpartition(" ")
+        if other != key and (other_ref != ref or location_of(other_url, base) != at):
+            continue
+        for f, n in feeds.items():
+            if isinstance(f, str) and type(n) is int:
+                out[f] = max(n, out.get(f, 0))
+    return out
 
 
 def _state_file(path: Path) -> dict[str, Any]:
@@ -103,7 +127,8 @@ def save_state(project: "Project", ref: str, feeds: dict[str, Any],
 OWN_KEY = "own"
 """Sync state: ``"<remote url> <ref>"`` → ``{"remote", "seq", "hash", "offset"}``: this clone's own
 feed as that remote held it after the last sync with it (its head line; seq 0: none of it), and
-the remote's name as the sync was given it. Oldest first: the last entry is the last remote synced."""
+the remote's name as the sync was given it, and ``order``: the highest is the remote synced last
+(the file's keys are written sorted)."""
 
 DEFAULT_REMOTE = "origin"
 """The remote ``baton sync`` syncs with when given none: the one ``status`` counts as "shared"."""
@@ -126,8 +151,15 @@ def save_own(project: "Project", key: str, entry: dict[str, Any]) -> None:
 def _put_own(raw: dict[str, Any], key: str, entry: dict[str, Any]) -> None:
     own = raw.get(OWN_KEY)
     own = {k: v for k, v in own.items() if k != key} if isinstance(own, dict) else {}
-    own[key] = entry  # last: the remote synced last
+    # the file is written with its keys sorted: ``order`` tells which remote was synced last
+    own[key] = {**entry, "order": 1 + max((_order(e) for e in own.values()), default=0)}
     raw[OWN_KEY] = own
+
+
+def _order(entry: Any) -> int:
+    """``OWN_KEY``'s sync order of an entry (0: none, written before it was kept)."""
+    order = entry.get("order") if isinstance(entry, dict) else None
+    return order if type(order) is int else 0
 
 
 def sharing(project: "Project") -> dict[str, Any] | None:
@@ -137,7 +169,8 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     the most of it any remote was seen to hold (a fetch, or a push it took: a
     commit whose push failed does not count), and the events between. None
     when this clone never synced (no ``sync-state.json``). Reads the state
-    file and the index's head of the feed, nothing else.
+    file, the index's head of the feed, git's configured remotes and the head
+    of this clone's feed on its ledger ref: never a remote.
 
     A state file with no ``remotes`` section was written by an older Baton
     (before 2026-12-04), which recorded what it published but not what a remote
@@ -148,9 +181,10 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     if not raw:
         return None
     writer = project.writer
-    counted = _counted_remote(raw.get(OWN_KEY), project)
-    if counted is not None:
-        return _shared_with(project, counted)
+    with _git(project) as repo:  # opened once: its remotes, and this clone's ledger ref
+        counted = _counted_remote(raw.get(OWN_KEY), project, repo)
+        if counted is not None:
+            return _shared_with(project, counted, repo)
     remotes = raw.get(ACKED_KEY)
     if remotes is None:
         seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
@@ -173,21 +207,50 @@ def diverged_line(sync: dict[str, Any]) -> str:
             "anything); then `baton sync`")
 
 
-def _counted_remote(own: Any, project: "Project") -> tuple[str, dict[str, Any]] | None:
-    """The remote whose copy ``status`` counts (docs/sync.md, "Shared"): ``origin`` on the default
-    ref when this clone synced with it, else the remote it synced with last; None when the state
-    records none (written by a Baton before 2026-12-07: ``sharing`` then counts as it did)."""
+@contextmanager
+def _git(project: "Project") -> Iterator[Any]:
+    """This clone's git repository, or None outside one (or when it cannot be opened)."""
+    where = locate(project.root)
+    try:
+        repo = Repo(str(where.common_dir)) if where is not None else None
+    except (NotGitRepository, OSError, ValueError):
+        repo = None
+    try:
+        yield repo
+    finally:
+        if repo is not None:
+            repo.close()
+
+
+def _counted_remote(own: Any, project: "Project", repo: Any) -> tuple[str, dict[str, Any]] | None:
+    """The remote whose copy ``status`` counts (docs/sync.md, "Shared"): of the remotes this clone
+    synced with on the default ref (else on any), the configured remote it synced with last —
+    recognised by the repository it names, however the sync spelled it (a path or URL given for one
+    sync names the configured remote at that location), and named by its configured name (``origin``
+    first); a path or URL naming no configured remote (a scratch copy) counts only when the clone
+    never synced with one. None when the state records no remote's copy (written by a Baton before
+    2026-12-07: ``sharing`` then counts as it did)."""
     if not isinstance(own, dict) or project.writer is None:
         return None
     entries = [(key, e) for key, e in own.items() if isinstance(key, str) and isinstance(e, dict)
                and isinstance(e.get("remote"), str) and type(e.get("seq")) is int and type(e.get("offset")) is int]
+    entries = [(key, e) for key, e in entries if key.endswith(" " + DEFAULT_REF)] or entries
+    entries.sort(key=lambda item: _order(item[1]))  # stable: entries without an order keep the file's
     if not entries:
         return None
-    default = [(key, e) for key, e in entries if e["remote"] == DEFAULT_REMOTE and key.endswith(" " + DEFAULT_REF)]
-    return (default or entries)[-1]
+    base = relative_base(project)
+    configured = remote_locations(repo, base) if repo is not None else {}
+    named: list[tuple[str, dict[str, Any]]] = []
+    for key, entry in entries:
+        at = location_of(key.rsplit(" ", 1)[0], base)
+        names = [name for name, location in configured.items() if location == at]
+        if names:
+            name = entry["remote"] if entry["remote"] in names else min(names, key=lambda n: (n != DEFAULT_REMOTE, n))
+            named.append((key, {**entry, "remote": name}))
+    return (named or entries)[-1]
 
 
-def _shared_with(project: "Project", counted: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+def _shared_with(project: "Project", counted: tuple[str, dict[str, Any]], repo: Any) -> dict[str, Any]:
     """``sharing`` for the remote ``counted`` names: the events beyond its copy, when the local file
     continues that copy (it holds the copy's last line); else ``diverged`` — the copies forked (a
     backup restored in place, then written to), or the remote holds more than the file: nothing of
@@ -197,9 +260,26 @@ def _shared_with(project: "Project", counted: tuple[str, dict[str, Any]]) -> dic
     seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
     out: dict[str, Any] = {"writer": writer, "seq": seq, "remote": entry["remote"]}
     shared = entry["seq"]
-    if shared and not _file_holds(project.paths.ledger_dir / f"{writer}.jsonl", entry):
+    feed = project.paths.ledger_dir / f"{writer}.jsonl"
+    if shared and not _file_holds(feed, entry):
         return {**out, "sharedSeq": None, "unshared": None, "diverged": True, "remoteSeq": shared}
+    # this clone's ledger ref holds more of the feed than the state says the remote held: a push that
+    # failed (the file still holds it), or the state restored with a backup of .baton/ (it does not)
+    published = _published_head(repo, key.rsplit(" ", 1)[-1], writer) if repo is not None else None
+    if published is not None and published.seq > shared and not _file_holds(
+            feed, {"seq": published.seq, "hash": published.hash, "offset": published.offset}):
+        return {**out, "sharedSeq": None, "unshared": None, "diverged": True, "remoteSeq": published.seq}
     return {**out, "sharedSeq": shared, "unshared": max(0, seq - shared)}
+
+
+def _published_head(repo: Any, ref: str, writer: str) -> Any:
+    """The head of this clone's own feed on its ledger ref ``ref`` (what its syncs committed to
+    publish; read from git's objects, no remote asked); None when there is none to read."""
+    try:
+        sha = repo.refs.read_ref(cast("Ref", ref.encode()))
+        return feed_head(repo, sha, writer) if sha is not None and not sha.startswith(b"ref: ") else None
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def _file_holds(path: Path, entry: dict[str, Any]) -> bool:

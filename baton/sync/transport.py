@@ -191,6 +191,45 @@ def remote_names(repo) -> list[str]:
                    and _remote_setting(repo, section[1].decode("utf-8", "replace"), b"url")})
 
 
+def location_of(url: str, base: Path) -> str:
+    """The repository ``url`` names, as one spelling (docs/sync.md, "Shared with which remote"):
+    a path — plain, relative to ``base`` (``relative_base``), ``~``, ``file://``, with or without a
+    trailing slash, a work tree or its ``.git`` — as ``file://`` and its real path; a network URL with
+    its scheme and host in lower case, no user or password, no trailing slash; an scp-like
+    ``[user@]host:path`` as the ``ssh://`` URL git reads it as. Two spellings of one remote give
+    one location; nothing is asked of the remote."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text) if "://" in text else None
+        if parts is not None and parts.scheme.lower() != "file":
+            scheme = {"git+ssh": "ssh", "ssh+git": "ssh"}.get(parts.scheme.lower(), parts.scheme.lower())
+            port = f":{parts.port}" if parts.port is not None else ""
+            return f"{scheme}://{(parts.hostname or '').lower()}{port}{parts.path.rstrip('/') or '/'}"
+    except ValueError:
+        return text
+    if parts is not None:
+        text = unquote(parts.path)
+    else:
+        scp = re.match(r"^(?:[^@/\s]+@)?([^/\s:]+):(.*)$", text)
+        if scp and not os.path.isabs(text) and not re.match(r"^[A-Za-z]:[\\/]", text):
+            path = scp.group(2).rstrip("/")
+            return f"ssh://{scp.group(1).lower()}{path if path.startswith('/') else '/~/' + path}"
+    path = os.path.realpath(os.path.join(base, os.path.expanduser(text)))
+    if os.path.isdir(os.path.join(path, ".git")):  # a work tree: git reaches its repository
+        path = os.path.join(path, ".git")
+    return "file://" + path
+
+
+def remote_locations(repo, base: Path) -> dict[str, str]:
+    """Each remote ``repo`` configures with a URL → its location (``location_of``, a relative path
+    from ``base``); empty when git's config cannot be read."""
+    try:
+        return {name: location_of(url, base) for name in remote_names(repo)
+                if (url := _remote_setting(repo, name, b"url"))}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 def no_remote_message(remote: str, names: list[str]) -> str:
     """No remote named ``remote``: the remotes there are, the closest first
     when the name looks like a typo of one, or how to add one (as ``remote``

@@ -395,12 +395,13 @@ SCRIPT = """
       return;
     }
     var n = sync.unshared;
+    var counted = sync.remote && sync.remote !== "origin" ? " with remote " + sync.remote : "";  // docs/sync.md
     host.appendChild(el("p", n ? "sharing unshared" : "sharing", n
       ? "Not yet shared: " + n + " event" + (n === 1 ? "" : "s") + " of this clone's feed " + sync.writer +
         " (seq " + (n === 1 ? sync.seq : (sync.sharedSeq + 1) + "\u2013" + sync.seq) + "): " +
         (sync.signingKeyMissing ? "sync.require_signatures is set and git names no signing key here: set " +
-          "user.signingkey and gpg.format ssh (docs/sync.md, \u201cSigned feeds\u201d), then run baton sync." :
-          "run baton sync.")
+          "user.signingkey and gpg.format ssh (docs/sync.md, \u201cSigned feeds\u201d), then run baton sync" + counted +
+          "." : "run baton sync" + counted + ".")
       : "Shared: every event of this clone's feed " + sync.writer + " is on " + (sync.remote || "a remote") +
         " (seq " + sync.seq + ")."));
   }
