@@ -89,7 +89,7 @@ async def test_mcp_baton_status_names_every_handoff_still_holding_content_of_a_f
         async with Client(build_server(clone)) as client:
             status = (await client.call_tool("baton_status", {})).structured_content
         assert status["derived_of_forgotten"] == [{"handoff": fork, "forgotten": parent, "relation": "fork",
-                                                   "line": line_for(fork, parent)}]
+                                                   "via": None, "line": line_for(fork, parent)}]
         assert [d["line"] for d in status["derived_of_forgotten"]] == run_json(capsys, clone, "status")["derivedOfForgotten"]
 
 
