@@ -36,7 +36,7 @@ def record(scope: Any, events: Sequence[DomainEvent], *, version: int, durable: 
 
 
 def record_many(scope: Any, decisions: Sequence[tuple[Sequence[DomainEvent], int]], *, durable: bool = False,
-                session: str | None = None) -> list[Event]:
+                actor: str | None = None, session: str | None = None) -> list[Event]:
     """Append several decisions (each: the events of one stream and the version
     it was decided on) as one batch: one write, all or nothing."""
     drafts = []
@@ -44,5 +44,5 @@ def record_many(scope: Any, decisions: Sequence[tuple[Sequence[DomainEvent], int
     for events, version in decisions:
         for event in events:
             expected[event.stream] = version
-            drafts.append(event.draft(session=session))
+            drafts.append(event.draft(actor=actor, session=session))
     return scope.append(drafts, expected=expected, durable=durable) if drafts else []
