@@ -3,8 +3,7 @@ is (tester-team24 T2; docs/batons.md, "Dismissing a baton"): `handoff archive` o
 carries another owner's pending baton, left by someone else, is refused unless `--not-mine` says
 so, and the one who archives it is the actor of both `handoff.archived` and `baton.dismissed`.
 
-Alice (clone ``a``) leaves a baton for Bob; clone ``b`` is Carol (or Bob), by ``git config
-user.email`` in that clone, through a bare remote as a team works.
+The team is test_cancel_not_yours's: Alice leaves a baton for Bob, clone ``b`` is Carol (or Bob).
 """
 
 from __future__ import annotations
@@ -12,14 +11,8 @@ from __future__ import annotations
 import json
 
 from tests.cli_support import ledger_size, run, run_json
+from tests.test_cancel_not_yours import BOB, CAROL, pending_ids
 from tests.test_sync_baton_owners import events, left_for_bob
-
-BOB = "bob@example.com"
-CAROL = "carol@example.com"
-
-
-def pending_ids(capsys, clone) -> list[str]:
-    return [i["handoffId"] for i in run_json(capsys, clone, "session", "handoff", "--all")["items"]]
 
 
 def test_archiving_a_handoff_whose_baton_waits_for_a_teammate_is_refused_and_writes_nothing(capsys, tmp_path):
