@@ -270,10 +270,10 @@ class Baton:
 
         return amend.amend_handoff(self.project, token, **options)
 
-    def archive(self, token: str, *, reason: str | None = None) -> ArchiveResult:
+    def archive(self, token: str, *, reason: str | None = None, not_mine: bool = False) -> ArchiveResult:
         from baton.commands import amend
 
-        return amend.archive_handoff(self.project, token, reason=reason)
+        return amend.archive_handoff(self.project, token, reason=reason, not_mine=not_mine)
 
     def forget(self, token: str, *, reason: str | None = None, yes: bool = False) -> ForgetResult:
         """Erase one handoff's payloads (and its batons'), recorded as ``handoff.forgotten``;

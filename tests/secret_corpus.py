@@ -507,6 +507,9 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("PostgreSQL", "pgpass-password", lambda g: _in("$ cat ~/.pgpass\ndb.internal:5432:app:app_user:{s}\n",
                                                     g.alnum(20))),
     ("PostgreSQL", "pgpass-password", lambda g: _in("*:*:*:replicator:{s}", g.alnum(6) + "!" + g.alnum(9))),
+    # A secret with no prefix, assigned to nothing, named by the word before it (tester-team24 T6).
+    ("AWS", "named-secret-in-prose", lambda g: _in("aws secret {s}", g.b64(40))),
+    ("prose", "named-secret-in-prose", lambda g: _in("because the deploy token is {s}, rotate it", g.alnum(24))),
 ]
 
 
@@ -520,6 +523,9 @@ def secrets() -> list[Secret]:
 
 
 LOOK_ALIKES: tuple[LookAlike, ...] = (
+    LookAlike("commit id after a secret word", "the secret was removed in 1f2e3d4c5b6a79880f1e2d3c4b5a69788f0e1d2c"),
+    LookAlike("path after a secret word", "the token is read in src/baton/domain/redaction/secret_rules.py"),
+    LookAlike("identifier after a secret word", "password hashing moved to RedactionPolicyThresholds2"),
     LookAlike("openssh magic named", "an OpenSSH key body starts with b3BlbnNzaC1rZXktdjE (openssh-key-v1)"),
     LookAlike("clock", "started 07:30:49, done 07:31:02:118"),
     LookAlike("colon log", "INFO:root:worker:job:started"),

@@ -101,7 +101,7 @@ def test_the_command_line_names_its_options_in_the_notice_of_a_baton_left_for_an
     baton_id = _leave(capsys, project, *OLD)
     [notice] = _owner_notices(run_json(capsys, project, "bootstrap", "--peek", *NEW), baton_id)
     assert "`baton session begin --owner ann@home.example` claims it" in notice
-    assert notice.endswith("`baton session handoff --all` lists it.")
+    assert notice.endswith(f"`baton resume {baton_id}` reads it.")
 
 
 @pytest.fixture

@@ -338,7 +338,8 @@ def test_session_end_leaving_a_baton_says_which_session_took_the_previous_one(pr
     baton_id = _sibling_took_it(capsys, project)
     code, out, err = run(capsys, project, "session", "end", "fork-2", "--handoff-steps", "Ship it", *WHO)
     assert code == 0, err
-    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in out
+    assert f"(baton {baton_id}), before baton " in out and "left now, was already claimed by session fork-1 at " in out
+    assert "The newest session handoff" not in out
     assert f"read it with `baton resume {baton_id}`." in out
 
 
@@ -348,6 +349,7 @@ def test_session_end_json_carries_the_claim_a_sibling_made(project, capsys):
     assert ended["handoffId"] != baton_id
     assert (ended["claimedElsewhere"]["handoffId"], ended["claimedElsewhere"]["claimedBySession"]) == \
         (baton_id, "fork-1")
+    assert ended["claimedElsewhere"]["newerBaton"] == ended["handoffId"]
 
 
 def test_session_end_leaving_no_baton_is_told_of_the_siblings_claim_too(project, capsys):
@@ -388,7 +390,7 @@ def test_session_handoff_from_says_which_session_took_the_previous_baton(project
     code, out, err = run(capsys, project, "session", "handoff", "--from", handoff_id, *WHO)
     assert code == 0, err
     assert out.startswith(f"Left a baton for alice@example.com on main: {handoff_id}")
-    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in out
+    assert f"(baton {baton_id}), before baton {handoff_id} left now, was already claimed by session fork-1 at " in out
 
 
 def test_session_handoff_from_json_carries_the_claim_a_sibling_made(project, capsys):
@@ -408,7 +410,17 @@ def test_session_handoff_from_after_the_claimer_ended_is_quiet(project, capsys):
 def test_a_claimed_baton_handed_on_again_is_not_told_as_claimed_beside_itself():
     fact = told(claimed())
     assert beside_left(fact, "0193-baton") is None
-    assert beside_left(fact, "0194-other") == fact and beside_left(fact, None) == fact
+    assert beside_left(fact, None) == fact
+
+
+def test_beside_a_newer_baton_just_left_the_claimed_one_is_named_as_the_previous_not_the_newest():
+    # tester-team24 T4: once this end left baton 0194-other, the claimed one is no longer the newest.
+    fact = beside_left(told(claimed()), "0194-other")
+    assert fact is not None and fact.newer_baton == "0194-other"
+    notice = claimed_elsewhere_notice(fact)
+    assert notice.startswith("The previous session handoff for alice@example.com on main (baton 0193-baton), "
+                             "before baton 0194-other left now, was already claimed by session fork-1 at ")
+    assert "newest" not in notice
 
 
 def test_session_handoff_from_the_claimed_baton_says_nothing_of_its_earlier_claim(project, capsys):

@@ -163,12 +163,16 @@ def test_the_loser_of_a_double_claim_is_told_once_at_its_next_start_and_the_winn
     assert told(loser) == []
 
 
-def test_the_notice_of_a_lost_claim_names_the_command_lines_option_to_list_it(capsys, team):
+def test_the_notice_of_a_lost_claim_names_a_command_that_shows_the_claimed_baton(capsys, team):
+    # tester-team24 T5: `session handoff --all` lists pending batons only, never this claimed one.
     a, _b = _claimed_apart(capsys, team)
     [conflict] = run_json(capsys, a, "session", "handoff", "--all")["conflicts"]
     loser = a if conflict["writer"] == _writer(a) else _b
     [notice] = [n for n in run_json(capsys, loser, "bootstrap", "--peek")["notices"] if "Claim conflict" in n]
-    assert notice.endswith("`baton session handoff --all` lists it.")
+    assert notice.endswith(f"`baton resume {conflict['handoffId']}` reads it.")
+    code, shown, err = run(capsys, loser, "resume", conflict["handoffId"])
+    assert code == 0, err
+    assert "shared step" in shown
 
 
 def test_a_claim_of_a_baton_another_clone_superseded_first_names_the_newer_baton_not_a_claim(capsys, team):

@@ -62,4 +62,4 @@ def _recorded_freshness_note(result: Any) -> str | None:
 
 
 def handoff_archive(app: Baton, args: argparse.Namespace):
-    return app.archive(args.id, reason=args.reason)
+    return app.archive(args.id, reason=args.reason, not_mine=args.not_mine)

@@ -47,10 +47,11 @@ def session_handoff(app: Baton, args: argparse.Namespace):
     return app.active_baton(owner=args.owner, branch=args.branch)
 
 
-CLI_START_WORDING = {"see_baton": "`baton session handoff --all` lists it",
+CLI_START_WORDING = {"see_baton": "`baton resume {id}` reads it",
                      "begin_as": "`baton session begin --owner {owner}` claims it"}
 """What the brief's notices of a lost claim and of a baton left for another owner tell the
-reader to run, in this command line's options."""
+reader to run, in this command line's options. The baton is named by its id: a lost claim's
+baton is claimed, which `baton session handoff --all` (pending batons only) never lists."""
 
 
 def bootstrap(app: Baton, args: argparse.Namespace):

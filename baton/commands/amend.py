@@ -226,15 +226,21 @@ class ArchiveResult:
 
 
 def archive_handoff(project: "Project", token: str = "", *,
-                    reason: str | None = None) -> ArchiveResult:
+                    reason: str | None = None, not_mine: bool = False) -> ArchiveResult:
     """Archive a handoff; a pending baton that carries it is dismissed in the
     same batch (``via: "archive"``): an archived handoff is no longer offered
-    for resuming, so no session start may deliver it.
+    for resuming, so no session start may deliver it. That dismissal is held to
+    the rule every dismissal is (``baton.may_dismiss``): a baton left for another
+    owner by someone else is theirs, and archiving its handoff anyway is the
+    explicit choice ``not_mine``. This clone's git identity is the actor of
+    every event recorded.
 
-    Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId.
+    Raises: TransitionError (exit 4) for a record already archived; BatonNotYours
+    (exit 4) for a teammate's baton without ``not_mine``; NotFound / AmbiguousId.
     """
     reason = reason.strip() if reason and reason.strip() else None
     opened = project
+    me = recorded_owner(opened)
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token, here=place_of(opened))
         decided = aggregate.decide(handoff, aggregate.Archive(reason), now=now_timestamp(opened.clock()))
@@ -244,8 +250,9 @@ def archive_handoff(project: "Project", token: str = "", *,
             for peek in current_batons(scope.runner):
                 if peek.record.id == handoff.id and peek.record.pending:
                     state = key_state(scope, peek.record.key)
-                    ended = baton_aggregate.decide(state, baton_aggregate.DismissBaton(handoff.id, via="archive"))
+                    ended = baton_aggregate.decide(state, baton_aggregate.DismissBaton(
+                        handoff.id, via="archive", by=me, not_mine=not_mine))
                     decisions.append((ended, version_expected(scope, ended, state.key, state.version)))
                     dismissed.append(peek.record)
-        record_many(scope, decisions)
+        record_many(scope, decisions, actor=me)
     return ArchiveResult(handoff.id, handoff.status, reason, tuple(dismissed))

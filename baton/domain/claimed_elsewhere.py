@@ -68,6 +68,9 @@ class ClaimedElsewhere:
     record_only: bool = False
     """The handoff was archived or superseded since (``as_recorded``): ``baton resume`` refuses it,
     so the notice names the full record (``baton handoff show``) instead (tester-use23 T2, T4)."""
+    newer_baton: str | None = None
+    """The baton the command that tells it just left (``beside_left``): the claimed one is then the
+    previous, no longer the newest (tester-team24 T4)."""
 
     @property
     def read_command(self) -> str:
@@ -77,7 +80,7 @@ class ClaimedElsewhere:
         return {"handoffId": self.handoff_id, "owner": self.owner, "branch": self.branch,
                 "claimedBySession": self.claimed_by_session, "claimedAt": self.claimed_at,
                 "leftBySession": self.left_by_session, "createdAt": self.created_at,
-                "readCommand": self.read_command}
+                "readCommand": self.read_command, "newerBaton": self.newer_baton}
 
 
 def claimed_elsewhere(current: BatonRecord | None, *, owner: str, branch: str, session_id: str | None,
@@ -107,10 +110,11 @@ def beside_left(fact: ClaimedElsewhere | None, left_id: str | None) -> ClaimedEl
     """``fact``, told beside a baton just left whose handoff id is ``left_id`` — unless that is the very
     baton ``fact`` names: a claimed handoff handed on again (``session handoff --from``, an end handing
     on the session's ready handoff) leaves a new, pending baton of the same id, and its earlier claim is
-    what the new one replaces, not a sibling's context (tester-use22b T5)."""
+    what the new one replaces, not a sibling's context (tester-use22b T5). Beside another baton just
+    left, the claimed one is the previous: ``newer_baton`` names the one left."""
     if fact is None or (left_id is not None and fact.handoff_id == left_id):
         return None
-    return fact
+    return fact if left_id is None else replace(fact, newer_baton=left_id)
 
 
 def _within_window(claimed_at: str | None, now: str) -> bool:
@@ -125,8 +129,12 @@ def claimed_elsewhere_notice(fact: ClaimedElsewhere) -> str:
     """One line for the brief: which session claimed the baton, when, and how to read it."""
     by = f"session {fact.claimed_by_session}" if fact.claimed_by_session else "another session"
     when = f" at {fact.claimed_at}" if fact.claimed_at else ""
-    return (f"The newest session handoff for {shown_name(fact.owner)} on {shown_name(fact.branch)} (baton {fact.handoff_id}) was "
-            f"already claimed by {by}{when}; read it with `{fact.read_command}`.")
+    which = (f"The previous session handoff for {shown_name(fact.owner)} on {shown_name(fact.branch)} "
+             f"(baton {fact.handoff_id}), before baton {fact.newer_baton} left now,"
+             if fact.newer_baton else
+             f"The newest session handoff for {shown_name(fact.owner)} on {shown_name(fact.branch)} "
+             f"(baton {fact.handoff_id})")
+    return f"{which} was already claimed by {by}{when}; read it with `{fact.read_command}`."
 
 
 def as_recorded(fact: ClaimedElsewhere, status: Any) -> ClaimedElsewhere:

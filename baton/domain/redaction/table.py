@@ -363,6 +363,43 @@ run to its end from each: quadratic (docs/security.md, "Pattern run time"). The
 whole match now starts at the run, the ``secret`` group where it did."""
 
 
+_PROSE_SECRET_NOUN = r"(?:secrets?|passwords?|passwd|passphrase|tokens?|credentials?|(?:api|access|secret)[ _\-]?keys?)"
+_PROSE_FILLER = r"(?:is|was|are|were|key|value|now)"
+_PROSE_GAP = r"[ \t]+"
+"""Blanks only: ``token: <value>`` and ``token = <value>`` are assignments, the assignment rules' to judge."""
+_NAMED_IN_PROSE = (
+    rf"(?i:(?<![A-Za-z0-9_]){_PROSE_SECRET_NOUN}(?:{_PROSE_GAP}{_PROSE_FILLER}){{0,2}}){_PROSE_GAP}[\"'`]?"
+    r"(?P<secret>[A-Za-z0-9+/_\-]{16,}+={0,2})(?![A-Za-z0-9+/=_\-]|\.[A-Za-z0-9])")
+"""A word naming a secret (``secret``, ``token``, ``password``, ``api key``, ``secret key``…), up to
+two words such as ``is``/``was``/``key``, then a value: ``aws secret <key>``, ``the token is
+<value>``, ``because secret <key>``. The value is a secret only by ``_named_in_prose_value``."""
+_PROSE_KEYWORDS = ("secret", "password", "passwd", "passphrase", "token", "credential",
+                   "api key", "api_key", "api-key", "apikey", "access key", "access_key", "access-key", "accesskey")
+_HEX_RUN = r"[0-9a-fA-F\-]+"
+_TOKEN_PREFIX = r"[A-Za-z0-9]{1,10}[_\-]"
+
+
+def _class_changes(value: str) -> int:
+    """How often the character class (upper, lower, digit) changes along ``value``'s letters and digits."""
+    classes = ["u" if c.isupper() else "l" if c.islower() else "d" for c in value if c.isalnum()]
+    return sum(1 for a, b in zip(classes, classes[1:]) if a != b)
+
+
+def _named_in_prose_value(value: str) -> bool:
+    """A random token, not a word, path, identifier or commit id: upper- and lower-case letters and
+    digits all in it, mixed as randomness mixes them (a class change every five characters or more
+    often: ``RedactionPolicyThresholds2`` has 4 in 26, a random 20-character token about 12), no
+    placeholder, and not hex alone (a commit id, a UUID). A value that opens with a prefix
+    (``phc_…``, ``pk_live_…``) is the provider rules' to judge: they know which prefixes are public."""
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
+        return False
+    if compiled(_HEX_RUN).fullmatch(value) or compiled(_TOKEN_PREFIX).match(value):
+        return False
+    if is_placeholder(value) or names_an_example(value):
+        return False
+    return _class_changes(value) * 5 >= len(value)
+
+
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
              confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
              examples_allowed: bool = True, could_match: Callable[[str], bool] | None = None) -> PatternRule:
@@ -496,6 +533,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
                    # a bare ``key`` (``key: customer_email``, ``sort key: created_at``) names an index or
                    # a field as often as a secret: its value must not read as a name (T9)
                    bare_keys=(("key",),), bare_value_test=secret_not_name),
+    # Last of the text rules: a value another rule knows (a token's prefix, an assignment) is
+    # redacted under that rule's name.
+    _pattern("named-secret-in-prose", "a token-like value right after a word naming a secret",
+             _NAMED_IN_PROSE, keywords=_PROSE_KEYWORDS, confirm=_named_in_prose_value, min_entropy=3.5),
     PathRule("dotenv-file", "reference to a .env file",
              globs=(".env", ".env.*", "*.env", ".envrc"),
              exempt=(".env.example", ".env.sample", ".env.template", ".env.dist", "*.env.example")),

@@ -1,0 +1,53 @@
+"""Archiving a handoff whose baton waits for a teammate is held to the rule dismissing that baton
+is (tester-team24 T2; docs/batons.md, "Dismissing a baton"): `handoff archive` of a handoff that
+carries another owner's pending baton, left by someone else, is refused unless `--not-mine` says
+so, and the one who archives it is the actor of both `handoff.archived` and `baton.dismissed`.
+
+The team is test_cancel_not_yours's: Alice leaves a baton for Bob, clone ``b`` is Carol (or Bob).
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli_support import ledger_size, run, run_json
+from tests.test_cancel_not_yours import BOB, CAROL, pending_ids
+from tests.test_sync_baton_owners import events, left_for_bob
+
+
+def test_archiving_a_handoff_whose_baton_waits_for_a_teammate_is_refused_and_writes_nothing(capsys, tmp_path):
+    _a, b, ident = left_for_bob(capsys, tmp_path, CAROL)
+    before = ledger_size(b)
+    code, out, _ = run(capsys, b, "handoff", "archive", ident, "--reason", "cleanup", "--json")
+    assert code == 4
+    error = json.loads(out)["error"]
+    assert error["code"] == "baton_not_yours"
+    assert "not yours (carol@example.com) to dismiss" in error["message"] and "--not-mine" in error["message"]
+    assert ledger_size(b) == before
+    assert pending_ids(capsys, b) == [ident]
+    assert run_json(capsys, b, "handoff", "show", ident)["handoff"]["status"] != "archived"
+
+
+def test_not_mine_archives_it_and_both_events_record_the_archivers_git_identity(capsys, tmp_path):
+    _a, b, ident = left_for_bob(capsys, tmp_path, CAROL)
+    out = run_json(capsys, b, "handoff", "archive", ident, "--reason", "cleanup", "--not-mine")
+    assert [d["owner"] for d in out["dismissed_batons"]] == [BOB]
+    assert pending_ids(capsys, b) == []
+    [dismissed] = events(capsys, b, "baton.dismissed")
+    [archived] = events(capsys, b, "handoff.archived")
+    assert (dismissed["actor"], dismissed["data"]["via"]) == (CAROL, "archive")
+    assert archived["actor"] == CAROL
+
+
+def test_the_owner_may_archive_the_handoff_of_a_baton_left_for_them(capsys, tmp_path):
+    _a, b, ident = left_for_bob(capsys, tmp_path, BOB)
+    out = run_json(capsys, b, "handoff", "archive", ident)
+    assert [d["owner"] for d in out["dismissed_batons"]] == [BOB]
+    [dismissed] = events(capsys, b, "baton.dismissed")
+    assert dismissed["actor"] == BOB
+
+
+def test_whoever_left_the_baton_may_archive_its_handoff(capsys, tmp_path):
+    a, _b, ident = left_for_bob(capsys, tmp_path, CAROL)
+    out = run_json(capsys, a, "handoff", "archive", ident)
+    assert [d["owner"] for d in out["dismissed_batons"]] == [BOB]
