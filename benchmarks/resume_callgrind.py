@@ -82,7 +82,8 @@ def prepare(project: Path, copy: Path, source: Path) -> dict[str, str]:
     (copy / "MOVED_ON.md").write_text("a change made after the latest handoff\n")
     git(copy, "add", "MOVED_ON.md")
     dated = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-             "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+             "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+             "GIT_AUTHOR_DATE": "2026-12-07T12:00:00Z", "GIT_COMMITTER_DATE": "2026-12-07T12:00:00Z"}  # one id in every copy
     run(["git", "commit", "-q", "-m", "moved on after the handoff"], cwd=copy, env=dated)
     return {"captured": captured, "original": original, "moved": git(copy, "rev-parse", "HEAD").strip()}
 
