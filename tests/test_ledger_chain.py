@@ -286,3 +286,15 @@ def test_every_byte_of_a_small_feed_changed_in_turn_is_reported():
     finally:
         feed.close()
         batch.close()
+
+
+def test_a_changed_byte_in_the_first_lines_writer_is_reported_not_read_as_another_writers_copy():
+    feed = Feed([{"n": 1}, {"n": 2}])
+    try:
+        at = feed.raw.index(b'"writer":"w1"') + len(b'"writer":"')
+        for new in (b" ", b"2"):  # no writer id at all; another writer id the line's hash does not hold
+            report, scan = feed.check(feed.raw[:at] + new + feed.raw[at + 1:])
+            assert not report.ok
+            assert report.all_problems()[0].offset == 0
+    finally:
+        feed.close()

@@ -148,7 +148,9 @@ def first_writer(path: str) -> str | None:
 
 
 def first_line_writer(head: bytes) -> str | None:
-    """The writer the first line of ``head`` (a feed file's first bytes) names, or None (``first_writer``)."""
+    """The writer the first line of ``head`` (a feed file's first bytes) names, or None (``first_writer``):
+    only a sound event names one — a line whose hash no longer holds is damage to this file, not
+    another writer's copy."""
     line, newline, _ = head.partition(b"\n")
     if not newline:
         return None
@@ -157,7 +159,9 @@ def first_line_writer(head: bytes) -> str | None:
     except orjson.JSONDecodeError:
         return None
     writer = raw.get("writer") if type(raw) is dict else None
-    return writer if isinstance(writer, str) else None
+    if not isinstance(writer, str) or not is_writer_id(writer) or not line_hashes_to(line, raw.get("hash")):
+        return None  # damaged (a byte of its writer changed, say): read as the file's writer's, ``verify`` says how
+    return writer
 
 
 def holds_another_writer(path: str, name: str, own: str | None = None) -> str | None:
