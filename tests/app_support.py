@@ -15,7 +15,7 @@ from typing import Any
 
 from baton.app import Baton
 from baton.commands.context import Project
-from tests.handoff_support import payload
+from tests.handoff_support import git_init, payload
 
 
 def _call(root: Path | str | Baton | Project | None, method: str, *args: Any, **kwargs: Any) -> Any:
@@ -31,6 +31,14 @@ def _call(root: Path | str | Baton | Project | None, method: str, *args: Any, **
 
 def init_project(root: Any = None, **kw: Any) -> Any:
     return Baton.init(root, **kw)
+
+
+def baton_repo(root: Path, files: dict[str, str]) -> Path:
+    """A new git repository at ``root`` with ``files`` committed, and Baton initialised in it."""
+    root.mkdir()
+    git_init(root, files)
+    init_project(root)
+    return root
 
 
 def capture_checkpoint(root: Any = None, *, content: Any = None, input_source: str | None = None, prompter: Any = None,

@@ -217,3 +217,19 @@ def status_page_open(root: Path, chromium: str) -> Iterator[Page]:
             yield browser.open(server.url)
         finally:
             browser.close()
+
+
+def chromium_or_skip() -> str:
+    """The Chromium to drive; the test is skipped, with the reason, when none is installed."""
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    return chromium
+
+
+def sharing_line_shown(root: Path, chromium: str) -> str:
+    """The text of ``root``'s status page's sharing line (``#sharing-line``), read in a headless
+    ``chromium`` once the page shows it."""
+    with status_page_open(root, chromium) as page:
+        page.wait_for("document.querySelectorAll('#sharing-line p').length > 0")
+        return str(page.eval("document.querySelector('#sharing-line p').textContent"))

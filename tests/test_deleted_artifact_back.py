@@ -10,17 +10,19 @@ from pathlib import Path
 import pytest
 
 from baton.app import Baton
-from tests.app_support import init_project, ready_artifacts, resume_handoff, resumed_drift, validate_handoff_command
-from tests.handoff_support import git_init, payload
+from tests.app_support import (
+    baton_repo,
+    ready_artifacts,
+    resume_handoff,
+    resumed_drift,
+    validate_handoff_command,
+)
+from tests.handoff_support import payload
 
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git_init(root, {"README.md": "hello\n"})
-    init_project(root)
-    return root
+    return baton_repo(tmp_path / "repo", {"README.md": "hello\n"})
 
 
 def capture_deleted(root: Path) -> str:

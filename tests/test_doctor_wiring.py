@@ -158,18 +158,30 @@ def test_doctor_takes_a_matcher_that_lets_every_source_through_as_it_is(project_
     assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]
 
 
-def test_doctor_suggests_an_install_that_keeps_the_prompt_hook_wired(project_dir):
-    """With ``--events all`` wired (Claude Code's default) and the start matcher gone stale, the command
-    doctor suggests, run as it is, widens the matcher and keeps the UserPromptSubmit hook (the real CLI)."""
-    subprocess.run([BATON, "install-hooks", "--harness", "claude-code", "--events", "all"],
+def _suggested_for_a_stale_start_matcher(project_dir, events: str) -> tuple[str, str | None]:
+    """Claude Code wired with ``--events EVENTS`` (the real CLI), its start matcher then gone stale:
+    doctor's detail for it, and the ``install-hooks`` command that detail suggests (None without one)."""
+    subprocess.run([BATON, "install-hooks", "--harness", "claude-code", "--events", events],
                    cwd=project_dir, check=True, capture_output=True)
     _start_matcher(project_dir, "startup|resume|clear|compact")
     doctor = subprocess.run([BATON, "doctor", "--json"], cwd=project_dir, capture_output=True, text=True)
     detail = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["harness claude-code"]["detail"]
     suggested = re.search(r"run `([^`]*install-hooks[^`]*)`", detail)
+    return detail, suggested.group(1) if suggested else None
+
+
+def _hooks_once_run(project_dir, command: str) -> dict:
+    """Claude Code's hooks after ``command`` is run as it is written."""
+    subprocess.run(shlex.split(command), cwd=project_dir, check=True, capture_output=True)
+    return json.loads((project_dir / ".claude" / "settings.json").read_text())["hooks"]
+
+
+def test_doctor_suggests_an_install_that_keeps_the_prompt_hook_wired(project_dir):
+    """With ``--events all`` wired (Claude Code's default) and the start matcher gone stale, the command
+    doctor suggests, run as it is, widens the matcher and keeps the UserPromptSubmit hook (the real CLI)."""
+    detail, suggested = _suggested_for_a_stale_start_matcher(project_dir, "all")
     assert suggested is not None, detail
-    subprocess.run(shlex.split(suggested.group(1)), cwd=project_dir, check=True, capture_output=True)
-    hooks = json.loads((project_dir / ".claude" / "settings.json").read_text())["hooks"]
+    hooks = _hooks_once_run(project_dir, suggested)
     assert "UserPromptSubmit" in hooks and "fork" in hooks["SessionStart"][0]["matcher"].split("|")
 
 
@@ -177,16 +189,10 @@ def test_doctor_suggests_an_install_that_keeps_the_prompt_hook_out_when_the_user
     """With ``--events start,end,compact`` wired and the start matcher gone stale, the command doctor
     suggests for the gap names those events, and run as it is widens the matcher and wires no
     UserPromptSubmit hook (the real CLI); the hint beside it names the command that would."""
-    subprocess.run([BATON, "install-hooks", "--harness", "claude-code", "--events", "start,end,compact"],
-                   cwd=project_dir, check=True, capture_output=True)
-    _start_matcher(project_dir, "startup|resume|clear|compact")
-    doctor = subprocess.run([BATON, "doctor", "--json"], cwd=project_dir, capture_output=True, text=True)
-    detail = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["harness claude-code"]["detail"]
-    suggested = re.search(r"run `([^`]*install-hooks[^`]*)`", detail)
-    assert suggested is not None and "--events start,end,compact" in suggested.group(1), detail
+    detail, suggested = _suggested_for_a_stale_start_matcher(project_dir, "start,end,compact")
+    assert suggested is not None and "--events start,end,compact" in suggested, detail
     assert "no hook for UserPromptSubmit, so a baton" in detail
-    subprocess.run(shlex.split(suggested.group(1)), cwd=project_dir, check=True, capture_output=True)
-    hooks = json.loads((project_dir / ".claude" / "settings.json").read_text())["hooks"]
+    hooks = _hooks_once_run(project_dir, suggested)
     assert "UserPromptSubmit" not in hooks and "fork" in hooks["SessionStart"][0]["matcher"].split("|")
 
 

@@ -12,8 +12,8 @@ import pytest
 from baton.app import Baton
 from baton.domain.batons import freshness_line
 from baton.domain.freshness import ArtifactDrift, derive_freshness
-from tests.app_support import init_project, resume_handoff
-from tests.handoff_support import git_commit, git_init, payload
+from tests.app_support import baton_repo, resume_handoff
+from tests.handoff_support import git_commit, payload
 
 HEAD = "a" * 40
 MOVED = "b" * 40
@@ -40,11 +40,7 @@ def test_a_batons_freshness_line_names_no_artifact_when_none_drifted():
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git_init(root, {"README.md": "hello\n", "src/app.py": "x = 1\n"})
-    init_project(root)
-    return root
+    return baton_repo(tmp_path / "repo", {"README.md": "hello\n", "src/app.py": "x = 1\n"})
 
 
 def handed_on(root: Path, artifact: str) -> str:

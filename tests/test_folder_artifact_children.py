@@ -14,19 +14,15 @@ from baton.app import Baton
 from baton.commands import handoff_facts
 from baton.domain.content_hash import tree_hash
 from baton.domain.redaction import RedactionPolicy
-from tests.app_support import init_project, ready_artifacts, resume_handoff, resumed_drift
-from tests.handoff_support import git_init, payload
+from tests.app_support import baton_repo, ready_artifacts, resume_handoff, resumed_drift
+from tests.handoff_support import payload
 
 EMPTY_TREE = tree_hash([])
 
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git_init(root, {"README.md": "hello\n", ".gitignore": "dist/\n*.o\n", "src/app.py": "x = 1\n"})
-    init_project(root)
-    return root
+    return baton_repo(tmp_path / "repo", {"README.md": "hello\n", ".gitignore": "dist/\n*.o\n", "src/app.py": "x = 1\n"})
 
 
 def ready(root: Path, path: str) -> str:

@@ -13,20 +13,22 @@ import pytest
 from baton.app import Baton
 from baton.commands import capture as capture_module
 from baton.commands import handoff_facts
-from tests.app_support import init_project, ready_artifacts, resume_handoff, resumed_drift, validate_handoff_command
+from tests.app_support import (
+    baton_repo,
+    ready_artifacts,
+    resume_handoff,
+    resumed_drift,
+    validate_handoff_command,
+)
 from tests.cli_support import run, run_json
-from tests.handoff_support import git_commit, git_init, payload
+from tests.handoff_support import git_commit, payload
 
 PASSWORD_LINE = "DB_PASSWORD=Winter2026!\n"
 
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git_init(root, {"README.md": "hello\n", "pkg/a.py": "a = 1\n", "pkg/sub/b.py": "b = 2\n"})
-    init_project(root)
-    return root
+    return baton_repo(tmp_path / "repo", {"README.md": "hello\n", "pkg/a.py": "a = 1\n", "pkg/sub/b.py": "b = 2\n"})
 
 
 def capture(root: Path, *artifacts: dict) -> tuple[str, dict]:

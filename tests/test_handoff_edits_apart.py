@@ -64,16 +64,27 @@ def captured() -> Event:
     return sealed(event, writer=ALICE, version=1, hlc=1)
 
 
+def two_clones() -> tuple[Event, Clone, Clone]:
+    """A captured record, and alice's and bob's clones each holding just its capture."""
+    capture = captured()
+    return capture, Clone(ALICE, [capture]), Clone(BOB, [capture])
+
+
+def revised_apart_before_validation_and_promotion() -> tuple[Event, Event, Event, Event]:
+    """bob's revision, then alice's validation and promotion made without it: the capture and the three."""
+    capture, alice, bob = two_clones()
+    revised = bob.do(aggregate.Revise(body("BOB REWROTE THIS")), hlc=2)
+    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=3)
+    promoted = alice.do(aggregate.Promote(), hlc=4)
+    return capture, revised, validated, promoted
+
+
 def current_state(h) -> str:
     return h.summary.current_state
 
 
 def test_a_validation_and_promotion_keep_the_body_they_read_when_a_revision_was_made_apart_before_them():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
-    revised = bob.do(aggregate.Revise(body("BOB REWROTE THIS")), hlc=2)
-    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=3)
-    promoted = alice.do(aggregate.Promote(), hlc=4)
+    capture, revised, validated, promoted = revised_apart_before_validation_and_promotion()
     record = fold([capture, revised, validated, promoted])
     assert record.status == "ready" and current_state(record) == "alice original state"
     assert "conflicted" in record.flags
@@ -83,8 +94,7 @@ def test_a_validation_and_promotion_keep_the_body_they_read_when_a_revision_was_
 
 
 def test_a_promotion_keeps_the_validated_body_when_a_revision_made_apart_lands_between_validation_and_promotion():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     validated = alice.do(aggregate.RecordValidation(REPORT), hlc=2)
     revised = bob.do(aggregate.Revise(body("bob v2")), hlc=3)
     promoted = alice.do(aggregate.Promote(), hlc=4)
@@ -96,8 +106,7 @@ def test_a_promotion_keeps_the_validated_body_when_a_revision_made_apart_lands_b
 
 
 def test_a_revision_made_apart_that_reaches_a_ready_record_is_listed_not_applied():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     validated = alice.do(aggregate.RecordValidation(REPORT), hlc=2)
     promoted = alice.do(aggregate.Promote(), hlc=3)
     revised = bob.do(aggregate.Revise(body("bob late")), hlc=4)
@@ -109,8 +118,7 @@ def test_a_revision_made_apart_that_reaches_a_ready_record_is_listed_not_applied
 
 
 def test_two_revisions_made_apart_keep_the_later_and_list_the_other_as_overwritten():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     by_bob = bob.do(aggregate.Revise(body("bob edited")), hlc=2)
     by_alice = alice.do(aggregate.Revise(body("alice edited")), hlc=3)
     record = fold([capture, by_bob, by_alice])
@@ -122,8 +130,7 @@ def test_two_revisions_made_apart_keep_the_later_and_list_the_other_as_overwritt
 
 
 def test_a_revision_that_read_the_record_resolves_the_edits_made_apart():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     by_bob = bob.do(aggregate.Revise(body("bob edited")), hlc=2)
     by_alice = alice.do(aggregate.Revise(body("alice edited")), hlc=3)
     merged = Clone(ALICE, [capture, by_bob, by_alice])
@@ -146,11 +153,7 @@ def test_edits_one_after_another_on_two_clones_are_no_conflict():
 
 
 def test_a_validation_recorded_without_a_body_digest_reads_the_body_its_stream_version_saw():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
-    revised = bob.do(aggregate.Revise(body("BOB REWROTE THIS")), hlc=2)
-    validated = alice.do(aggregate.RecordValidation(REPORT), hlc=3)
-    promoted = alice.do(aggregate.Promote(), hlc=4)
+    capture, revised, validated, promoted = revised_apart_before_validation_and_promotion()
     old = [replace(e, data={k: v for k, v in e.data.items() if k != apart.BODY}) for e in (validated, promoted)]
     record = fold([capture, revised, *old])
     assert record.status == "ready" and current_state(record) == "alice original state"
@@ -165,8 +168,7 @@ def test_validation_and_promotion_record_the_digest_of_the_body_they_read():
 
 
 def test_a_validation_keeps_the_body_it_read_when_a_teammate_revised_the_draft_twice_apart():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     first = bob.do(aggregate.Revise(body("bob one")), hlc=2)
     second = bob.do(aggregate.Revise(body("bob two")), hlc=3)
     validated = alice.do(aggregate.RecordValidation(REPORT), hlc=4)
@@ -179,8 +181,7 @@ def test_a_validation_keeps_the_body_it_read_when_a_teammate_revised_the_draft_t
 
 
 def test_a_promotion_does_not_go_back_to_draft_when_two_revisions_made_apart_land_between_validation_and_it():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     validated = alice.do(aggregate.RecordValidation(REPORT), hlc=2)
     first = bob.do(aggregate.Revise(body("bob one")), hlc=3)
     second = bob.do(aggregate.Revise(body("bob two")), hlc=4)
@@ -192,8 +193,7 @@ def test_a_promotion_does_not_go_back_to_draft_when_two_revisions_made_apart_lan
 
 
 def test_revisions_made_in_turn_by_two_writers_apart_from_a_validation_are_each_listed_not_applied():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     by_bob = bob.do(aggregate.Revise(body("bob one")), hlc=2)
     carol = Clone("carol-clone", [capture, by_bob])  # carol synced with bob, not with alice
     by_carol = carol.do(aggregate.Revise(body("carol two")), hlc=3)
@@ -205,8 +205,7 @@ def test_revisions_made_in_turn_by_two_writers_apart_from_a_validation_are_each_
 
 
 def test_a_promotion_of_a_body_another_clone_made_ready_first_is_listed_not_applied():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     revised = bob.do(aggregate.Revise(body("bob rewrote")), hlc=2)
     bob_validated = bob.do(aggregate.RecordValidation(REPORT), hlc=3)
     bob_ready = bob.do(aggregate.Promote(), hlc=4)
@@ -220,8 +219,7 @@ def test_a_promotion_of_a_body_another_clone_made_ready_first_is_listed_not_appl
 
 
 def test_a_promotion_of_the_body_already_ready_is_no_conflict():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     events = [capture, bob.do(aggregate.RecordValidation(REPORT), hlc=2), bob.do(aggregate.Promote(), hlc=3),
               alice.do(aggregate.RecordValidation(REPORT), hlc=4), alice.do(aggregate.Promote(), hlc=5)]
     record = fold(events)
@@ -229,8 +227,7 @@ def test_a_promotion_of_the_body_already_ready_is_no_conflict():
 
 
 def test_a_chain_of_revisions_longer_than_the_record_keeps_lists_the_validation_of_the_oldest_as_not_applied():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     revisions = [bob.do(aggregate.Revise(body(f"bob {n}")), hlc=2 + n) for n in range(apart.KEPT + 1)]
     validated = alice.do(aggregate.RecordValidation(REPORT), hlc=50)
     record = fold([capture, *revisions, validated])
@@ -241,8 +238,7 @@ def test_a_chain_of_revisions_longer_than_the_record_keeps_lists_the_validation_
 
 
 def test_a_revision_made_apart_does_not_resolve_an_edit_it_never_saw_listed():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     by_bob = bob.do(aggregate.Revise(body("bob rewrote")), hlc=2)
     bob.do(aggregate.RecordValidation(REPORT), hlc=3)
     validated = alice.do(aggregate.RecordValidation(REPORT), hlc=4)
@@ -264,8 +260,7 @@ def test_a_conflict_line_names_the_owner_an_event_carries_and_else_another_clone
 
 
 def test_a_conflict_line_of_a_ready_not_applied_says_another_body_was_made_ready_first():
-    capture = captured()
-    alice, bob = Clone(ALICE, [capture]), Clone(BOB, [capture])
+    capture, alice, bob = two_clones()
     bob.do(aggregate.Revise(body("bob rewrote")), hlc=2)
     bob.do(aggregate.RecordValidation(REPORT), hlc=3)
     bob.do(aggregate.Promote(), hlc=4)

@@ -693,8 +693,13 @@ def _made_by_a_steady_hook(steady, event: str, spy: str, session_id: str) -> lis
 
     kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
     payload = json.dumps(fixture("claude-code", kind, steady, session_id=session_id))
-    r = subprocess.run([sys.executable, "-c", spy + _MADE_AT_EXIT, "hook", "claude-code", event], input=payload,
-                       capture_output=True, text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    return _made_by_baton(steady, spy, "hook", "claude-code", event, input=payload)
+
+
+def _made_by_baton(project, spy: str, *argv: str, input: str | None = None) -> list[str]:
+    """What ``spy`` collected in ``made`` while ``baton ARGV…`` ran in ``project`` (no hook server)."""
+    r = subprocess.run([sys.executable, "-c", spy + _MADE_AT_EXIT, *argv], input=input,
+                       capture_output=True, text=True, cwd=project, env={**os.environ, "BATON_HOOK_SERVER": "0"})
     assert r.returncode == 0, r.stderr[-2000:]
     made: list[str] = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("MADE "))[5:])
     return made
@@ -872,13 +877,6 @@ def spied(source, filename, *args, **kwargs):
         made.append(str(filename))
     return compile_now(source, filename, *args, **kwargs)
 builtins.compile = spied
-def report(code):
-    sys.stderr.write("ATTRS SOURCE " + repr(made) + "\\n")
-    sys.stderr.flush()
-    exit_now(code)
-os._exit = report
-sys.argv = ["baton", *sys.argv[1:]]
-runpy.run_module("baton", run_name="__main__", alter_sys=True)
 """
 
 
@@ -886,8 +884,5 @@ def test_resume_latest_compiles_no_source_for_the_record_models_classes(steady):
     """The record model's 19 ``__init__``s are compiled with ``baton.domain.record_inits``
     (``baton.model.precompiled``), not written and compiled by attrs in every ``resume``
     (~1 M instructions a class): ``resume latest`` compiles no source attrs writes for a class of Baton's."""
-    r = subprocess.run([sys.executable, "-c", _ATTRS_SOURCE_AT_EXIT, "resume", "latest"], capture_output=True,
-                       text=True, cwd=steady, env={**os.environ, "BATON_HOOK_SERVER": "0"})
-    assert r.returncode == 0, r.stderr[-2000:]
-    made = ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("ATTRS SOURCE "))[13:])
+    made = _made_by_baton(steady, _ATTRS_SOURCE_AT_EXIT, "resume", "latest")
     assert not [name for name in made if "baton." in name], made

@@ -74,21 +74,11 @@ def test_after_baton_repair_the_next_sync_publishes_and_status_says_shared_again
 
 
 def test_the_status_page_says_a_forked_own_feed_is_not_shared(capsys, team, tmp_path):
-    from tests.app_support import status_server
-    from tests.browser_support import Browser, find_chromium
+    from tests.browser_support import chromium_or_skip, sharing_line_shown
 
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    chromium = chromium_or_skip()
     _remote, a, _b = team
     restored_then_written(capsys, a, tmp_path)
     run(capsys, a, "sync", "--json")
-    with status_server(a) as server:
-        browser = Browser(chromium)
-        try:
-            page = browser.open(server.url)
-            page.wait_for("document.querySelectorAll('#sharing-line p').length > 0")
-            shown = page.eval("document.querySelector('#sharing-line p').textContent")
-        finally:
-            browser.close()
+    shown = sharing_line_shown(a, chromium)
     assert shown.startswith(f"Not shared: this clone's feed {_writer(a)}") and "until baton repair puts" in shown

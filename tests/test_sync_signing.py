@@ -756,25 +756,17 @@ def test_an_openpgp_key_the_allowed_signers_file_does_not_bind_is_refused_when_r
 
 
 def test_the_status_page_lists_each_writers_signer_as_text(capsys, team):
-    from tests.app_support import status_server
-    from tests.browser_support import Browser, find_chromium
+    from tests.browser_support import chromium_or_skip, status_page_open
 
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    chromium = chromium_or_skip()
     _remote, a, b, _keys = team
     checkpoint(capsys, a, "signed work")
     sync(capsys, a)
     sync(capsys, b)
-    with status_server(b) as server:
-        browser = Browser(chromium)
-        try:
-            page = browser.open(server.url)
-            page.wait_for("document.querySelectorAll('#signers-list p').length > 0")
-            shown = page.eval("Array.from(document.querySelectorAll('#signers-list p')).map("
-                              "p => [p.getAttribute('data-signer-feed'), p.textContent])")
-        finally:
-            browser.close()
+    with status_page_open(b, chromium) as page:
+        page.wait_for("document.querySelectorAll('#signers-list p').length > 0")
+        shown = page.eval("Array.from(document.querySelectorAll('#signers-list p')).map("
+                          "p => [p.getAttribute('data-signer-feed'), p.textContent])")
     lines = dict(shown)
     assert lines[writer(a)].startswith(f"Feed {writer(a)}: signed by alice@example.com,{writer(a)} (SHA256:")
     assert lines[writer(b)].startswith(f"Feed {writer(b)}: signed by bob@example.com")

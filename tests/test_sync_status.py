@@ -101,24 +101,14 @@ def test_a_damaged_last_line_of_the_own_feed_is_not_counted_as_written(capsys, t
 
 
 def test_the_status_page_says_what_of_this_clones_work_is_not_yet_shared(capsys, team):
-    from tests.app_support import status_server
-    from tests.browser_support import Browser, find_chromium
+    from tests.browser_support import chromium_or_skip, sharing_line_shown
 
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    chromium = chromium_or_skip()
     _remote, a, _b = team
     run_json(capsys, a, "sync")
     _checkpoint(capsys, a, "not yet shared")
     unshared = run_json(capsys, a, "status")["sync"]["unshared"]
-    with status_server(a) as server:
-        browser = Browser(chromium)
-        try:
-            page = browser.open(server.url)
-            page.wait_for("document.querySelectorAll('#sharing-line p').length > 0")
-            shown = page.eval("document.querySelector('#sharing-line p').textContent")
-        finally:
-            browser.close()
+    shown = sharing_line_shown(a, chromium)
     assert shown.startswith(f"Not yet shared: {unshared} event{'' if unshared == 1 else 's'} of this clone's "
                             f"feed {_writer(a)}")
     assert shown.endswith("run baton sync.")

@@ -83,20 +83,10 @@ def test_the_first_sync_after_the_upgrade_records_what_the_remote_holds(tmp_path
 
 @pytest.mark.slow  # a real server and a real browser
 def test_the_status_page_says_what_a_remote_holds_is_not_known_yet_after_an_older_batons_sync(tmp_path):
-    from tests.app_support import status_server
-    from tests.browser_support import Browser, find_chromium
+    from tests.browser_support import chromium_or_skip, sharing_line_shown
 
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    chromium = chromium_or_skip()
     project = upgraded(tmp_path / "synced", "synced")
-    with status_server(project) as server:
-        browser = Browser(chromium)
-        try:
-            page = browser.open(server.url)
-            page.wait_for("document.querySelectorAll('#sharing-line p').length > 0")
-            shown = page.eval("document.querySelector('#sharing-line p').textContent")
-        finally:
-            browser.close()
+    shown = sharing_line_shown(project, chromium)
     assert shown.startswith("Shared: not known yet — the last sync was made by an older Baton")
     assert shown.endswith("the next baton sync finds out and records it.")

@@ -20,23 +20,28 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.common import ProxyTrap, git_project, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, hook_contexts
-from tests.e2e.terminal import Terminal
 from tests.e2e.test_gemini_cli import Session
+from tests.e2e.test_interactive import (
+    claude_exit,
+    claude_home,
+    claude_prompt,
+    claude_session,
+    claude_tui,
+    events,
+    gemini_exit,
+    gemini_prompt,
+    gemini_session,
+    gemini_tui,
+    interactive,
+)
 
 pytestmark = pytest.mark.e2e
 
 STEP = "Wire the zebra-42 parser into the CLI"
 """The next step the waiting baton carries: a brief that delivers it shows it."""
-
-CLAUDE_READY = "? for shortcuts"
-GEMINI_READY = "Type your message"
-
-
-def events(project: Path, env: dict[str, str], kind: str) -> list[dict[str, Any]]:
-    return [e for e in ledger_events(project, env) if e.get("type") == kind]
 
 
 def claims(project: Path, env: dict[str, str]) -> list[tuple[str, str]]:
@@ -64,23 +69,6 @@ def a_waiting_baton(project: Path, env: dict[str, str]) -> str:
     return created["data"]["handoff_id"]
 
 
-def interactive(env: dict[str, str]) -> dict[str, str]:
-    """A colour terminal, not in CI (Ink draws only the last frame when it sees ``CI``)."""
-    return {**{k: v for k, v in env.items() if k not in ("CI", "NO_COLOR")}, "TERM": "xterm-256color"}
-
-
-def tui(argv: list[str], project: Path, env: dict[str, str], ready: str) -> Terminal:
-    """The harness's TUI in a terminal, once it shows ``ready``; ended (its process group killed)
-    before the test fails if it never does."""
-    terminal = Terminal(argv, project, env)
-    try:
-        terminal.wait_for(ready, why="the harness's prompt")
-    except BaseException:
-        terminal.__exit__(None, None, None)
-        raise
-    return terminal
-
-
 def unprompted_hand_ons(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:
     return [e for e in events(project, env, "baton.created") if e["data"].get("reason") == "unprompted"]
 
@@ -101,42 +89,13 @@ def claude_installed(tmp_path: Path, model: FakeAnthropic, project: Path) -> dic
     assert installed.returncode == 0, installed.stderr
     hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
     assert {"SessionStart", "SessionEnd", "PreCompact", "UserPromptSubmit"} <= set(hooks), hooks
-    home = Path(env["HOME"])
-    (home / ".claude.json").write_text(json.dumps({
-        "hasCompletedOnboarding": True,
-        "customApiKeyResponses": {"approved": [env["ANTHROPIC_API_KEY"].strip()[-20:]], "rejected": []},
-        "projects": {str(project): {"hasTrustDialogAccepted": True}},
-    }))
-    (home / ".claude").mkdir(exist_ok=True)
-    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["mcp__baton"]}}))
+    claude_home(env, project)
     return env
-
-
-def claude_tui(project: Path, env: dict[str, str]) -> Terminal:
-    return tui([str(harness_program("claude-code"))], project, env, CLAUDE_READY)
-
-
-def claude_prompt(claude: Terminal, prompt: str, reply: str) -> None:
-    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
-    claude.type(prompt)
-    claude.type("\r")
-    claude.wait_for(reply, why="the model's reply")
-    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt after the reply", now=True)
-
-
-def claude_exit(claude: Terminal) -> None:
-    claude.wait_for(CLAUDE_READY, why="Claude Code's prompt", now=True)
-    claude.type("/exit")
-    claude.type("\r")
-    assert claude.wait_until_ended() == 0, claude.screen()
 
 
 def claude_next_session(project: Path, env: dict[str, str], model: FakeAnthropic) -> str:
     """A next Claude Code session, one prompt, ``/exit``: what its model was told."""
-    with claude_tui(project, env) as claude:
-        claude_prompt(claude, "hello", "Next.")
-        claude_exit(claude)
-    model.check()
+    claude_session(project, env, model, "hello", "Next.")
     return said(model.turns()[-1])
 
 
@@ -205,32 +164,9 @@ def gemini_installed(tmp_path: Path, model: FakeGemini, trap: ProxyTrap) -> Sess
     return gemini
 
 
-def gemini_tui(gemini: Session) -> Terminal:
-    return tui([str(gemini.program), "-y"], gemini.project, gemini.env, GEMINI_READY)
-
-
-def gemini_prompt(terminal: Terminal, prompt: str, reply: str) -> None:
-    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt", now=True)
-    terminal.type(prompt)
-    terminal.wait_for(prompt, why="the prompt typed")
-    terminal.type("\r")
-    terminal.wait_for(reply, why="the model's reply")
-
-
-def gemini_exit(terminal: Terminal) -> None:
-    """Ctrl-D twice at Gemini CLI's prompt (its ``SessionEnd`` runs), and its process ends with status 0."""
-    terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt", now=True)
-    terminal.type("\x04")
-    terminal.wait_for("Press Ctrl+D again to exit.", why="Gemini CLI's exit notice")
-    terminal.type("\x04")
-    assert terminal.wait_until_ended() == 0, terminal.screen()
-
-
 def gemini_next_session(gemini: Session, model: FakeGemini) -> str:
     """A next Gemini CLI session, one prompt, Ctrl-D twice: what its hooks put before its model."""
-    with gemini_tui(gemini) as terminal:
-        gemini_prompt(terminal, "hello", "Next.")
-        gemini_exit(terminal)
+    gemini_session(gemini, "hello", "Next.")
     return "\n".join(hook_contexts(model.conversation()[-1]))
 
 
