@@ -115,6 +115,12 @@ def codex_stop(project: Path, session: str):
     return hook(project, "codex", "Stop", fixture("codex", "Stop", project, session_id=session))
 
 
+def codex_interrupt(project: Path, session: str):
+    """Codex's Interrupt hook (a turn the person stopped: Esc, Ctrl-C's "Cancel task" or "Exit") run for
+    ``session`` in ``project``, as Codex 0.171.0 runs it."""
+    return hook(project, "codex", "Interrupt", fixture("codex", "Interrupt", project, session_id=session))
+
+
 def claude_start(project: Path, session: str):
     """Claude Code's SessionStart hook (a startup) run for ``session`` in ``project``, as Claude Code runs it."""
     return hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project,

@@ -100,7 +100,7 @@ def test_doctor_warns_that_codex_skips_hooks_never_trusted_in_a_trusted_folder(p
     (codex_home / "config.toml").write_text(_codex_config(project_dir))
     check = _trust_check(capsys, project_dir)
     assert check["status"] == "warn"
-    assert "Codex will skip Baton's hooks here: SessionStart, PreCompact, Stop not trusted" in check["detail"]
+    assert "Codex will skip Baton's hooks here: SessionStart, PreCompact, Stop, Interrupt not trusted" in check["detail"]
     assert "type /hooks and trust them" in check["detail"]
 
 
@@ -109,7 +109,7 @@ def test_doctor_says_ok_once_the_folder_and_every_hook_are_trusted(project_dir, 
     (codex_home / "config.toml").write_text(_codex_config(project_dir, hashes=_batons_hooks(project_dir)))
     check = _trust_check(capsys, project_dir)
     assert check["status"] == "ok", check["detail"]
-    assert "Codex trusts this folder and Baton's 3 hooks" in check["detail"]
+    assert "Codex trusts this folder and Baton's 4 hooks" in check["detail"]
 
 
 def test_doctor_warns_of_hooks_trusted_before_an_install_hooks_changed_them(project_dir, capsys, codex_home):
@@ -119,7 +119,7 @@ def test_doctor_warns_of_hooks_trusted_before_an_install_hooks_changed_them(proj
     hooks_file.write_text(hooks_file.read_text().replace('"timeout": 30', '"timeout": 45'))
     check = _trust_check(capsys, project_dir)
     assert check["status"] == "warn"
-    assert ("SessionStart, PreCompact, Stop trusted as an earlier version of the hook (an `install-hooks` "
+    assert ("SessionStart, PreCompact, Stop, Interrupt trusted as an earlier version of the hook (an `install-hooks` "
             "changed it since)") in check["detail"]
 
 

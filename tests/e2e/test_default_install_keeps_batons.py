@@ -178,6 +178,33 @@ def test_with_the_default_install_a_claude_code_session_whose_prompt_reached_the
     assert claims(project, env) == [(handoff, began(project, env)[0])]
 
 
+def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_spends_the_baton_its_model_was_given(
+        tmp_path, anthropic):
+    """The same start, then ``! echo …`` as the first input (bash mode): Claude Code 2.1.332 runs the
+    command and sends the model a turn with its output — the first request, carrying the baton — but
+    runs no ``UserPromptSubmit`` for it (only that turn's ``Stop``). The end finds the request in the
+    session's transcript and hands nothing on again: the next session is not given the baton, claimed
+    once, by the session whose model had it."""
+    project = git_project(tmp_path / "project")
+    env = claude_installed(tmp_path, anthropic, project)
+    handoff = a_waiting_baton(project, env)
+    anthropic.script = ["Bash output seen.", "Next."]
+    with claude_tui(project, env) as claude:
+        wait_for_claims(project, env, 1)
+        claude.type("!")
+        claude.wait_for("! for shell mode", why="Claude Code's bash mode (its footer)")
+        claude.type("echo hi-from-bash-mode")
+        claude.type("\r")
+        claude.wait_for("Bash output seen.", why="the model's turn after the command")
+        claude_exit(claude)
+    (first_request,) = anthropic.turns()
+    assert f"(baton `{handoff}`)" in said(first_request) and "hi-from-bash-mode" in said(first_request)
+    assert not unprompted_hand_ons(project, env)
+    told = claude_next_session(project, env, anthropic)
+    assert f"(baton `{handoff}`)" not in told, told
+    assert claims(project, env) == [(handoff, began(project, env)[0])]
+
+
 # -- Gemini CLI ------------------------------------------------------------------------------------
 
 @pytest.fixture
