@@ -20,9 +20,8 @@ import pytest
 from baton.app import Baton
 from baton.harnesses.claude_code import requested_since
 from baton.harnesses.install import install_hooks
-from tests.app_support import promote_handoff, validate_handoff_command
-from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, hook
+from tests.handoff_support import git_init
+from tests.harness_support import baton_left_by_a_claude_code_session, claude_start, fixture, hook, unprompted_mark
 
 SESSION = "0b7c4f2e-synthetic-claude-session"
 
@@ -36,11 +35,7 @@ def repo(project):
 
 def _claimed(repo) -> str:
     """An earlier session's baton waits; this session's start claims it and leaves its mark."""
-    with Baton.open(repo) as app:
-        handoff_id = app.capture(payload(), session="earlier").handoff_id
-    validate_handoff_command(repo, handoff_id)
-    promote_handoff(repo, handoff_id, accept_warnings="tests")
-    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
+    handoff_id = baton_left_by_a_claude_code_session(repo)
     started = hook(repo, "claude-code", "SessionStart",
                    fixture("claude-code", "SessionStart.startup", repo, session_id=SESSION))
     assert started.result.to_json()["handoffId"] == handoff_id
@@ -72,42 +67,33 @@ def _end(repo, transcript: Path):
                                                             transcript_path=str(transcript)))
 
 
-def _next_start(repo):
-    return hook(repo, "claude-code", "SessionStart",
-                fixture("claude-code", "SessionStart.startup", repo, session_id="next-one"))
-
-
-def _mark(repo) -> Path:
-    return repo / ".baton" / "cache" / "unprompted" / SESSION
-
-
 def test_a_session_whose_first_input_was_bash_mode_spends_the_baton_its_model_was_given(repo, tmp_path):
     _claimed(repo)
-    _end(repo, _bash_mode_then_a_turn(_mark(repo).stat().st_mtime + 1, tmp_path))
-    assert _next_start(repo).result.to_json()["handoffId"] is None
+    _end(repo, _bash_mode_then_a_turn(unprompted_mark(repo, SESSION).stat().st_mtime + 1, tmp_path))
+    assert claude_start(repo, "next-one").result.to_json()["handoffId"] is None
     with Baton.open(repo) as app:
         assert [e["data"].get("reason") for e in app.log(event_type="baton.created").to_json()] == [None]
-    assert not _mark(repo).exists()
+    assert not unprompted_mark(repo, SESSION).exists()
 
 
 def test_a_session_left_before_any_request_still_hands_the_baton_on(repo, tmp_path):
     handoff_id = _claimed(repo)
-    _end(repo, _transcript(tmp_path / "t.jsonl", ("user", _mark(repo).stat().st_mtime + 1)))
-    assert _next_start(repo).result.to_json()["handoffId"] == handoff_id
+    _end(repo, _transcript(tmp_path / "t.jsonl", ("user", unprompted_mark(repo, SESSION).stat().st_mtime + 1)))
+    assert claude_start(repo, "next-one").result.to_json()["handoffId"] == handoff_id
 
 
 def test_a_forks_copied_history_is_no_request_of_its_own(repo, tmp_path):
     """A forked conversation's transcript holds its parent's turns, stamped before the fork's start."""
     handoff_id = _claimed(repo)
-    long_ago = _mark(repo).stat().st_mtime - 3600
+    long_ago = unprompted_mark(repo, SESSION).stat().st_mtime - 3600
     _end(repo, _transcript(tmp_path / "t.jsonl", ("api-request", long_ago), ("assistant", long_ago + 1)))
-    assert _next_start(repo).result.to_json()["handoffId"] == handoff_id
+    assert claude_start(repo, "next-one").result.to_json()["handoffId"] == handoff_id
 
 
 def test_an_unreadable_transcript_leaves_the_mark_to_tell(repo, tmp_path):
     handoff_id = _claimed(repo)
     _end(repo, tmp_path / "missing.jsonl")
-    assert _next_start(repo).result.to_json()["handoffId"] == handoff_id
+    assert claude_start(repo, "next-one").result.to_json()["handoffId"] == handoff_id
 
 
 def test_a_subagents_request_is_not_the_sessions(tmp_path):

@@ -20,9 +20,8 @@ import pytest
 from baton.app import Baton
 from baton.harnesses.gemini_cli import brief_kept
 from baton.harnesses.install import install_hooks
-from tests.app_support import promote_handoff, validate_handoff_command
-from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, hook, injected
+from tests.handoff_support import git_init
+from tests.harness_support import baton_left_by_a_claude_code_session, fixture, hook, injected, unprompted_mark
 
 SESSION = "5e6f7a8b-synthetic-gemini-session"
 
@@ -32,15 +31,6 @@ def repo(project):
     git_init(project, {"src/app.py": "x = 1\n"})
     install_hooks(project, "gemini-cli", events=("start", "end", "compact", "prompt"))
     return project
-
-
-def _baton_waits(repo) -> str:
-    with Baton.open(repo) as app:
-        handoff_id = app.capture(payload(), session="earlier").handoff_id
-    validate_handoff_command(repo, handoff_id)
-    promote_handoff(repo, handoff_id, accept_warnings="tests")
-    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
-    return handoff_id
 
 
 def _message(text: str, kind: str = "user") -> dict:
@@ -57,7 +47,7 @@ def _recording(path: Path, *records: dict) -> Path:
 
 def _started(repo, tmp_path) -> tuple[str, Path]:
     """A fresh TUI start claims the waiting baton; its recording holds the brief it was given."""
-    handoff_id = _baton_waits(repo)
+    handoff_id = baton_left_by_a_claude_code_session(repo)
     started = hook(repo, "gemini-cli", "SessionStart",
                    fixture("gemini-cli", "SessionStart.startup", repo, session_id=SESSION))
     brief = injected("gemini-cli", started.answer)
@@ -91,15 +81,11 @@ def _next_start(repo):
                 fixture("gemini-cli", "SessionStart.startup", repo, session_id="next-one"))
 
 
-def _mark(repo) -> Path:
-    return repo / ".baton" / "cache" / "unprompted" / SESSION
-
-
 def test_a_prompt_after_chat_resume_keeps_the_mark_of_the_baton_its_start_claimed(repo, tmp_path):
     _, recording = _started(repo, tmp_path)
     _chat_resumed(recording)
     _prompt(repo, recording)
-    assert _mark(repo).is_file()
+    assert unprompted_mark(repo, SESSION).is_file()
 
 
 def test_the_end_of_a_session_resumed_into_a_saved_chat_hands_the_baton_on_to_the_next_start(repo, tmp_path):
@@ -120,7 +106,7 @@ def test_the_end_of_a_session_resumed_into_a_saved_chat_hands_the_baton_on_to_th
 def test_a_prompt_whose_conversation_holds_the_brief_spends_the_baton(repo, tmp_path):
     _, recording = _started(repo, tmp_path)
     _prompt(repo, recording)
-    assert not _mark(repo).exists()
+    assert not unprompted_mark(repo, SESSION).exists()
     _end(repo)
     assert _next_start(repo).result.to_json()["handoffId"] is None
 
@@ -142,7 +128,7 @@ def test_a_headless_prompt_carries_the_brief_in_front_of_it():
 def test_an_unreadable_recording_tells_nothing_and_the_prompt_spends_the_baton(repo, tmp_path):
     _started(repo, tmp_path)
     _prompt(repo, tmp_path / "missing.jsonl")
-    assert not _mark(repo).exists()
+    assert not unprompted_mark(repo, SESSION).exists()
 
 
 def test_a_rewind_past_the_brief_takes_it_out_of_the_conversation(tmp_path):
