@@ -16,15 +16,6 @@ too (``baton.harnesses.hook``).
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Any
-
-import time
-
-import orjson
-
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -98,46 +89,6 @@ def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...])
             ConfigFile(SKILL_FILE, text=skill_text())]
 
 
-_REQUESTS = (b'"type":"assistant"', b'"type":"api-request"')
-"""How a Claude Code transcript line recording a model request or its answer opens its ``type``
-(2.1.332 writes ``api-request`` for each request sent, ``assistant`` for each answer)."""
-
-
-def _stamp(seconds: float) -> str:
-    """``seconds`` since the epoch as Claude Code stamps a transcript entry: UTC, to the millisecond
-    (``2026-12-07T09:56:18.192Z``), so that two stamps compare as strings."""
-    whole = int(seconds)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{int((seconds - whole) * 1000):03d}Z"
-
-
-def requested_since(payload: Mapping[str, Any], since: float) -> bool | None:
-    """Whether the session's transcript (``transcript_path``) records a request to the model, or
-    its answer, stamped at ``since`` (seconds since the epoch) or later — of the session itself,
-    not a subagent's (``isSidechain``). Claude Code 2.1.332 runs no ``UserPromptSubmit`` for
-    bash-mode input (``! cmd``), yet sends the model a turn after it, carrying the start's brief:
-    the end finds the request here. None when the transcript cannot be read."""
-    path = payload.get("transcript_path")
-    if not isinstance(path, str) or not path:
-        return None
-    after = _stamp(since)
-    try:
-        with open(path, "rb") as transcript:
-            for line in transcript:
-                if not any(kind in line for kind in _REQUESTS):
-                    continue
-                try:
-                    entry = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                stamp = entry.get("timestamp") if isinstance(entry, dict) else None
-                if isinstance(stamp, str) and stamp >= after and entry.get("isSidechain") is not True \
-                        and entry.get("type") in ("assistant", "api-request"):
-                    return True
-    except OSError:
-        return None
-    return False
-
-
 ADAPTER = CommandHookAdapter(
     name="claude-code",
     kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "SessionEnd": SESSION_END,
@@ -151,5 +102,4 @@ ADAPTER = CommandHookAdapter(
     # The project folder for every hook; the payload's ``cwd`` follows the agent's ``cd``.
     project_dir_env=("CLAUDE_PROJECT_DIR",),
     prompt_hook_files=(".claude/settings.json", LOCAL_SETTINGS),
-    requested_since=requested_since,
 )

@@ -41,10 +41,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
-
-import orjson
 
 from baton.harnesses.protocol import (
     NONBLOCKING_SUFFIX,
@@ -78,75 +75,6 @@ def unwrap_prompt(prompt: str) -> str:
     return text[end + len(_CLOSE):].lstrip() if end >= 0 else prompt
 
 
-def _text(content: Any) -> str:
-    """A recorded message's text (its parts' ``text``, or the string it is)."""
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else []
-    return "".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
-
-
-def _conversation(data: bytes) -> list[Any] | None:
-    """The messages a Gemini CLI chat recording holds now, replayed as the CLI loads it: a JSON
-    Lines file whose records are a message (pushed, or put in place of the one with its ``id``), a
-    ``$set`` whose ``messages`` replace them all (``setHistory``: ``/chat resume``), or a
-    ``$rewindTo`` that drops the message it names and every one after (all when it names none);
-    a file of one JSON object (an older recording) holds them as ``messages``. None when it is
-    neither."""
-    try:
-        whole = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict):
-        kept = whole.get("messages")
-        return kept if isinstance(kept, list) else []
-    messages: dict[Any, Any] = {}
-    for line in data.splitlines():
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue  # a blank line, a line cut by a write in progress, a lone surrogate
-        if not isinstance(record, dict):
-            continue
-        if isinstance(record.get("$rewindTo"), str):
-            ids = list(messages)
-            cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in ids else 0
-            messages = {i: messages[i] for i in ids[:cut]}
-        elif isinstance(record.get("$set"), dict):
-            given = record["$set"].get("messages")
-            if isinstance(given, list):
-                messages = {m.get("id"): m for m in given if isinstance(m, dict)}
-        elif "id" in record and "type" in record:
-            messages[record["id"]] = record
-    return list(messages.values())
-
-
-def brief_kept(payload: Mapping[str, Any], session_id: str) -> bool | None:
-    """Whether what Gemini CLI sends the model with this prompt (``BeforeAgent``) holds the brief
-    session ``session_id``'s start gave it — the ``<hook_context>`` that names the session
-    (``This is gemini-cli session `ID```): in front of the prompt itself (headless ``gemini -p``),
-    or as a message of the conversation its chat recording (``transcript_path``) holds now (the
-    TUI adds it to the history at the start). ``/chat resume TAG`` and the ``/resume`` browser
-    replace that history with a saved one, running no hook, and the recording with it. None when
-    the recording cannot be read."""
-    needle = f"session `{session_id}`"
-    prompt = payload.get("prompt")
-    if isinstance(prompt, str) and prompt.lstrip().startswith(_OPEN) and needle in prompt:
-        return True
-    path = payload.get("transcript_path")
-    if not isinstance(path, str) or not path:
-        return None
-    try:
-        with open(path, "rb") as file:
-            messages = _conversation(file.read())
-    except (OSError, ValueError):
-        return None
-    if messages is None:
-        return None
-    return any(isinstance(m, dict) and m.get("type") == "user" and _OPEN in (text := _text(m.get("content")))
-               and needle in text for m in messages)
-
-
 def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"additionalContext": context}}
 
@@ -173,5 +101,4 @@ ADAPTER = CommandHookAdapter(
     # Gemini CLI 0.61 sets both (``CLAUDE_PROJECT_DIR`` "for compatibility") to its hook input's ``cwd``.
     project_dir_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
     prompt_hook_files=(".gemini/settings.json",),
-    brief_kept=brief_kept,
 )

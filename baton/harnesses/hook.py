@@ -343,45 +343,17 @@ def marked_folder(chosen: Any, payload: Mapping[str, Any], project: str | os.Pat
     return str(project or os.environ.get("BATON_PROJECT") or where.project_dir or where.cwd or ".")
 
 
-REPLACED = "replaced"
-"""The mark's second line once a prompt of its session found the brief gone from the conversation
-(``brief_kept``): the mark stays for the session's end, and later prompts read nothing more."""
-
-
 def prompted(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None, session_id: str) -> None:
     """A prompt of session ``session_id`` was submitted: its mark, if its start left one, is
     removed — one ``unlink`` per prompt (the first removes it; each later one finds nothing),
-    nothing written to the ledger. Never fails the prompt.
-
-    Where the harness can replace the conversation without a hook (``brief_kept``: Gemini CLI's
-    ``/chat resume``), the mark is opened instead of unlinked (one ``open`` for every later prompt,
-    which finds none), and only while it is there is the conversation read: when it no longer holds
-    the start's brief the mark stays, marked ``REPLACED``, and the session's end hands the baton
-    on again as for a session closed before its first prompt."""
+    nothing read, nothing written to the ledger. Never fails the prompt."""
     name = mark_name(session_id)
     if name is None:
         return
     try:
-        path = os.path.join(marked_folder(chosen, payload, project), *UNPROMPTED, name)
-        if chosen.brief_kept is not None and not _brief_kept(chosen, payload, path, session_id):
-            return
-        os.unlink(path)
+        os.unlink(os.path.join(marked_folder(chosen, payload, project), *UNPROMPTED, name))
     except (OSError, ValueError):
         pass
-
-
-def _brief_kept(chosen: Any, payload: Mapping[str, Any], path: str, session_id: str) -> bool:
-    """Whether the prompt reaches a model that has the brief (raises ``OSError`` when there is no
-    mark); False leaves the mark marked ``REPLACED``. A conversation that cannot be read counts as
-    having it: the baton is spent, as where the harness cannot replace it."""
-    with open(path, encoding="utf-8") as mark:
-        if REPLACED in mark.read().split():
-            return False
-    if chosen.brief_kept(payload, session_id) is not False:
-        return True
-    with open(path, "a", encoding="utf-8") as mark:
-        mark.write(REPLACED + "\n")
-    return False
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,

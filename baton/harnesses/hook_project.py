@@ -216,8 +216,7 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         # An end whose session's start claimed a baton and that made no request since: its mark still there.
         no_request = (metadata.kind == SESSION_END and bool(chosen.prompt_hook_files)
                       and marked(run.baton_dir, metadata.session_id))
-        result = act(app, metadata, no_request=no_request and not requested(chosen, payload, run.baton_dir,
-                                                                             metadata.session_id))
+        result = act(app, metadata, no_request=no_request)
         if no_request:  # the end ran: the mark has done its work
             take_mark(run.baton_dir, metadata.session_id)
         if metadata.kind == SESSION_START and chosen.prompt_hook_files:
@@ -385,20 +384,6 @@ def marked(baton_dir: str | os.PathLike, session_id: str | None) -> bool:
     prompt of it was submitted since."""
     path = mark_path(baton_dir, session_id)
     return path is not None and os.path.exists(path)
-
-
-def requested(chosen: Any, payload: Any, baton_dir: str | os.PathLike, session_id: str | None) -> bool:
-    """Whether a session whose mark is still there made a request all the same, as the harness
-    records it (``requested_since``: Claude Code's bash-mode input runs no prompt hook): since its
-    start left the mark (the mark's modification time). False when the harness cannot tell."""
-    path = mark_path(baton_dir, session_id)
-    if chosen.requested_since is None or path is None or not isinstance(payload, dict):
-        return False
-    try:
-        since = os.stat(path).st_mtime
-    except OSError:
-        return False
-    return chosen.requested_since(payload, since) is True
 
 
 def take_mark(baton_dir: str | os.PathLike, session_id: str | None) -> None:

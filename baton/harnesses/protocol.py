@@ -276,18 +276,6 @@ class CommandHookAdapter:
     prompt hook removes (``hook_project.leave_mark``); an end that still finds it made no
     request, and hands the baton on again (docs/batons.md, "A baton spent without reaching a
     model"). Empty: the start comes with a prompt (Codex) or is not known to (Cursor)."""
-    brief_kept: "Callable[[Mapping[str, Any], str], bool | None] | None" = None
-    """Given a prompt hook's payload and its session's id: whether the conversation the harness sends
-    the model with that prompt still holds the brief the session's start gave it (None: cannot tell).
-    Gemini CLI 0.61's ``/chat resume TAG`` (and the ``/resume`` browser) replaces the conversation
-    without a hook: the first prompt after it reaches a model that never had the brief, so its mark
-    stays and the session's end hands the claimed baton on again. None: a prompt always counts."""
-    requested_since: "Callable[[Mapping[str, Any], float], bool | None] | None" = None
-    """Given a session end's payload and when its start left the mark (seconds since the epoch):
-    whether the session made a request to the model since, its prompt hook notwithstanding (None:
-    cannot tell). Claude Code 2.1.332 runs no ``UserPromptSubmit`` for bash-mode input (``! cmd``)
-    but sends the model a turn after it, with the brief: an end that finds such a request spends
-    the baton instead of handing it on again. None: the mark alone tells."""
     subscribe_events: Callable[..., Any] | None = None
 
     def default_roles(self) -> tuple[str, ...]:
