@@ -1504,7 +1504,8 @@ def test_chat_resume_in_a_fresh_gemini_cli_session_loads_the_checkpoint_and_reco
     resume TAG`` there loads the checkpoint into that session (no hook runs: no second start, no
     claim, no end). What its model is then given is the checkpoint's history, with the *earlier*
     session's brief and id (0.61.0 replaces the history, and the fresh start's brief with it) — the
-    fresh start's claimed baton reached no model (a known gap: docs/batons.md, "A baton spent without reaching a model")."""
+    fresh start's claimed baton reached no model (a known gap: docs/batons.md, "A baton spent
+    without reaching a model")."""
     gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
     google.script = [*gemini_hands_off(), "Resumed."]
     screens = []
