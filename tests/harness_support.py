@@ -115,6 +115,32 @@ def codex_stop(project: Path, session: str):
     return hook(project, "codex", "Stop", fixture("codex", "Stop", project, session_id=session))
 
 
+def codex_interrupt(project: Path, session: str):
+    """Codex's Interrupt hook (a turn the person stopped: Esc, Ctrl-C's "Cancel task" or "Exit") run for
+    ``session`` in ``project``, as Codex 0.171.0 runs it."""
+    return hook(project, "codex", "Interrupt", fixture("codex", "Interrupt", project, session_id=session))
+
+
+def unprompted_mark(project: Path, session: str) -> Path:
+    """Where session ``session``'s start leaves its mark when it claims a baton before any prompt."""
+    return project / ".baton" / "cache" / "unprompted" / session
+
+
+def baton_left_by_a_claude_code_session(project: Path, session: str = "earlier") -> str:
+    """A Claude Code session readies a handoff and ends (its ``SessionEnd`` hook): its baton waits.
+    The handoff's id."""
+    from baton.app import Baton
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.handoff_support import payload
+
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload(), session=session).handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id, accept_warnings="tests")
+    hook(project, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", project, session_id=session))
+    return handoff_id
+
+
 def claude_start(project: Path, session: str):
     """Claude Code's SessionStart hook (a startup) run for ``session`` in ``project``, as Claude Code runs it."""
     return hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project,

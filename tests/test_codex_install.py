@@ -27,7 +27,7 @@ def _install(root, *flags):
 
 def _step() -> str:
     """The trust step with all four hooks wired (``{hooks}``: how many, ``--events``)."""
-    return adapter("codex").user_steps[0].replace("{hooks}", "3")  # start, end and compact: the default
+    return adapter("codex").user_steps[0].replace("{hooks}", "4")  # start, the two ends (Stop, Interrupt) and compact: the default
 
 
 def test_install_hooks_for_codex_ends_with_one_line_on_trusting_the_hooks(project_dir):
@@ -36,7 +36,7 @@ def test_install_hooks_for_codex_ends_with_one_line_on_trusting_the_hooks(projec
     trust = [line for line in lines if "trust" in line]
     assert trust == [lines[-1]]
     assert lines[-1].startswith("codex: still to do: Codex runs these hooks only once you trust them")
-    for needed in ("trust the folder", "/hooks", "Baton's 3 hooks", "--dangerously-bypass-hook-trust"):
+    for needed in ("trust the folder", "/hooks", "Baton's 4 hooks", "--dangerously-bypass-hook-trust"):
         assert needed in lines[-1]
 
 

@@ -30,6 +30,25 @@ def test_the_hook_hash_is_the_one_codex_pins_a_trusted_hook_to(event, matcher, g
     assert hook_hash(CodexHook(event, 0, 0, hook, matcher)) == golden
 
 
+@pytest.mark.parametrize(("written", "golden"), [
+    ({"timeout": 30}, "sha256:6593559ab913abf36c4652bd97c20214d5452d6cde2b86e61068eb5b57f1cd73"),
+    ({"timeout": 3}, "sha256:6593559ab913abf36c4652bd97c20214d5452d6cde2b86e61068eb5b57f1cd73"),
+])
+def test_an_interrupt_hooks_hash_is_of_the_3_s_codex_allows_it(written, golden):
+    """``hooks/list``'s ``currentHash`` of the real ``codex app-server`` 0.171.0 for Baton's ``Interrupt``
+    hook (harness24), which it lists with ``timeoutSec`` 3 whatever the file says above it."""
+    command = "/work/wt/harness24/.venv/bin/python3 -P -c 'from baton.launch import run; run()' hook codex Interrupt"
+    assert hook_hash(CodexHook("Interrupt", 0, 0, {"type": "command", "command": command, **written})) == golden
+
+
+def test_an_interrupt_hook_without_a_timeout_is_hashed_with_the_1_s_codex_gives_it():
+    """The real 0.171.0 lists an ``Interrupt`` hook written without a timeout with ``timeoutSec`` 1."""
+    command = "sh -c 'cat >> /tmp/harness24/pt3/test_scratch_codex0/payloads.jsonl; " \
+              "echo >> /tmp/harness24/pt3/test_scratch_codex0/payloads.jsonl' # hook codex Interrupt"
+    assert hook_hash(CodexHook("Interrupt", 0, 0, {"type": "command", "command": command})) \
+        == "sha256:ab2b87b700d1f750f9eb3c46f099fc79ec648dd4facaf260c3455df9a17eef43"
+
+
 def test_the_hook_key_names_the_file_the_event_in_snake_case_and_the_hooks_place():
     hook = CodexHook("UserPromptSubmit", 1, 2, {"command": "x"})
     assert event_label("SessionStart") == "session_start"
@@ -100,7 +119,7 @@ def test_doctor_warns_that_codex_skips_hooks_never_trusted_in_a_trusted_folder(p
     (codex_home / "config.toml").write_text(_codex_config(project_dir))
     check = _trust_check(capsys, project_dir)
     assert check["status"] == "warn"
-    assert "Codex will skip Baton's hooks here: SessionStart, PreCompact, Stop not trusted" in check["detail"]
+    assert "Codex will skip Baton's hooks here: SessionStart, PreCompact, Stop, Interrupt not trusted" in check["detail"]
     assert "type /hooks and trust them" in check["detail"]
 
 
@@ -109,7 +128,7 @@ def test_doctor_says_ok_once_the_folder_and_every_hook_are_trusted(project_dir, 
     (codex_home / "config.toml").write_text(_codex_config(project_dir, hashes=_batons_hooks(project_dir)))
     check = _trust_check(capsys, project_dir)
     assert check["status"] == "ok", check["detail"]
-    assert "Codex trusts this folder and Baton's 3 hooks" in check["detail"]
+    assert "Codex trusts this folder and Baton's 4 hooks" in check["detail"]
 
 
 def test_doctor_warns_of_hooks_trusted_before_an_install_hooks_changed_them(project_dir, capsys, codex_home):
@@ -119,6 +138,7 @@ def test_doctor_warns_of_hooks_trusted_before_an_install_hooks_changed_them(proj
     hooks_file.write_text(hooks_file.read_text().replace('"timeout": 30', '"timeout": 45'))
     check = _trust_check(capsys, project_dir)
     assert check["status"] == "warn"
+    # Interrupt's timeout is 3 s whatever is written above it, so its hash (and Codex's trust) holds
     assert ("SessionStart, PreCompact, Stop trusted as an earlier version of the hook (an `install-hooks` "
             "changed it since)") in check["detail"]
 

@@ -20,10 +20,9 @@ from baton.app import Baton
 from baton.commands.context import Project
 from baton.domain.short_ids import short_id
 from baton.harnesses.install import install_hooks
-from tests.app_support import promote_handoff, validate_handoff_command
 from tests.cli_support import run_json
-from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, hook, injected
+from tests.handoff_support import git_init
+from tests.harness_support import baton_left_by_a_claude_code_session, fixture, hook, injected
 
 # harness: (start, prompt, end) — the hooks the harness runs, in that order, when a prompt is made
 EVENTS = {
@@ -59,12 +58,7 @@ def _claims(repo) -> list[str]:
 
 def _left_by_an_earlier_session(repo) -> str:
     """An earlier Claude Code session readies a handoff and ends: its baton waits."""
-    with Baton.open(repo) as app:
-        handoff_id = app.capture(payload(), session="earlier").handoff_id
-    validate_handoff_command(repo, handoff_id)
-    promote_handoff(repo, handoff_id, accept_warnings="tests")
-    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
-    return handoff_id
+    return baton_left_by_a_claude_code_session(repo)
 
 
 def _ended_before_any_prompt(repo, harness) -> str:

@@ -23,6 +23,9 @@ PROMPT_EVENT = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", 
                 "cursor": "beforeSubmitPrompt"}
 COMPACT_EVENT = {"claude-code": "PreCompact", "codex": "PreCompact", "gemini-cli": "PreCompress",
                  "cursor": "preCompact"}
+END_EVENTS = {"claude-code": {"SessionEnd"}, "codex": {"Stop", "Interrupt"}, "gemini-cli": {"SessionEnd"},
+              "cursor": {"sessionEnd"}}
+"""The end's hooks: Codex's are two, a turn's ``Stop`` and a stopped turn's ``Interrupt``."""
 PROMPT_BY_DEFAULT = ("claude-code", "gemini-cli")
 """The harnesses whose session start runs before the first prompt: their default wires the prompt hook."""
 LEFT_OUT_BY_DEFAULT = tuple(h for h in HARNESSES if h not in PROMPT_BY_DEFAULT)
@@ -51,7 +54,8 @@ def test_by_default_codex_and_cursor_wire_start_end_and_compact_and_leave_the_pr
     result = install_hooks(project_dir, harness)
     assert result.events == ("start", "end", "compact") and result.left_out == ("prompt",)
     wired = _events(project_dir, harness)
-    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] in wired and len(wired) == 3
+    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] in wired
+    assert END_EVENTS[harness] <= wired and len(wired) == 2 + len(END_EVENTS[harness])
 
 
 @pytest.mark.parametrize("harness", PROMPT_BY_DEFAULT)
@@ -73,14 +77,16 @@ def test_events_all_wires_all_four(project_dir, harness):
 def test_events_without_prompt_wires_no_prompt_hook(project_dir, harness):
     install_hooks(project_dir, harness, events=("start", "end", "compact"))
     wired = _events(project_dir, harness)
-    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] in wired and len(wired) == 3
+    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] in wired
+    assert END_EVENTS[harness] <= wired and len(wired) == 2 + len(END_EVENTS[harness])
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_events_start_end_wires_only_those_two(project_dir, harness):
     install_hooks(project_dir, harness, events=("start", "end"))
     wired = _events(project_dir, harness)
-    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] not in wired and len(wired) == 2
+    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] not in wired
+    assert END_EVENTS[harness] <= wired and len(wired) == 1 + len(END_EVENTS[harness])
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -228,10 +234,10 @@ def test_doctor_still_warns_when_the_end_hook_is_missing(project_dir, capsys, ha
 
 
 def test_codex_trust_step_counts_the_hooks_wired(project_dir):
-    assert "trust Baton's 3 hooks" in install_hooks(project_dir, "codex", dry_run=True).user_steps[0]
-    assert "trust Baton's 4 hooks" in install_hooks(project_dir, "codex", dry_run=True, events=ALL_EVENTS).user_steps[0]
+    assert "trust Baton's 4 hooks" in install_hooks(project_dir, "codex", dry_run=True).user_steps[0]
+    assert "trust Baton's 5 hooks" in install_hooks(project_dir, "codex", dry_run=True, events=ALL_EVENTS).user_steps[0]
     step = install_hooks(project_dir, "codex", dry_run=True, events=("start", "end")).user_steps[0]
-    assert "trust Baton's 2 hooks" in step
+    assert "trust Baton's 3 hooks" in step
 
 
 @pytest.mark.parametrize(("value", "expected"), [

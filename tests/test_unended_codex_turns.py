@@ -20,8 +20,9 @@ import pytest
 from baton.app import Baton
 from baton.domain.unended import SILENT, UNENDED_HOURS, unended_for
 from tests.app_support import ready_handoff
+from tests.batons_support import events
 from tests.handoff_support import git_init
-from tests.harness_support import codex_start, codex_stop, fixture, hook, injected
+from tests.harness_support import codex_interrupt, codex_start, codex_stop, fixture, hook, injected
 
 LONG_AGO = time.time_ns() - (UNENDED_HOURS + 1) * 3600 * 10**9
 
@@ -76,15 +77,26 @@ def test_a_codex_session_silent_past_the_horizon_after_a_later_turn_hands_its_ha
                 f"({SILENT}; codex reports an end at every turn)" in told)
 
 
-def test_a_handoff_a_later_turns_stop_handed_on_is_received_without_a_word_of_it(repo):
+@pytest.mark.parametrize("turn_end", [codex_stop, codex_interrupt], ids=["Stop", "Interrupt"])
+def test_a_handoff_a_later_turns_end_handed_on_is_received_without_a_word_of_it(repo, turn_end):
+    """A later turn's ``Stop``, or its ``Interrupt`` when the person stopped it (Ctrl-C and "Exit", or
+    Esc: no ``Stop`` runs for it), hands on the handoff readied in that turn."""
     codex_start(repo, "s1")
     codex_stop(repo, "s1")
     handoff_id = ready_handoff(repo, "s1")
-    assert codex_stop(repo, "s1").result.baton == handoff_id
+    assert turn_end(repo, "s1").result.baton == handoff_id
     started = codex_start(repo, "s2")
     assert started.result.delivered.record.id == handoff_id
     told = injected("codex", started.answer)
     assert "reported the end" not in told and "never reported" not in told
+
+
+def test_a_first_turn_the_person_stopped_records_the_sessions_end_once_with_its_baton(repo):
+    codex_start(repo, "s1")
+    handoff_id = ready_handoff(repo, "s1")
+    assert codex_interrupt(repo, "s1").result.baton == handoff_id
+    assert codex_stop(repo, "s1").result.baton is None  # a later turn's end: no second end, no second baton
+    assert [e.stream for e in events(repo, "session.ended")] == ["session/s1"]
 
 
 def test_a_handoff_readied_before_the_first_turns_end_is_that_ends_baton(repo):

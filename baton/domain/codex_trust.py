@@ -30,6 +30,12 @@ MATCHER_EVENTS = frozenset({"permission_request", "post_compact", "post_tool_use
                             "session_start"})
 """The events whose matcher Codex keeps (and hashes); the others' matcher is ignored."""
 
+TIMEOUTS = {"interrupt": (1, 3)}
+"""Events whose hooks Codex gives a timeout of their own, and hashes with it: (the timeout without
+one, the most it allows). 0.171.0 reports an ``Interrupt`` hook written without a timeout as
+``timeoutSec`` 1 in ``hooks/list``, and one written with ``"timeout": 30`` as 3 — its trusted hash is
+of that."""
+
 DEFAULT_TIMEOUT = 600
 """Codex's timeout for a hook that names none, in seconds (part of the hash)."""
 
@@ -63,8 +69,10 @@ def hook_hash(hook: CodexHook) -> str:
     """The hash Codex pins a trusted hook to (``trusted_hash``)."""
     label = event_label(hook.event)
     timeout = hook.hook.get("timeout", hook.hook.get("timeoutSec"))
+    default, most = TIMEOUTS.get(label, (DEFAULT_TIMEOUT, None))
+    seconds = max(1, timeout) if isinstance(timeout, int) else default
     handler: dict[str, Any] = {"type": "command", "command": hook.hook.get("command"),
-                               "timeout": max(1, timeout) if isinstance(timeout, int) else DEFAULT_TIMEOUT,
+                               "timeout": seconds if most is None else min(seconds, most),
                                "async": bool(hook.hook.get("async", False))}
     if isinstance(hook.hook.get("statusMessage"), str):
         handler["statusMessage"] = hook.hook["statusMessage"]

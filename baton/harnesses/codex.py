@@ -11,6 +11,10 @@ common fields ``session_id``, ``turn_id``, ``transcript_path``, ``cwd``,
 Codex has no session-end event: ``Stop`` runs when each turn ends. Baton
 ends the session at the first ``Stop`` and, at later ones, only hands on a
 ready handoff the session wrote since (``finish_session`` is idempotent).
+A turn the person stops runs no ``Stop`` but ``Interrupt`` (``session_id``,
+``turn_id``; Codex 0.171.0, run for real: Esc, and Ctrl-C's "Cancel task" and
+"Exit", after which no later turn's ``Stop`` may ever come), which Baton
+takes as that turn's end, as ``Stop``.
 UserPromptSubmit (``prompt``) feeds the detector as for Claude Code.
 
 Codex runs a project's hooks only when the person trusted them: it loads
@@ -47,6 +51,7 @@ HOOKS = (
     HookCommand("SessionStart", "startup|resume|clear|compact"),
     HookCommand("PreCompact", "manual|auto"),
     HookCommand("Stop"),
+    HookCommand("Interrupt"),
     HookCommand("UserPromptSubmit"),
 )
 
@@ -91,7 +96,7 @@ def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...])
 ADAPTER = CommandHookAdapter(
     name="codex",
     kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "Stop": SESSION_END,
-           "UserPromptSubmit": USER_PROMPT},
+           "Interrupt": SESSION_END, "UserPromptSubmit": USER_PROMPT},
     hooks=HOOKS,
     files=_files,
     answer=hook_specific_output,

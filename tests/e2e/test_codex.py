@@ -299,7 +299,7 @@ def test_codex_lists_batons_hooks_as_untrusted_until_the_user_trusts_them(tmp_pa
     world = CodexProject(tmp_path, model, trap)
     world.install_baton()
     listed = [h for h in world.hooks() if " hook codex " in (h.get("command") or "")]
-    assert sorted(h["eventName"] for h in listed) == ["preCompact", "sessionStart", "stop", "userPromptSubmit"]
+    assert sorted(h["eventName"] for h in listed) == ["interrupt", "preCompact", "sessionStart", "stop", "userPromptSubmit"]
     assert {h["trustStatus"] for h in listed} == {"untrusted"}
     assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
 
@@ -318,7 +318,7 @@ def test_doctor_turns_ok_exactly_when_codex_trusts_batons_hooks(tmp_path, model,
     assert before["status"] == "warn" and "not trusted" in before["detail"], before
     assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
     after = _doctor_on_codex_trust(world)
-    assert after["status"] == "ok" and "Baton's 4 hooks" in after["detail"], after
+    assert after["status"] == "ok" and "Baton's 5 hooks" in after["detail"], after
 
 
 def test_doctor_warns_as_codex_does_when_install_hooks_changed_trusted_hooks(tmp_path, model, trap):

@@ -137,6 +137,36 @@ def test_with_the_default_install_a_claude_code_session_whose_prompt_reached_the
     assert claims(project, env) == [(handoff, began(project, env)[0])]
 
 
+def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_hands_its_baton_on_again(
+        tmp_path, anthropic):
+    """The same start, then ``! echo …`` as the first input (bash mode): Claude Code 2.1.332 runs the
+    command and sends the model a turn with its output — the first request, carrying the baton — but
+    runs no ``UserPromptSubmit`` for it (only that turn's ``Stop``). A known gap (docs/batons.md): the
+    mark the start left is still there at the end, so the end hands the baton on again as unprompted,
+    and the next session is given it too — claimed by both. Baton could tell only from the session's
+    transcript, which is outside the project root and never read."""
+    project = git_project(tmp_path / "project")
+    env = claude_installed(tmp_path, anthropic, project)
+    handoff = a_waiting_baton(project, env)
+    anthropic.script = ["Bash output seen.", "Next."]
+    with claude_tui(project, env) as claude:
+        wait_for_claims(project, env, 1)
+        claude.type("!")
+        claude.wait_for("! for shell mode", why="Claude Code's bash mode (its footer)")
+        claude.type("echo hi-from-bash-mode")
+        claude.type("\r")
+        claude.wait_for("Bash output seen.", why="the model's turn after the command")
+        claude_exit(claude)
+    (first_request,) = anthropic.turns()
+    assert f"(baton `{handoff}`)" in said(first_request) and "hi-from-bash-mode" in said(first_request)
+    (unprompted,) = unprompted_hand_ons(project, env)
+    assert unprompted["data"]["handoff_id"] == handoff
+    told = claude_next_session(project, env, anthropic)
+    assert f"(baton `{handoff}`)" in told, told
+    first, second = began(project, env)
+    assert claims(project, env) == [(handoff, first), (handoff, second)]
+
+
 # -- Gemini CLI ------------------------------------------------------------------------------------
 
 @pytest.fixture
