@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from baton.events.catalogue import BATON, HANDOFF, HandoffForgotten, split_stream, stream_of
+from baton.events.names import HANDOFF_REVISED
 from baton.ledger.envelope import Event
 from baton.model import frozen
 
@@ -138,7 +139,7 @@ class WithheldEdit:
     def line(self) -> str:
         """How ``baton sync`` names it."""
         n = len(self.events)
-        what = f"{n} {'revision' if set(self.types) == {'handoff.revised'} else 'event'}{'s' if n > 1 else ''}"
+        what = f"{n} {'revision' if set(self.types) == {HANDOFF_REVISED} else 'event'}{'s' if n > 1 else ''}"
         return (f"FORGOTTEN: {what} of the forgotten handoff {self.short}, made apart on another clone "
                 f"(writer {', '.join(self.writers)}) before the forget reached it, still hold"
                 f"{'' if n > 1 else 's'} its content here: withheld from every record, brief and listing; "
