@@ -173,7 +173,7 @@ def _codex_briefs(world: CodexProject, since: int = 0) -> list[str]:
 def test_install_hooks_run_again_keeps_codexs_trust_and_its_hooks_run_once(codex):
     assert _unchanged(_install(codex.project, codex.env, "codex"))
     baton = [h for h in codex.hooks() if " hook codex " in (h.get("command") or "")]
-    assert sorted(h["eventName"] for h in baton) == ["preCompact", "sessionStart", "stop"]
+    assert sorted(h["eventName"] for h in baton) == ["interrupt", "preCompact", "sessionStart", "stop"]
     assert {h["trustStatus"] for h in baton} == {"trusted"}
     codex.run("hello", ["Hello."])
     assert len(_codex_briefs(codex)) == 1, developer_texts(codex.model.turns()[0])
