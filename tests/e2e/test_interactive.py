@@ -1413,6 +1413,22 @@ def test_a_terminal_closed_during_a_gemini_cli_turn_leaves_the_readied_handoff_a
 
 # -- resuming inside Gemini CLI's TUI ---------------------------------------------------------------
 
+def gemini_resume_in_browser(terminal: Terminal, listed: tuple[str, ...], chosen: str, down: int = 0) -> None:
+    """``/resume`` in Gemini CLI's TUI (0.61.0: "Browse auto-saved conversations"), its browser showing
+    each of ``listed``; ``down`` presses of the down arrow select ``chosen``, Enter resumes it."""
+    terminal.type("/resume")
+    terminal.wait_for("Browse auto-saved conversations", why="/resume in Gemini CLI's command list", now=True)
+    terminal.type("\r")
+    for shown in listed:
+        terminal.wait_for(shown, why="Gemini CLI's session browser", now=True)
+    if down:
+        terminal.type("\x1b[B" * down)  # down, to the earlier conversation
+    terminal.wait_for(chosen, why="the earlier conversation selected", now=True)
+    terminal.type("\r")
+    wait_on_screen(terminal, lambda shown: "Chat Sessions" not in shown and GEMINI_READY in shown,
+                   "the resumed conversation's prompt")
+
+
 def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_nothing_and_ends_once(
         tmp_path, google, trap):
     """A fresh Gemini CLI conversation claims the baton an earlier one left (its first request
@@ -1432,17 +1448,9 @@ def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_
         gemini_prompt(terminal, "Take the greeting work on.", "Fresh.")
         assert f"(baton `{subject(created)}`)" in "\n".join(hook_contexts(google.conversation()[-1]))
         terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
-        terminal.type("/resume")
-        terminal.wait_for("Browse auto-saved conversations", why="/resume in Gemini CLI's command list", now=True)
-        terminal.type("\r")
         # the current conversation is named by its first message: the prompt, and the brief it came with
-        terminal.wait_for("Take the greeting work on.<hook_context>", why="Gemini CLI's session browser", now=True)
-        terminal.wait_for("(current)", why="the current conversation in the browser", now=True)
-        terminal.type("\x1b[B")  # down, to the earlier conversation
-        terminal.wait_for("❯ #2", why="the earlier conversation selected", now=True)
-        terminal.type("\r")
-        wait_on_screen(terminal, lambda shown: "Chat Sessions" not in shown and GEMINI_READY in shown,
-                       "the resumed conversation's prompt")
+        gemini_resume_in_browser(terminal, ("Take the greeting work on.<hook_context>", "(current)"), "❯ #2",
+                                 down=1)
         resumed = len(google.conversation())
         gemini_prompt(terminal, "go on", "Resumed.")
         gemini_exit(terminal)
@@ -1478,14 +1486,7 @@ def test_resume_at_once_inside_a_fresh_gemini_cli_session_spends_the_baton_its_s
     (created,) = events(gemini.project, gemini.env, "baton.created")
     (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
     with gemini_tui(gemini) as terminal:
-        terminal.type("/resume")
-        terminal.wait_for("Browse auto-saved conversations", why="/resume in Gemini CLI's command list", now=True)
-        terminal.type("\r")
-        terminal.wait_for("Chat Sessions (1 total)", why="Gemini CLI's session browser", now=True)
-        terminal.wait_for("❯ #1", why="the earlier conversation selected", now=True)
-        terminal.type("\r")
-        wait_on_screen(terminal, lambda shown: "Chat Sessions" not in shown and GEMINI_READY in shown,
-                       "the resumed conversation's prompt")
+        gemini_resume_in_browser(terminal, ("Chat Sessions (1 total)",), "❯ #1")
         resumed = len(google.conversation())
         gemini_prompt(terminal, "go on", "Resumed.")
         gemini_exit(terminal)
