@@ -1413,6 +1413,18 @@ def test_a_terminal_closed_during_a_gemini_cli_turn_leaves_the_readied_handoff_a
 
 # -- resuming inside Gemini CLI's TUI ---------------------------------------------------------------
 
+def gemini_left_a_baton(tmp_path: Path, google: FakeGemini, trap: ProxyTrap,
+                        *replies: str) -> tuple[Session, dict[str, Any], str, list[Terminal]]:
+    """A first Gemini CLI session readies its handoff and leaves (its baton waits); the model then
+    answers ``replies``. The project, that baton's ``baton.created``, the session's id, its screen."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), *replies]
+    screens = [gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")]
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    return gemini, created, first, screens
+
+
 def gemini_resume_in_browser(terminal: Terminal, listed: tuple[str, ...], chosen: str, down: int = 0) -> None:
     """``/resume`` in Gemini CLI's TUI (0.61.0: "Browse auto-saved conversations"), its browser showing
     each of ``listed``; ``down`` presses of the down arrow select ``chosen``, Enter resumes it."""
@@ -1439,11 +1451,7 @@ def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_
     and no end recorded twice. (0.61.0 runs no ``SessionEnd`` for the conversation it leaves: the
     fresh one's end is never recorded — a handoff it readied would wait for the first start after
     its process is gone, docs/batons.md, "A session that never ended".)"""
-    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
-    google.script = [*gemini_hands_off(), "Fresh.", "Resumed."]
-    screens = [gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")]
-    (created,) = events(gemini.project, gemini.env, "baton.created")
-    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    gemini, created, first, screens = gemini_left_a_baton(tmp_path, google, trap, "Fresh.", "Resumed.")
     with gemini_tui(gemini) as terminal:
         gemini_prompt(terminal, "Take the greeting work on.", "Fresh.")
         assert f"(baton `{subject(created)}`)" in "\n".join(hook_contexts(google.conversation()[-1]))
@@ -1480,11 +1488,7 @@ def test_resume_at_once_inside_a_fresh_gemini_cli_session_spends_the_baton_its_s
     ``BeforeAgent`` names the earlier id, so the fresh start's mark is never found, its brief never
     given (the resumed request carries no baton), its end never recorded. The next start is told the
     baton was claimed by that session, with the pointer to the handoff, and claims nothing."""
-    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
-    google.script = [*gemini_hands_off(), "Resumed.", "Next session."]
-    screens = [gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")]
-    (created,) = events(gemini.project, gemini.env, "baton.created")
-    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    gemini, created, first, screens = gemini_left_a_baton(tmp_path, google, trap, "Resumed.", "Next session.")
     with gemini_tui(gemini) as terminal:
         gemini_resume_in_browser(terminal, ("Chat Sessions (1 total)",), "❯ #1")
         resumed = len(google.conversation())
