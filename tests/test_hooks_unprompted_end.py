@@ -76,8 +76,26 @@ def _run(repo, harness, which, session, **changes):
 
 def _fresh_start_claims(repo, harness, handoff_id) -> None:
     started = _run(repo, harness, 0, "fresh")
-    assert "Active Session Handoff" in injected(harness, started.answer)
+    # Gemini CLI's start, its prompt hook wired, keeps the brief in its mark for the first prompt
+    given = _mark(repo, "fresh").read_text() if _kept_for_the_first_prompt(repo, harness) \
+        else injected(harness, started.answer)
+    assert "Active Session Handoff" in (given or "")
     assert started.result.to_json()["handoffId"] == handoff_id  # claimed at the start, before any prompt
+
+
+def _kept_for_the_first_prompt(repo, harness) -> bool:
+    settings = repo / ".gemini" / "settings.json"
+    return harness == "gemini-cli" and settings.exists() and "BeforeAgent" in settings.read_text()
+
+
+def test_a_claude_code_start_that_claims_a_baton_gives_the_brief_itself_and_its_mark_holds_only_the_baton(repo):
+    _wired(repo, "claude-code")
+    handoff_id = _left_by_an_earlier_session(repo)
+    started = _run(repo, "claude-code", 0, "fresh")
+    assert "Active Session Handoff" in (injected("claude-code", started.answer) or "")
+    baton_id = _mark(repo, "fresh").read_text()
+    assert "Active Session Handoff" not in baton_id and baton_id.endswith("\n") and baton_id.count("\n") == 1
+    assert started.result.to_json()["handoffId"] == handoff_id
 
 
 def _next_start(repo):

@@ -29,6 +29,10 @@ Gemini CLI 0.61.0, run for real (tests/e2e/test_gemini_cli.py):
 - BeforeAgent's ``prompt`` is the text sent to the model, the SessionStart
   context in front: ``<hook_context>…</hook_context>\n\n`` and then what
   the person typed. Detection reads what follows the wrapper.
+- ``/chat resume TAG`` runs no hook and replaces the conversation's history — a
+  start's ``additionalContext`` is in it — by the saved one; a BeforeAgent context
+  is added to the prompt itself. So a start that claims a baton keeps its brief
+  for the first prompt's hook (``brief_with_first_prompt``).
 - Hooks and MCP servers of a project run only in a trusted folder (a
   headless run in an untrusted one stops with an error).
 - A hook exiting with status 2 or more is a "deny": a ``baton`` missing from
@@ -101,4 +105,5 @@ ADAPTER = CommandHookAdapter(
     # Gemini CLI 0.61 sets both (``CLAUDE_PROJECT_DIR`` "for compatibility") to its hook input's ``cwd``.
     project_dir_env=("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
     prompt_hook_files=(".gemini/settings.json",),
+    brief_with_first_prompt=True,
 )

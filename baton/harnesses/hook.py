@@ -196,6 +196,7 @@ class HookRun:
         self.adapter: Any = None
         self.opening = False
         self.elsewhere = False  # the project found is not the session's: nothing is left in it
+        self.brief = ""  # the brief a start kept in its mark, for this first prompt (``prompted``)
 
     def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None,
                      handoff: str | None = None, was: str | None = None) -> None:
@@ -343,17 +344,25 @@ def marked_folder(chosen: Any, payload: Mapping[str, Any], project: str | os.Pat
     return str(project or os.environ.get("BATON_PROJECT") or where.project_dir or where.cwd or ".")
 
 
-def prompted(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None, session_id: str) -> None:
+def prompted(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None, session_id: str) -> str:
     """A prompt of session ``session_id`` was submitted: its mark, if its start left one, is
     removed — one ``unlink`` per prompt (the first removes it; each later one finds nothing),
-    nothing read, nothing written to the ledger. Never fails the prompt."""
+    nothing written to the ledger. For a harness whose brief comes with the first prompt
+    (``brief_with_first_prompt``), the mark is read first: the brief its start kept there, returned
+    (every later prompt finds no mark, reads nothing, and gets ""). Never fails the prompt."""
     name = mark_name(session_id)
     if name is None:
-        return
+        return ""
+    path = os.path.join(marked_folder(chosen, payload, project), *UNPROMPTED, name)
+    brief = ""
     try:
-        os.unlink(os.path.join(marked_folder(chosen, payload, project), *UNPROMPTED, name))
+        if chosen.brief_with_first_prompt:
+            with open(path, encoding="utf-8") as file:
+                brief = file.read().partition("\n")[2]  # after the baton's id
+        os.unlink(path)
     except (OSError, ValueError):
         pass
+    return brief
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
@@ -387,12 +396,14 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
                 raise InputError(f"`{given[0]}` must be a non-empty string, not "
                                  + ("a blank one" if isinstance(value, str) else JSON_KINDS.get(type(value), "that")))
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
+        brief = ""
         if metadata.kind == USER_PROMPT and chosen.prompt_hook_files:
-            prompted(chosen, payload, project, metadata.session_id)
+            brief = prompted(chosen, payload, project, metadata.session_id)
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.
-            return HookOutcome(run.empty, fixed=True)
+            return HookOutcome(chosen.render_notice(metadata, brief) if brief else run.empty, fixed=True)
+        run.brief = brief
         run.opening = True  # what fails from here is the project's (or its ledger's), not the payload's
         try:
             text, result = _load("baton.harnesses.hook_project").answer(

@@ -219,11 +219,6 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         result = act(app, metadata, no_request=no_request)
         if no_request:  # the end ran: the mark has done its work
             take_mark(run.baton_dir, metadata.session_id)
-        if metadata.kind == SESSION_START and chosen.prompt_hook_files:
-            claimed = getattr(getattr(result, "delivered", None), "record", None)
-            if claimed is not None and not result.delivered.unrecorded and metadata.session_id:
-                leave_mark(chosen, payload, project, run.baton_dir, metadata.session_id.strip(),
-                                      claimed.id)
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own
             run.leave_notice(app.project.writer_change.message, failed=False)
         if metadata.kind == SESSION_END:
@@ -244,6 +239,15 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             waiting = notices.still_so(run.baton_dir, notices.take(run.baton_dir), delivered)
             context = notices.render(as_now(app, waiting)) + context
             context = from_elsewhere(project, chosen.get_project_context(payload).cwd) + context
+        if metadata.kind == SESSION_START and chosen.prompt_hook_files:
+            claimed = getattr(getattr(result, "delivered", None), "record", None)
+            if claimed is not None and not result.delivered.unrecorded and metadata.session_id:
+                kept = (context or "") if chosen.brief_with_first_prompt else ""
+                if leave_mark(chosen, payload, project, run.baton_dir, metadata.session_id.strip(), claimed.id,
+                              brief=kept) and kept:
+                    context = None  # the first prompt's hook gives it (``hook.prompted``)
+        if metadata.kind == USER_PROMPT and run.brief:  # the brief the start kept (``hook.prompted``)
+            context = run.brief + (context or "")
     return chosen.render_notice(metadata, context), result
 
 
@@ -360,10 +364,11 @@ def mark_path(baton_dir: str | os.PathLike, session_id: str | None) -> str | Non
 
 
 def leave_mark(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None,
-               baton_dir: str | os.PathLike, session_id: str, baton_id: str) -> bool:
+               baton_dir: str | os.PathLike, session_id: str, baton_id: str, brief: str = "") -> bool:
     """After a start of ``session_id`` that claimed baton ``baton_id``: leave its mark, when the
     harness starts before its first prompt, its prompt hook is wired and would find the mark.
-    Whether it was left."""
+    Whether it was left. ``brief``: the start's context, kept after the id for the first prompt's
+    hook to give (``brief_with_first_prompt``)."""
     path = mark_path(baton_dir, session_id)
     if not chosen.prompt_hook_files or path is None:
         return False
@@ -373,7 +378,7 @@ def leave_mark(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLi
             return False
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as file:
-            file.write(baton_id + "\n")
+            file.write(baton_id + "\n" + brief)
     except OSError:
         return False
     return True

@@ -276,6 +276,13 @@ class CommandHookAdapter:
     prompt hook removes (``hook_project.leave_mark``); an end that still finds it made no
     request, and hands the baton on again (docs/batons.md, "A baton spent without reaching a
     model"). Empty: the start comes with a prompt (Codex) or is not known to (Cursor)."""
+    brief_with_first_prompt: bool = False
+    """Where the start left its mark: its brief is kept in the mark and given to the agent by the
+    session's first prompt hook, in that prompt, not by the start. Gemini CLI 0.61.0 puts a start's
+    context in the conversation's history, which ``/chat resume TAG`` (no hook runs for it) replaces
+    by the saved conversation's; a ``BeforeAgent`` context is part of the prompt it comes with, so
+    the brief reaches the model whatever was loaded before (docs/batons.md, "A baton spent without
+    reaching a model")."""
     subscribe_events: Callable[..., Any] | None = None
 
     def default_roles(self) -> tuple[str, ...]:

@@ -1413,6 +1413,34 @@ def test_a_terminal_closed_during_a_gemini_cli_turn_leaves_the_readied_handoff_a
 
 # -- resuming inside Gemini CLI's TUI ---------------------------------------------------------------
 
+def gemini_left_a_baton(tmp_path: Path, google: FakeGemini, trap: ProxyTrap,
+                        *replies: str) -> tuple[Session, dict[str, Any], str, list[Terminal]]:
+    """A first Gemini CLI session readies its handoff and leaves (its baton waits); the model then
+    answers ``replies``. The project, that baton's ``baton.created``, the session's id, its screen."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    google.script = [*gemini_hands_off(), *replies]
+    screens = [gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")]
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    return gemini, created, first, screens
+
+
+def gemini_resume_in_browser(terminal: Terminal, listed: tuple[str, ...], chosen: str, down: int = 0) -> None:
+    """``/resume`` in Gemini CLI's TUI (0.61.0: "Browse auto-saved conversations"), its browser showing
+    each of ``listed``; ``down`` presses of the down arrow select ``chosen``, Enter resumes it."""
+    terminal.type("/resume")
+    terminal.wait_for("Browse auto-saved conversations", why="/resume in Gemini CLI's command list", now=True)
+    terminal.type("\r")
+    for shown in listed:
+        terminal.wait_for(shown, why="Gemini CLI's session browser", now=True)
+    if down:
+        terminal.type("\x1b[B" * down)  # down, to the earlier conversation
+    terminal.wait_for(chosen, why="the earlier conversation selected", now=True)
+    terminal.type("\r")
+    wait_on_screen(terminal, lambda shown: "Chat Sessions" not in shown and GEMINI_READY in shown,
+                   "the resumed conversation's prompt")
+
+
 def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_nothing_and_ends_once(
         tmp_path, google, trap):
     """A fresh Gemini CLI conversation claims the baton an earlier one left (its first request
@@ -1423,24 +1451,14 @@ def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_
     and no end recorded twice. (0.61.0 runs no ``SessionEnd`` for the conversation it leaves: the
     fresh one's end is never recorded — a handoff it readied would wait for the first start after
     its process is gone, docs/batons.md, "A session that never ended".)"""
-    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
-    google.script = [*gemini_hands_off(), "Fresh.", "Resumed."]
-    screens = [gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")]
-    (created,) = events(gemini.project, gemini.env, "baton.created")
-    (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    gemini, created, first, screens = gemini_left_a_baton(tmp_path, google, trap, "Fresh.", "Resumed.")
     with gemini_tui(gemini) as terminal:
         gemini_prompt(terminal, "Take the greeting work on.", "Fresh.")
         assert f"(baton `{subject(created)}`)" in "\n".join(hook_contexts(google.conversation()[-1]))
         terminal.wait_for(GEMINI_READY, why="Gemini CLI's prompt after the reply", now=True)
-        terminal.type("/resume")
-        terminal.wait_for("Browse auto-saved conversations", why="/resume in Gemini CLI's command list", now=True)
-        terminal.type("\r")
-        terminal.wait_for("Take the greeting work on. (current)", why="Gemini CLI's session browser", now=True)
-        terminal.type("\x1b[B")  # down, to the earlier conversation
-        terminal.wait_for("❯ #2", why="the earlier conversation selected", now=True)
-        terminal.type("\r")
-        wait_on_screen(terminal, lambda shown: "Chat Sessions" not in shown and GEMINI_READY in shown,
-                       "the resumed conversation's prompt")
+        # the current conversation is named by its first message: the prompt, and the brief it came with
+        gemini_resume_in_browser(terminal, ("Take the greeting work on.<hook_context>", "(current)"), "❯ #2",
+                                 down=1)
         resumed = len(google.conversation())
         gemini_prompt(terminal, "go on", "Resumed.")
         gemini_exit(terminal)
@@ -1456,6 +1474,42 @@ def test_resume_inside_gemini_cli_resumes_the_earlier_conversation_which_claims_
     # resumed one, whose end was recorded before: the fresh conversation's end is never recorded
     assert sessions_of(gemini.project, gemini.env, "session.ended") == [first], recorded
     assert sessions_of(gemini.project, gemini.env, "session.resumed") == [], recorded
+    assert not trap.seen
+    for screen in screens:
+        no_hook_trouble_shown(screen)
+
+
+def test_resume_at_once_inside_a_fresh_gemini_cli_session_spends_the_baton_its_start_claimed(tmp_path, google, trap):
+    """A known gap, run for real (docs/batons.md, "A baton spent without reaching a model"): a fresh
+    ``gemini`` start claims the waiting baton and keeps its brief for its first prompt; ``/resume``
+    at once (its browser lists only the earlier conversation: the fresh one has no message yet) and
+    Enter switch the process to the earlier conversation under *its* id. No hook runs for the switch
+    and 0.61.0 runs no ``SessionEnd`` for the conversation it leaves: the first prompt's
+    ``BeforeAgent`` names the earlier id, so the fresh start's mark is never found, its brief never
+    given (the resumed request carries no baton), its end never recorded. The next start is told the
+    baton was claimed by that session, with the pointer to the handoff, and claims nothing."""
+    gemini, created, first, screens = gemini_left_a_baton(tmp_path, google, trap, "Resumed.", "Next session.")
+    with gemini_tui(gemini) as terminal:
+        gemini_resume_in_browser(terminal, ("Chat Sessions (1 total)",), "❯ #1")
+        resumed = len(google.conversation())
+        gemini_prompt(terminal, "go on", "Resumed.")
+        gemini_exit(terminal)
+    screens.append(terminal)
+    _, fresh = sessions_of(gemini.project, gemini.env, "session.begun")
+    handoff = subject(created)
+    assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
+        == [(handoff, fresh)]
+    assert handoff not in user_text(google.conversation()[resumed])  # the claimed baton reached no model
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [first]  # the fresh one's: never
+    assert (gemini.project / ".baton" / "cache" / "unprompted" / fresh).exists()
+    with gemini_tui(gemini) as after:
+        gemini_prompt(after, "hello", "Next session.")
+        gemini_exit(after)
+    screens.append(after)
+    [told] = hook_contexts(google.conversation()[-1])
+    assert f"was already claimed by session {fresh}" in told and "## Latest ready handoff" in told, told
+    assert len(events(gemini.project, gemini.env, "baton.claimed")) == 1
+    assert len(events(gemini.project, gemini.env, "baton.created")) == 1
     assert not trap.seen
     for screen in screens:
         no_hook_trouble_shown(screen)
@@ -1497,15 +1551,15 @@ def test_run_in_background_when_leaving_codex_during_a_turn_leaves_it_running_an
     no_hook_trouble_shown(terminal)
 
 
-def test_chat_resume_in_a_fresh_gemini_cli_session_loads_the_checkpoint_and_records_nothing_twice(
+def test_chat_resume_in_a_fresh_gemini_cli_session_loads_the_checkpoint_and_its_first_prompt_carries_the_claimed_baton(
         tmp_path, google, trap):
     """``/chat save TAG`` in a session that readied its handoff ("Conversation checkpoint saved with
     tag"), then its exit leaves the baton; a fresh ``gemini`` start claims it, once, and ``/chat
     resume TAG`` there loads the checkpoint into that session (no hook runs: no second start, no
-    claim, no end). What its model is then given is the checkpoint's history, with the *earlier*
-    session's brief and id (0.61.0 replaces the history, and the fresh start's brief with it) — the
-    fresh start's claimed baton reached no model (a known gap: docs/batons.md, "A baton spent
-    without reaching a model")."""
+    claim, no end). 0.61.0 replaces the history — the earlier session's brief is in it — but the
+    fresh start's brief comes with its first prompt (``BeforeAgent``, docs/batons.md, "A baton spent
+    without reaching a model"): the model is given the checkpoint's conversation and, with the
+    prompt, the fresh session's brief carrying the baton it claimed; its end hands nothing on again."""
     gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
     google.script = [*gemini_hands_off(), "Resumed."]
     screens = []
@@ -1529,9 +1583,11 @@ def test_chat_resume_in_a_fresh_gemini_cli_session_loads_the_checkpoint_and_reco
         gemini_exit(terminal)
     screens.append(terminal)
     _, fresh = sessions_of(gemini.project, gemini.env, "session.begun")
-    told = "\n".join(hook_contexts(google.conversation()[-1]))
+    earlier, told = hook_contexts(google.conversation()[-1])
     assert "Wrap up the greeting work" in user_text(google.conversation()[-1])
-    assert f"This is gemini-cli session `{first}`" in told and fresh not in told, told
+    assert f"This is gemini-cli session `{first}`" in earlier  # the checkpoint's, as saved
+    assert told.startswith("## 🤝 Active Session Handoff") and f"(baton `{subject(created)}`)" in told, told
+    assert f"This is gemini-cli session `{fresh}`" in told
     assert [(subject(e), e["data"]["session"]) for e in events(gemini.project, gemini.env, "baton.claimed")] \
         == [(subject(created), fresh)]
     assert len(events(gemini.project, gemini.env, "baton.created")) == 1
