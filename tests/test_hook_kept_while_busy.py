@@ -26,6 +26,8 @@ from baton.app import Baton
 from baton.background import LOCK_WAIT
 from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
+from baton.harnesses.codex import ADAPTER
+from baton.harnesses.hook import lock_wait
 from baton.projections.sessions import session_doc
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import background_pid as _background_pid
@@ -35,7 +37,7 @@ from tests.background_support import kept_hooks as _kept
 from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import catch_up_running, fixture, hook, injected, lock_held_elsewhere
+from tests.harness_support import catch_up_running, codex_start, fixture, hook, injected, lock_held_elsewhere
 
 BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
 KEPT_THEN_WAITED_FOR = pytest.mark.slow(reason="a hook run while a second process holds the lock, then "
@@ -311,3 +313,23 @@ def test_doctor_names_the_background_catch_up_that_holds_the_ledger_lock(repo):
     detail = checks["index"]["detail"]
     assert checks["index"]["status"] == "warn" and f"a catch-up in the background, pid {pid}," in detail
     assert "stuck" not in detail
+
+
+def test_a_hook_waits_for_the_lock_at_most_part_of_the_seconds_its_harness_gives_the_event(monkeypatch):
+    monkeypatch.delenv("BATON_HOOK_LOCK_WAIT", raising=False)
+    assert lock_wait() == 3.0  # the end of a session Codex gives 30 s to
+    assert lock_wait(ADAPTER.event_limits["Interrupt"]) == pytest.approx(1.2)  # Codex's Interrupt: at most 3 s
+
+
+@KEPT_THEN_WAITED_FOR
+def test_codex_interrupt_that_meets_a_held_lock_keeps_the_end_within_codex_s_three_seconds(repo):
+    codex_start(repo, "s-codex")
+    body = fixture("codex", "Interrupt", repo, session_id="s-codex")
+    env = {k: v for k, v in os.environ.items() if k != "BATON_HOOK_LOCK_WAIT"} | {"BATON_HOOK_SERVER": "0"}
+    with lock_held_elsewhere(repo):
+        ended = subprocess.run([sys.executable, "-m", "baton", "hook", "codex", "Interrupt"], cwd=repo, env=env,
+                               input=json.dumps(body), capture_output=True, text=True, timeout=60)
+        assert "locked by another process for 1.2 s" in ended.stderr  # not Codex's whole 3 s
+        assert len(_kept(repo)) == 1
+    _wait_gone(_background_pid(ended.stderr))
+    assert _session(repo, "s-codex")["status"] == "ended"

@@ -103,4 +103,5 @@ ADAPTER = CommandHookAdapter(
     end_reason="turn",
     user_steps=(TRUST_STEP,),
     event_suffixes={"SessionStart": START_FAILED},
+    event_limits={"Interrupt": 3.0},
 )

@@ -151,8 +151,16 @@ def _seconds(name: str, default: float) -> float:
     return min(value, _thread.TIMEOUT_MAX) if 0 <= value < float("inf") else default
 
 
-def _lock_wait() -> float:
-    return _seconds("BATON_HOOK_LOCK_WAIT", LOCK_WAIT_SECONDS)
+LOCK_SHARE = 0.4
+"""The most of an event's own limit (``event_limits``: Codex's ``Interrupt``, 3 s) a hook spends
+waiting for the ledger lock: the rest starts the process that keeps its work (1.2 s of 3 s)."""
+
+
+def lock_wait(limit: float | None = None) -> float:
+    """How long a hook waits for the ledger lock: ``BATON_HOOK_LOCK_WAIT`` (3 s), and never more
+    than ``LOCK_SHARE`` of the seconds the harness gives the event (``limit``), when it caps it."""
+    wait = _seconds("BATON_HOOK_LOCK_WAIT", LOCK_WAIT_SECONDS)
+    return wait if limit is None else min(wait, limit * LOCK_SHARE)
 
 
 def hook_deadline() -> float:
@@ -407,7 +415,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         run.opening = True  # what fails from here is the project's (or its ledger's), not the payload's
         try:
             text, result = _load("baton.harnesses.hook_project").answer(
-                chosen, metadata, payload, run, project=project, write_wait=_lock_wait(), fold_limit=fold_limit())
+                chosen, metadata, payload, run, project=project, write_wait=lock_wait(chosen.event_limits.get(named)), fold_limit=fold_limit())
         except NotInitialized as exc:
             if metadata.kind != SESSION_START:
                 raise

@@ -283,6 +283,11 @@ class CommandHookAdapter:
     by the saved conversation's; a ``BeforeAgent`` context is part of the prompt it comes with, so
     the brief reaches the model whatever was loaded before (docs/batons.md, "A baton spent without
     reaching a model")."""
+    event_limits: Mapping[str, float] = {}
+    """The seconds the harness gives an event's hook whatever ``install-hooks`` writes (Codex
+    0.171.0 gives ``Interrupt`` at most 3 s): the hook waits for a ledger lock another process
+    holds for at most ``LOCK_SHARE`` of it (``baton.harnesses.hook``), so a hook that meets the
+    ledger busy keeps its work for a process that waits, before the harness kills it."""
     subscribe_events: Callable[..., Any] | None = None
 
     def default_roles(self) -> tuple[str, ...]:
