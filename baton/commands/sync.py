@@ -456,7 +456,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
                                f"nothing was imported or pushed{way}", details={"url": url, "ref": ref.decode()}) \
             from None
     acked_key = f"{url} {ref.decode()}"
-    acked = load_acked(project, acked_key)
+    acked = load_acked(project, acked_key, repo.get_config_stack())
     held = {feed: f.head.seq for feed, f in remote_feeds.items() if f.problem is None and f.head is not None}
     # what the remote holds now counts as held even if this round's push fails
     seen = {**acked, **{feed: max(seq, acked.get(feed, 0)) for feed, seq in held.items()}}
