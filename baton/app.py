@@ -252,16 +252,18 @@ class Baton:
 
         return prepare.prepare_handoff(self.project, **options)
 
-    def validate(self, token: str, *, recheck: bool = False) -> ValidateResult:
+    def validate(self, token: str, *, recheck: bool = False, on_hashing: Any = None) -> ValidateResult:
+        """``on_hashing(done, total, path)``: the display of artifacts a hook's capture left not hashed yet,
+        as validation hashes them."""
         from baton.commands import validate
 
-        return validate.validate_handoff_command(self.project, token, recheck=recheck)
+        return validate.validate_handoff_command(self.project, token, recheck=recheck, on_hashing=on_hashing)
 
-    def promote(self, token: str, *, accept_warnings: str | None = None) -> ReadyResult:
-        """``handoff ready``: promote a validated handoff."""
+    def promote(self, token: str, *, accept_warnings: str | None = None, on_hashing: Any = None) -> ReadyResult:
+        """``handoff ready``: promote a validated handoff (``on_hashing``: as ``validate``'s)."""
         from baton.commands import ready
 
-        return ready.promote_handoff(self.project, token, accept_warnings=accept_warnings)
+        return ready.promote_handoff(self.project, token, accept_warnings=accept_warnings, on_hashing=on_hashing)
 
     def amend(self, token: str, **options: Any) -> CaptureResult:
         from baton.commands import amend

@@ -1,17 +1,27 @@
 """A capture inside a hook's deadline (a PreCompact draft, an automatic one) hashes its artifacts up to a
 total budget (``capture.capture_budget``; a parameter here, to keep real folders small): the artifacts past
 it are kept, recorded not hashed yet (``content_hash_skipped``: ``NOT_HASHED_YET``), never with a hash it
-did not compute, and validation and resume never call them unchanged. A plain capture hashes every one."""
+did not compute, and freshness never calls them unchanged. A plain capture hashes every one; validation hashes
+those left (recording the hashes with its event), and a handoff never becomes ready with one never hashed."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from baton.commands.capture import NOT_HASHED_YET, capture_in_scope, hash_artifacts
+import pytest
+from mcp import Client
+
+from baton.commands import validate as validate_module
+from baton.commands.capture import capture_in_scope, hash_artifacts
 from baton.commands.context import Project
-from baton.commands.handoff_facts import HashBudget
+from baton.commands.handoff_facts import HashBudget, live_freshness
+from baton.commands.ids import load_handoff
+from baton.domain.freshness import NOT_HASHED_YET
+from baton.mcp_server import build_server
 from baton.policy import Policy
-from tests.cli_support import run_json
+from tests.cli_support import run, run_json
+from tests.handoff_support import payload
 
 FILE_BYTES = 64 * 1024
 
@@ -70,15 +80,124 @@ def _captured_with_budget(project: Path, payload: dict, budget: HashBudget) -> s
         opened.close()
 
 
-def test_validation_and_resume_never_call_an_artifact_not_hashed_yet_unchanged(capsys, repo):
-    payload = {"work": {"title": "Data", "objective": "Load the data"},
-               "summary": {"current_state": "Loaded two of five"}, "artifacts": folders(repo, 3)}
-    handoff_id = _captured_with_budget(repo, payload, budget_for(1.5))
-    record = run_json(capsys, repo, "handoff", "show", handoff_id)["handoff"]
-    assert [a.get("content_hash_skipped") for a in record["artifacts"]] == [None, NOT_HASHED_YET, NOT_HASHED_YET]
-    report = run_json(capsys, repo, "handoff", "validate", handoff_id, expect=3)["report"]  # no next step: fail
-    flagged = [f for check in report["checks"] for f in check["findings"] if f["path"].endswith("content_hash_skipped")]
-    assert [f["status"] for f in flagged] == ["warn", "warn"] and all("not hashed yet" in f["message"] for f in flagged)
-    assert {d["path"]: d["kind"] for d in report["freshness"]["drift"]} == {"data1": "unclassified",
-                                                                           "data2": "unclassified"}
-    assert report["freshness"]["state"] != "fresh"
+def _budgeted_draft(project: Path, count: int = 3, room: float = 1.5) -> str:
+    """A draft a hook's capture made of ``count`` real folders with room for about ``room`` of them."""
+    body = payload(artifacts=folders(project, count))
+    return _captured_with_budget(project, body, budget_for(room))
+
+
+def _artifacts(capsys, project: Path, handoff_id: str) -> list[dict]:
+    return run_json(capsys, project, "handoff", "show", handoff_id)["handoff"]["artifacts"]
+
+
+def _full_hashes(project: Path, paths: list[str]) -> list[str]:
+    """What a capture outside a hook records for ``paths`` now (every one hashed)."""
+    whole = {"artifacts": [{"path": p, "role": "read"} for p in paths]}
+    hash_artifacts(project, whole, Policy())
+    return [a["content_hash"] for a in whole["artifacts"]]
+
+
+def test_a_budgeted_draft_is_shown_not_hashed_yet_and_never_unchanged(capsys, repo):
+    handoff_id = _budgeted_draft(repo)
+    assert [a.get("content_hash_skipped") for a in _artifacts(capsys, repo, handoff_id)] == [
+        None, NOT_HASHED_YET, NOT_HASHED_YET]
+    opened = Project.open(repo)
+    try:
+        report = live_freshness(repo, load_handoff(opened.reading(), handoff_id), whole=True)
+    finally:
+        opened.close()
+    assert {d.path: d.kind for d in report.drift} == {"data1": "unclassified", "data2": "unclassified"}
+
+
+def test_validation_hashes_every_artifact_a_hook_left_not_hashed_yet_and_records_the_hash(capsys, repo):
+    handoff_id = _budgeted_draft(repo)
+    result = run_json(capsys, repo, "handoff", "validate", handoff_id)
+    assert result["hashed"] == ["data1", "data2"]
+    findings = [f for check in result["report"]["checks"] for f in check["findings"]]
+    assert not [f for f in findings if "not hashed yet" in f["message"]]
+    assert not [d for d in result["report"]["freshness"]["drift"] if d["path"].startswith("data")]
+    artifacts = _artifacts(capsys, repo, handoff_id)
+    assert [a["content_hash"] for a in artifacts] == _full_hashes(repo, ["data0", "data1", "data2"])
+    assert not [a for a in artifacts if "content_hash_skipped" in a]
+
+
+def test_the_hashes_validation_recorded_are_folded_again_by_a_rebuild(capsys, repo):
+    handoff_id = _budgeted_draft(repo)
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    before = _artifacts(capsys, repo, handoff_id)
+    run_json(capsys, repo, "rebuild")
+    assert _artifacts(capsys, repo, handoff_id) == before
+
+
+def test_a_folder_changed_after_validation_hashed_it_keeps_the_handoff_from_ready(capsys, repo):
+    handoff_id = _budgeted_draft(repo)
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    (repo / "data2" / "part0.bin").write_bytes(b"changed")
+    refused = run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "test", expect=3)
+    assert "data2" in refused["error"]["message"] and "changed since" in refused["error"]["message"]
+
+
+def test_validation_shows_its_hashing_on_stderr_and_never_in_its_json(capsys, repo):
+    handoff_id = _budgeted_draft(repo)
+    code, out, err = run(capsys, repo, "handoff", "validate", handoff_id, "--json")
+    assert code == 0
+    assert "baton: hashing 1/2 artifacts a hook's capture left not hashed yet: data1" in err
+    assert "baton: hashing 2/2 artifacts a hook's capture left not hashed yet: data2" in err
+    assert "baton: hashing" not in out
+
+
+def test_validation_in_text_says_what_it_hashed(capsys, repo):
+    handoff_id = _budgeted_draft(repo)
+    code, out, _ = run(capsys, repo, "handoff", "validate", handoff_id)
+    assert code == 0 and "hashed 2 artifacts a hook's capture left not hashed yet (recorded): data1, data2" in out
+
+
+def _validated_without_hashing(project: Path, handoff_id: str, monkeypatch) -> None:
+    """``handoff validate`` as a Baton before validation hashed: the artifacts stay not hashed yet."""
+    with monkeypatch.context() as patched:
+        patched.setattr(validate_module, "hash_not_hashed_yet", lambda *args, **kwargs: {})
+        opened = Project.open(project)
+        try:
+            assert validate_module.validate_handoff_command(opened, handoff_id).report["status"] == "warn"
+        finally:
+            opened.close()
+
+
+def test_ready_hashes_what_an_older_validation_left_not_hashed_yet(capsys, repo, monkeypatch):
+    handoff_id = _budgeted_draft(repo)
+    _validated_without_hashing(repo, handoff_id, monkeypatch)
+    ready = run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "older validation")
+    assert ready["status"] == "ready"
+    artifacts = _artifacts(capsys, repo, handoff_id)
+    assert [a["content_hash"] for a in artifacts] == _full_hashes(repo, ["data0", "data1", "data2"])
+    run_json(capsys, repo, "rebuild")
+    assert _artifacts(capsys, repo, handoff_id) == artifacts
+
+
+def test_a_handoff_never_becomes_ready_with_an_artifact_whose_hash_was_never_computed(capsys, repo, monkeypatch):
+    handoff_id = _budgeted_draft(repo)
+    _validated_without_hashing(repo, handoff_id, monkeypatch)
+    shutil.rmtree(repo / "data2")  # gone: nothing to hash
+    refused = run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "older validation",
+                       expect=3)
+    assert "not hashed yet (data2)" in refused["error"]["message"]
+    assert run_json(capsys, repo, "handoff", "show", handoff_id)["handoff"]["status"] == "validated"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_mcp_validate_tool_hashes_and_records_them_too(repo):
+    handoff_id = _budgeted_draft(repo)
+    async with Client(build_server(repo)) as client:
+        validated = await client.call_tool("handoff_validate", {"id": handoff_id})
+    assert validated.structured_content["hashed"] == ["data1", "data2"]
+    opened = Project.open(repo)
+    try:
+        record = load_handoff(opened.reading(), handoff_id)
+    finally:
+        opened.close()
+    assert [a.content_hash for a in record.artifacts] == _full_hashes(repo, ["data0", "data1", "data2"])

@@ -35,6 +35,7 @@ from baton.cli_input import ContentOptions
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.commands.forget import forget_handoff
+from baton.commands.handoff_facts import HashBudget
 from baton.errors import BatonError, PolicyBlock, StreamVersionConflict
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.memory import MemoryLedger
@@ -105,6 +106,8 @@ class RealReplayMachine(RuleBasedStateMachine):
         self.project = self.root / "proj"
         self.project.mkdir()
         init_project(self.project)
+        (self.project / "notes").mkdir()
+        (self.project / "notes" / "plan.md").write_text("the plan\n")
         opened = Project.open(self.project)
         self.paths, self.config = opened.paths, opened.config
         opened.close()
@@ -177,13 +180,20 @@ class RealReplayMachine(RuleBasedStateMachine):
         except PolicyBlock:
             pass
 
-    @rule(name=st.sampled_from(WRITERS), restart=st.booleans(), title=words(), done=st.lists(words(), max_size=2))
-    def capture_a_handoff(self, name, restart, title, done):
+    @rule(name=st.sampled_from(WRITERS), restart=st.booleans(), title=words(), done=st.lists(words(), max_size=2),
+          budgeted=st.booleans())
+    def capture_a_handoff(self, name, restart, title, done, budgeted=False):
+        """``budgeted``: as a hook's capture whose hashing budget is spent, leaving its folder artifact not
+        hashed yet; validation (or the promotion) hashes it and records the hash the fold sets."""
         body = payload(work={"title": title, "objective": f"finish {title}"},
-                       summary={"current_state": "halfway", "completed": done, "in_progress": [title]})
+                       summary={"current_state": "halfway", "completed": done, "in_progress": [title]},
+                       artifacts=[{"path": "notes", "role": "read"}])
+        spent = HashBudget(0, 0, 0) if budgeted else None
+        if spent is not None:
+            spent.spent = True
         try:
             with self.writer(name, restart).writing() as scope:
-                self.handoffs.append(capture_in_scope(scope, body).handoff_id)
+                self.handoffs.append(capture_in_scope(scope, body, hash_budget=spent).handoff_id)
         except PolicyBlock:
             pass
 

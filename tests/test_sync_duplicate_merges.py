@@ -1,7 +1,8 @@
 """Two identical merges made on two clones apart (tester-team23 T6; docs/lineage.md "Merging
 the same handoffs on two clones"): both stand after ``baton sync``, and every clone marks each
 as a duplicate of the other, in ``baton lineage`` (text and JSON) and in the refusal of a third
-merge of the same parents, which names both.
+merge of the same parents, which names both; the sync that brings a duplicate in, or the last of
+them each archived apart (none kept), says so (text and ``duplicate_merges``), once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,14 @@ from tests.sync_support import make_team
 def merged_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str, Path]:
     """Alice forks one handoff twice and syncs; each clone merges the two forks apart; all sync.
     (a, b, fork 1, fork 2, a's merge, b's merge, the resolution file)."""
+    merged = merged_unsynced(capsys, tmp_path)
+    for clone in (merged[0], merged[1], merged[0]):
+        run_json(capsys, clone, "sync")
+    return merged
+
+
+def merged_unsynced(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str, Path]:
+    """As ``merged_apart``, before the clones sync their merges."""
     _remote, a, b = make_team(tmp_path)
     parent = run_json(capsys, a, "checkpoint", "create", "--title", "plan", "--objective", "o", "--no-input")["id"]
     one = run_json(capsys, a, "fork", parent, "--label", "redis")["handoff"]["id"]
@@ -27,8 +36,6 @@ def merged_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str
     resolution.write_text(json.dumps({"decision": "take both", "rationale": "they agree"}))
     mine = run_json(capsys, a, "merge", one, two, "--resolution-file", str(resolution))["handoff"]["id"]
     theirs = run_json(capsys, b, "merge", one, two, "--resolution-file", str(resolution))["handoff"]["id"]
-    for clone in (a, b, a):
-        run_json(capsys, clone, "sync")
     return a, b, one, two, mine, theirs, resolution
 
 
@@ -64,11 +71,18 @@ def test_archiving_one_of_two_duplicate_merges_lifts_the_mark_from_the_other(cap
 
 def archived_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str, Path]:
     """As ``merged_apart``, then each clone archives the other's merge, keeping its own, apart; all sync."""
+    archived = archived_before_b_syncs(capsys, tmp_path)
+    for clone in (archived[1], archived[0]):
+        run_json(capsys, clone, "sync")
+    return archived
+
+
+def archived_before_b_syncs(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str, Path]:
+    """As ``merged_apart``, then each clone archives the other's merge apart, and A syncs its archive."""
     a, b, one, two, mine, theirs, resolution = merged_apart(capsys, tmp_path)
     run_json(capsys, a, "handoff", "archive", theirs, "--reason", "duplicate: keep mine")
     run_json(capsys, b, "handoff", "archive", mine, "--reason", "duplicate: keep theirs")
-    for clone in (a, b, a):
-        run_json(capsys, clone, "sync")
+    run_json(capsys, a, "sync")
     return a, b, one, two, mine, theirs, resolution
 
 
@@ -109,3 +123,36 @@ def test_merging_again_after_archiving_the_one_merge_of_those_parents_names_no_a
     again = run_json(capsys, a, "merge", one, two, "--resolution-file", str(resolution))
     assert again["archived_duplicates"] == []
     assert {n["id"]: n for n in run_json(capsys, a, "lineage")["nodes"]}[first]["duplicate_of"] == []
+
+
+def test_a_sync_that_brings_in_a_merge_duplicating_one_here_says_so(capsys, tmp_path):
+    a, b, one, two, mine, theirs, _res = merged_unsynced(capsys, tmp_path)
+    run_json(capsys, a, "sync")
+    code, out, err = run(capsys, b, "sync")
+    assert code == 0, err
+    both = " and ".join(short_id(i) for i in sorted([mine, theirs]))
+    assert (f"DUPLICATE MERGES of {' and '.join(short_id(p) for p in sorted([one, two]))}: {both} each merge them, "
+            "made apart on clones that had not synced") in out
+
+
+def test_a_sync_that_leaves_duplicate_merges_each_archived_apart_says_none_is_kept(capsys, tmp_path):
+    _a, b, _one, _two, mine, theirs, _res = archived_before_b_syncs(capsys, tmp_path)
+    code, out, err = run(capsys, b, "sync")
+    assert code == 0, err
+    both = " and ".join(short_id(i) for i in sorted([mine, theirs]))
+    assert (f"{both}, made apart on clones that had not synced, were each archived apart: all archived: none kept "
+            "(merge the parents again to keep one).") in out
+
+
+def test_sync_json_lists_the_duplicate_merges_it_brought_to_light(capsys, tmp_path):
+    _a, b, one, two, mine, theirs, _res = archived_before_b_syncs(capsys, tmp_path)
+    assert run_json(capsys, b, "sync")["duplicate_merges"] == [
+        {"merges": sorted([mine, theirs]), "parents": sorted([one, two]), "none_kept": True}]
+
+
+def test_a_sync_that_brings_no_new_duplicate_says_nothing_of_those_already_told(capsys, tmp_path):
+    a, b, _one, _two, _mine, _theirs, _res = merged_apart(capsys, tmp_path)
+    run_json(capsys, b, "checkpoint", "create", "--title", "later", "--objective", "o", "--no-input")
+    run_json(capsys, b, "sync")
+    synced = run_json(capsys, a, "sync")
+    assert synced["imported"] and synced["duplicate_merges"] == []

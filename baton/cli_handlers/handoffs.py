@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from baton.app import Baton
+from baton.cli_handlers.opened import hashing_progress
 from baton.cli_handlers.output import Noted
 from baton.cli_handlers.record_fields import failed_fields_note
 from baton.domain.short_ids import short_id
@@ -18,13 +19,13 @@ def handoff_prepare(app: Baton, args: argparse.Namespace):
 def handoff_validate(app: Baton, args: argparse.Namespace):
     """A failed validation is followed, on stderr, by the flags that fill the
     fields it found missing (``record_fields``: the report names the fields)."""
-    result = app.validate(args.id, recheck=args.recheck)
+    result = app.validate(args.id, recheck=args.recheck, on_hashing=hashing_progress)
     note = failed_fields_note(result)
     return Noted(result, note) if note else result
 
 
 def handoff_ready(app: Baton, args: argparse.Namespace):
-    return app.promote(args.id, accept_warnings=args.accept_warnings)
+    return app.promote(args.id, accept_warnings=args.accept_warnings, on_hashing=hashing_progress)
 
 
 def handoff_list(app: Baton, args: argparse.Namespace):

@@ -137,6 +137,25 @@ def progress(label: str) -> Callable[[int, int], None] | None:
     return show
 
 
+def hashing_progress(done: int, total: int, path: str) -> None:
+    """On stderr (never in ``--json``'s answer), each artifact a hook's capture left not hashed yet as
+    ``handoff validate`` or ``handoff ready`` hashes it: a folder can take a while. On a terminal one line
+    rewritten in place, ended when all are done; elsewhere a line per artifact."""
+    if done >= total:
+        if sys.stderr.isatty() and _ProgressLine.open:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            _ProgressLine.open = False
+        return
+    line = f"baton: hashing {done + 1}/{total} artifacts a hook's capture left not hashed yet: {path}"
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + line.ljust(_ProgressLine.width if _ProgressLine.open else 0))
+        _ProgressLine.open, _ProgressLine.width = True, len(line)
+    else:
+        sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
 def catching_up() -> Callable[[int, int], None] | None:
     """On a terminal, the progress of a long catch-up a command does before it
     answers (a replay after an upgrade, a large pull): shown from its first

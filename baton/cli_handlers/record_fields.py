@@ -72,7 +72,7 @@ def _said(field: str, code: str, problem: str, token: str) -> tuple[str, bool]:
         return problem, False
     if code == readiness.NOT_VALIDATED:
         return f"it is not validated yet: `baton handoff validate {token}`", False
-    if code == readiness.VALIDATION_STALE:
+    if code in (readiness.VALIDATION_STALE, readiness.NOT_HASHED_YET):
         return f"{text} (`baton handoff validate {token}`)", False
     if code == readiness.WARNINGS_NOT_ACCEPTED:
         return text, False

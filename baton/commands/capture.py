@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
 
 import attrs
 import orjson
@@ -53,6 +53,7 @@ from baton.commands.record import record
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.field_hints import unknown_field_hints
+from baton.domain.freshness import NOT_HASHED_YET, not_hashed_yet
 from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifier_problems, handoff_identifiers
 from baton.domain.limits import AGENT_RECORD_BYTES
@@ -348,13 +349,6 @@ def _check_scope_prefix(root: Path, entry: str, roots: tuple[Path, ...]) -> None
         raise UnsafePath(entry, exc.reason, f"its fixed part {prefix!r}: {why}", prefix=prefix, **extra) from None
 
 
-NOT_HASHED_YET = ("not hashed yet: this capture ran within a hook's deadline and its hashing budget was spent on "
-                  "the artifacts before it, so no hash was recorded and its changes since cannot be checked; "
-                  "any `baton handoff amend` of the draft hashes every artifact, as a capture outside a hook does")
-"""``content_hash_skipped`` of an artifact a budgeted capture (a hook's: ``CAPTURE_BUDGET``) had no room to hash:
-the artifact is kept, and no hash is claimed for it (validation warns of it, freshness calls it unclassified)."""
-
-
 def capture_budget() -> HashBudget:
     """What one capture inside a hook's deadline may hash in all (a PreCompact draft, an automatic one):
     the bounded freshness check's budget (``START_BUDGET_*``), about four full folders."""
@@ -425,6 +419,30 @@ def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refr
             item["content_hash"] = found
         else:
             item[CONTENT_HASH_SKIPPED] = skipped
+
+
+def hash_not_hashed_yet(root: Path, handoff: Any, policy: Policy,
+                        on_step: Callable[[int, int, str], None] | None = None) -> dict[str, str]:
+    """Hash, in full, each artifact of ``handoff`` (a ``Handoff``) a budgeted capture recorded not hashed yet
+    (``not_hashed_yet``), as a capture outside a hook would have (``hash_artifacts``: screened for secrets);
+    ``{path: hash}`` of those hashed. One that is gone, unreadable, too large to screen or outside the root
+    is left out: validation reports it as it is. ``on_step(done, total, path)`` is told before each one."""
+    paths = not_hashed_yet(handoff.artifacts)
+    roles = {a.path: a.role for a in handoff.artifacts}
+    out: dict[str, str] = {}
+    for done, path in enumerate(paths):
+        if on_step is not None:
+            on_step(done, len(paths), path)
+        item: dict[str, Any] = {"path": path, "role": roles.get(path, "read")}
+        try:
+            _hash_artifacts(root, {"artifacts": [item]}, policy, refresh=True)
+        except UnsafePath:
+            continue
+        if isinstance(item.get("content_hash"), str):
+            out[path] = item["content_hash"]
+    if on_step is not None and paths:
+        on_step(len(paths), len(paths), "")
+    return out
 
 
 def _charge_file(budget: HashBudget, real: Path) -> None:

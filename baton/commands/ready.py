@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from baton.commands.capture import handoff_file
+from baton.commands.capture import handoff_file, hash_not_hashed_yet
 from baton.commands.detector_facts import repository_head
 from baton.commands.handoff_facts import artifact_facts, now_timestamp, worktree_label
 from baton.commands.identity import recorded_owner
@@ -81,8 +81,13 @@ def promote_handoff(
     token: str = "",
     *,
     accept_warnings: str | None = None,
+    on_hashing: Callable[[int, int, str], None] | None = None,
 ) -> ReadyResult:
-    """Raises:
+    """An artifact still recorded not hashed yet (validated before validation hashed them) is hashed in
+    the handoff's worktree and recorded with the promotion; one that cannot be refuses it (never ready
+    with an artifact whose hash was never computed). ``on_hashing``: as ``validate_handoff_command``'s.
+
+    Raises:
         TransitionError (exit 4): not validated (e.g. never validated, or already ready).
         PromotionRefused (exit 3): validation failed (the record is flagged
             invalid: amend it and validate again), or warned without a reason.
@@ -96,9 +101,12 @@ def promote_handoff(
     actor = recorded_owner(opened)  # who made it ready, named to another clone's reader (an edit made apart)
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token)
-        head_now, drifted = _where_validated_now(opened, handoff)
+        there = _record_worktree_here(opened, handoff)
+        hashes = hash_not_hashed_yet(there, handoff, opened.policy, on_step=on_hashing) if there is not None else {}
+        head_now, drifted = _where_validated_now(opened, aggregate.with_artifact_hashes(handoff, hashes), there)
         now = now_timestamp(opened.clock())
-        decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings, head_now, drifted), now=now),
+        decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings, head_now, drifted, hashes),
+                                       now=now),
                       scope.txn.stream_version(handoff_stream(handoff.id)))]
         superseded: list[str] = []
         split: list[tuple[str, str]] = []
@@ -139,24 +147,28 @@ def _prepared_draft_completed(parent: Any, relation: str) -> bool:
             and parent.automation is not None and parent.automation.inputs is not None)
 
 
-def _where_validated_now(opened: Any, handoff: Any) -> tuple[str | None, tuple[str, ...]]:
-    """The head now, and the artifacts whose content differs now from their
-    recorded hash, of the worktree the handoff was captured (and its
-    validation that counts was run) in. The head is read from git's ref files
-    (no git process, no dulwich). Another worktree says nothing about it: run
-    from the main worktree, ``ready`` of a linked worktree's handoff reads
-    that worktree. Nothing is known to have moved when that worktree is not
-    on this machine, or lies outside the project root (a command reads no
-    path outside the root but the worktree it runs in)."""
+def _record_worktree_here(opened: Any, handoff: Any) -> Path | None:
+    """The worktree the handoff was captured (and its validation that counts was run) in, when it is on
+    this machine inside the project root (a command reads no path outside the root but the worktree it
+    runs in); None otherwise. Run from the main worktree, ``ready`` of a linked worktree's handoff reads
+    that worktree."""
     own = record_worktree(handoff_to_json(handoff))
     if own is None or own == worktree_label(opened.paths):
-        there = Path(opened.paths.worktree)
-    else:
-        root = os.path.realpath(opened.paths.root)
-        resolved = os.path.realpath(opened.paths.root / own)
-        if (resolved != root and not resolved.startswith(root + os.sep)) or not os.path.isdir(resolved):
-            return None, ()
-        there = Path(resolved)
+        return Path(opened.paths.worktree)
+    root = os.path.realpath(opened.paths.root)
+    resolved = os.path.realpath(opened.paths.root / own)
+    if (resolved != root and not resolved.startswith(root + os.sep)) or not os.path.isdir(resolved):
+        return None
+    return Path(resolved)
+
+
+def _where_validated_now(opened: Any, handoff: Any, there: Path | None) -> tuple[str | None, tuple[str, ...]]:
+    """The head now, and the artifacts whose content differs now from their recorded hash, of the
+    handoff's worktree ``there`` (``_record_worktree_here``). The head is read from git's ref files
+    (no git process, no dulwich). Nothing is known to have moved when that worktree is not on this
+    machine (None)."""
+    if there is None:
+        return None, ()
     head = repository_head(there)
     report = freshness_from_facts(handoff, artifact_facts(there, handoff, opened.policy, whole=True), head)
     return head, tuple(d.path for d in report.drift)

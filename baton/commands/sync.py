@@ -41,12 +41,14 @@ from baton.commands.verify import stray_note
 from baton.domain.batons import same_owner, scope_words, select_eligible, shown_name
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
+from baton.domain.lineage import brought_duplicates, duplicate_marks
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused, named_parameters
 from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
 from baton.process_end import DoneSoFar
 from baton.projections.batons import baton_records
+from baton.projections.lineage_graph import load_merges
 from baton.sync import decide, publish, push_target, transport
 from baton.sync.ledger_ref import BadRefFeed, UnknownFormat, local_ref, read_feeds
 from baton.sync.local import ERASURE_PENDING, LocalFeeds, ReadCount, ledger_lock, unlink
@@ -125,6 +127,10 @@ class SyncResult:
     edits_apart: list[dict[str, Any]] = attrs.field(factory=list)
     """After an import: the handoff edits made apart it brought to light (``edits_apart.new_edits``):
     a revision not applied, or overwritten, each with its handoff and the line that tells it."""
+    duplicate_merges: list[dict[str, Any]] = attrs.field(factory=list)
+    """After an import: the duplicate merges made apart it brought to light (``lineage.brought_duplicates``):
+    a merge of the same handoffs as one here, or such merges each archived apart (none kept), each
+    ``{merges, parents, none_kept, line}``."""
 
     @property
     def exit_code(self) -> int:
@@ -157,7 +163,8 @@ class SyncResult:
                 "derived_of_forgotten": [d.to_json() for d in self.derived],
                 "withheld_of_forgotten": [w.to_json() for w in self.withheld],
                 "received": dict(sorted(self.received.items())),
-                "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart]}
+                "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart],
+                "duplicate_merges": [{k: v for k, v in d.items() if k != "line"} for d in self.duplicate_merges]}
 
     def render(self) -> str:
         lines = [f"Finished the interrupted `baton forget` of handoff {f.handoff} before publishing: "
@@ -213,6 +220,7 @@ class SyncResult:
             lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
                          "receives it.")
         lines.extend(e["line"] for e in self.edits_apart)
+        lines.extend(f"{d['line']}." for d in self.duplicate_merges)
         for u in self.after_claim:
             who = f"writer {u['writer']}" if u.get("writer") else "another clone"
             session = f" (session {shown_name(u['sessionId'])})" if u.get("sessionId") else ""
@@ -305,16 +313,17 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         repo.close()
         forgotten = _foreign_forgets(project, erased)
         _scrub_erased(project, erased)
-    rebuilt, apart = False, list[dict[str, Any]]()
+    rebuilt, apart, duplicates = False, list[dict[str, Any]](), list[dict[str, Any]]()
     if erased.scrubbed:
         result = attrs.evolve(result, erased=dict(erased.feeds), forgotten=forgotten)
         rebuilt = True
     elif result.imported:
-        rebuilt, apart = _caught_up(project, progress)
+        rebuilt, apart, duplicates = _caught_up(project, progress)
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
                         moved=list(erased.moved), finished_forgets=finished, edits_apart=apart,
+                        duplicate_merges=duplicates,
                         **_brought(project, result.imported, erased.scrubbed, held_before),
                         withheld=forgotten_withheld.brought_edits(project, seen, result.imported,
                                                                   [f.handoff for f in forgotten]))
@@ -335,16 +344,20 @@ def _brought(project: "Project", imported: dict[str, int], scrubbed: bool,
             "ahead": imported_ahead(project, imported), "derived": derived}
 
 
-def _caught_up(project: "Project", progress: "Progress | None") -> tuple[bool, list[dict[str, Any]]]:
-    """The index caught up with what a sync imported: whether it was rebuilt, and the handoff
-    edits made apart the import brought to light (``edits_apart.new_edits``)."""
+def _caught_up(project: "Project", progress: "Progress | None") -> tuple[bool, list[dict[str, Any]],
+                                                                         list[dict[str, Any]]]:
+    """The index caught up with what a sync imported: whether it was rebuilt, the handoff
+    edits made apart the import brought to light (``edits_apart.new_edits``), and the duplicate
+    merges made apart it brought to light (``lineage.brought_duplicates``: the same decider as
+    ``baton lineage``'s mark), read from the merge nodes alone before and after."""
     # Under the lock's file alone: ``Ledger.locked`` would first read every imported byte to learn
     # stream versions a read-only catch-up does not need, and the replay would read them all again.
     runner = project.runner
     with ledger_lock(project):
         listed = listed_edits(runner)
+        merges = duplicate_marks(load_merges(runner))
         rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
-        return rebuilt, new_edits(runner, listed)
+        return rebuilt, new_edits(runner, listed), brought_duplicates(merges, load_merges(runner))
 
 
 def _checked_arguments(remote: str, ref: str | None, accept_project: str | None) -> str:
@@ -456,7 +469,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
                                f"nothing was imported or pushed{way}", details={"url": url, "ref": ref.decode()}) \
             from None
     acked_key = f"{url} {ref.decode()}"
-    acked = load_acked(project, acked_key)
+    acked = load_acked(project, acked_key, repo.get_config_stack())
     held = {feed: f.head.seq for feed, f in remote_feeds.items() if f.problem is None and f.head is not None}
     # what the remote holds now counts as held even if this round's push fails
     seen = {**acked, **{feed: max(seq, acked.get(feed, 0)) for feed, seq in held.items()}}

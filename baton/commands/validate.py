@@ -9,9 +9,10 @@ conflict (exit 4), never a stale report. Exit 0 for pass and warn, 3 for fail
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from baton import gitinfo
+from baton.commands.capture import hash_not_hashed_yet
 from baton.commands.handoff_facts import now_timestamp, worktree_label
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, refuse_latest
@@ -31,6 +32,7 @@ from baton.domain.handoff import handoff_to_json, record_worktree
 from baton.domain.readiness import ran_elsewhere
 from baton.domain.short_ids import short_id
 from baton.domain.validation import validate_handoff
+from baton.domain.wording import counted
 from baton.events.names import handoff_stream
 from baton.model import frozen
 from baton.policy import load_policy
@@ -55,6 +57,8 @@ class ValidateResult:
     record_worktree: str | None = None
     conflicts: tuple[dict[str, Any], ...] = ()
     """Conflict candidates the record carries (§14): shown, never a check result."""
+    hashed: tuple[str, ...] = ()
+    """Artifacts a hook's capture left not hashed yet that this validation hashed (and recorded)."""
 
     @property
     def exit_code(self) -> int:
@@ -63,7 +67,8 @@ class ValidateResult:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.handoff_id, "status": self.status, "flags": list(self.flags),
                 "report": self.report, "rechecks": list(self.rechecks), "ran_on": self.report.get("ran_on"),
-                "applies_to_record": not self.elsewhere, "conflicts": list(self.conflicts)}
+                "applies_to_record": not self.elsewhere, "conflicts": list(self.conflicts),
+                "hashed": list(self.hashed)}
 
     def render(self) -> str:
         r = self.report
@@ -79,6 +84,9 @@ class ValidateResult:
             lines.append(f"This ran in another worktree than the handoff's ({self.record_worktree}): the result is "
                          f"recorded for this worktree only; the handoff stays {self.status}"
                          + (f" [{','.join(self.flags)}]" if self.flags else "") + ".")
+        if self.hashed:
+            lines.append(f"hashed {counted(len(self.hashed), 'artifact')} a hook's capture left not hashed yet "
+                         f"(recorded): {', '.join(self.hashed)}")
         for check in r["checks"]:
             tag = " (advisory)" if check.get("advisory") else ""
             lines.append(f"  {_MARK.get(check['status'], check['status'])} {check['name']}{tag}: {check['detail']}")
@@ -105,8 +113,12 @@ def validate_handoff_command(
     token: str = "",
     *,
     recheck: bool = False,
+    on_hashing: Callable[[int, int, str], None] | None = None,
 ) -> ValidateResult:
-    """Raises:
+    """``on_hashing(done, total, path)``: told before each artifact a hook's capture left not hashed yet is
+    hashed (``hash_not_hashed_yet``), and once all are: a display of long work.
+
+    Raises:
         NotFound / AmbiguousId / TransitionError (exit 4): unknown id, or a
             record that is not a draft or validated.
         PolicyBlock (exit 5): --recheck met a command not on the allowlist
@@ -129,24 +141,32 @@ def validate_handoff_command(
         refuse_unlisted(requests, policy)
         timeout = recheck_timeout(opened)
         runs = [run_recheck(opened.paths.worktree, eid, ref, policy, timeout=timeout) for eid, ref in requests]
-    facts = gather_validation_facts(opened, runner, handoff, policy,
+    own = record_worktree(handoff_to_json(handoff))
+    here = worktree_label(opened.paths)
+    # Artifacts a hook's capture left not hashed yet are hashed here, in the record's worktree (outside the
+    # lock: hashing takes a while), recorded with the validation and validated as hashed: never a hash of
+    # another worktree's files.
+    hashes = {} if ran_elsewhere(own, {"ran_on": {"worktree": here}}) else hash_not_hashed_yet(
+        opened.paths.worktree, handoff, policy, on_step=on_hashing)
+    checked = aggregate.with_artifact_hashes(handoff, hashes)
+    facts = gather_validation_facts(opened, runner, checked, policy,
                                     now=now_timestamp(opened.clock()), rechecks=runs)
-    report = validate_handoff(handoff, facts).to_json()
+    report = validate_handoff(checked, facts).to_json()
     if runs:
         report["rechecks"] = [r.to_json() for r in runs]
-    report["ran_on"] = {"worktree": worktree_label(opened.paths),
+    report["ran_on"] = {"worktree": here,
                         "branch": gitinfo.current_branch(opened.paths.worktree),
                         "head": facts.git_head_now}
-    own = record_worktree(handoff_to_json(handoff))
     actor = recorded_owner(opened)  # who validated, named to another clone's reader (an edit made apart)
     with opened.writing() as scope:
         # Decided on the record read before the checks ran (outside the lock:
         # they read git and hash files); ``version`` refuses the append if the
         # record changed meanwhile.
-        record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report), now=report.get("validated_at")
-                                       or now_timestamp(opened.clock())), version=version, actor=actor)
+        record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report, hashes),
+                                       now=report.get("validated_at") or now_timestamp(opened.clock())),
+               version=version, actor=actor)
         doc = scope.runner.get("handoffs", handoff.id) or {}
         conflicts = conflicts_for(scope.runner, handoff.id)
     return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
                           tuple(r.to_json() for r in runs), elsewhere=ran_elsewhere(own, report), record_worktree=own,
-                          conflicts=tuple(conflicts))
+                          conflicts=tuple(conflicts), hashed=tuple(sorted(hashes)))

@@ -410,6 +410,27 @@ class ArtifactFact:
 HASH_SKIPPED = "content_hash_skipped"
 """The artifact field a capture writes, a sentence, in place of a hash it could not take."""
 NOT_HASHED = "not hashed at capture, so its changes cannot be checked"
+NOT_HASHED_YET = ("not hashed yet: this capture ran within a hook's deadline and its hashing budget was spent on "
+                  "the artifacts before it, so no hash was recorded and its changes since cannot be checked; "
+                  "`baton handoff validate` hashes it (and records the hash), as any `baton handoff amend` "
+                  "of the draft or a capture outside a hook does")
+"""``content_hash_skipped`` of an artifact a budgeted capture (a hook's) had no room to hash: the artifact is
+kept, no hash is claimed for it (freshness calls it unclassified); validation hashes it and records the hash
+(``artifact_hashes`` of ``handoff.validated``), and a record holding one never becomes ready."""
+_NOT_HASHED_YET_MARK = "not hashed yet:"
+"""How every ``NOT_HASHED_YET`` begins, whatever words followed it when it was recorded."""
+
+
+def not_hashed_yet(artifacts: Iterable[Any]) -> list[str]:
+    """The paths of ``artifacts`` a budgeted capture recorded not hashed yet (``NOT_HASHED_YET``), in order:
+    no hash, and a ``content_hash_skipped`` that says so (a hash computed since replaced it)."""
+    out: list[str] = []
+    for artifact in artifacts:
+        why = (artifact.extra or {}).get(HASH_SKIPPED)
+        if (not artifact.content_hash and artifact.role != "deleted" and isinstance(why, str)
+                and why.startswith(_NOT_HASHED_YET_MARK) and artifact.path not in out):
+            out.append(artifact.path)
+    return out
 EXISTS_AGAIN = "recorded as deleted; it exists again"
 
 

@@ -530,6 +530,58 @@ def duplicate_merges(graph: Graph) -> dict[str, list[str]]:
     return out
 
 
+NONE_KEPT = "all archived: none kept (merge the parents again to keep one)"
+"""What ``baton lineage`` and ``baton sync`` say of duplicate merges each archived apart."""
+
+
+def duplicate_mark(others: Sequence[str], archived: bool) -> str:
+    """``baton lineage``'s mark of a merge ``duplicate_merges`` pairs with ``others`` (an archived one:
+    every merge of its parents is archived, none kept)."""
+    text = f"duplicate merge of {', '.join(short_id(i) for i in others)}"
+    return f"{text}, {NONE_KEPT}" if archived else text
+
+
+DuplicateMarks = Mapping[str, tuple[tuple[str, ...], bool]]
+"""Per merge ``duplicate_merges`` marks: the others, and whether it is archived (``duplicate_marks``)."""
+
+
+def duplicate_marks(graph: Graph) -> dict[str, tuple[tuple[str, ...], bool]]:
+    """``duplicate_merges`` with each merge's archived state: what changes when a duplicate arrives
+    or each is archived apart (``brought_duplicates`` compares two)."""
+    return {ident: (tuple(others), graph.nodes[ident].status == "archived")
+            for ident, others in duplicate_merges(graph).items()}
+
+
+def brought_duplicates(before: DuplicateMarks, graph: Graph) -> list[dict[str, Any]]:
+    """The groups of duplicate merges (``duplicate_merges``: the same parents, made apart) marked in
+    ``graph`` as they were not in ``before`` (``duplicate_marks`` of the graph before, say, a sync's
+    import): a duplicate that arrived, or duplicates each archived apart that are now all archived.
+    Each ``{merges, parents, none_kept, line}``, ``line`` saying it as ``baton lineage`` marks it."""
+    now = duplicate_marks(graph)
+    groups: dict[frozenset[str], list[str]] = {}
+    for ident in now:
+        groups.setdefault(frozenset(graph.nodes[ident].parents), []).append(ident)
+    out = []
+    for parents, merges in groups.items():
+        if all(before.get(i) == now[i] for i in merges):
+            continue
+        merges = sorted(merges)
+        none_kept = all(now[i][1] for i in merges)
+        out.append({"merges": merges, "parents": sorted(parents), "none_kept": none_kept,
+                    "line": _duplicates_line(merges, sorted(parents), none_kept)})
+    return sorted(out, key=lambda group: group["merges"])
+
+
+def _duplicates_line(merges: Sequence[str], parents: Sequence[str], none_kept: bool) -> str:
+    which = " and ".join(short_id(i) for i in merges)
+    of = " and ".join(short_id(p) for p in parents)
+    if none_kept:
+        return (f"DUPLICATE MERGES of {of}: {which}, made apart on clones that had not synced, were each archived "
+                f"apart: {NONE_KEPT}")
+    return (f"DUPLICATE MERGES of {of}: {which} each merge them, made apart on clones that had not synced: each "
+            f"is a duplicate of the others; keep one and archive the others (`baton lineage` marks them)")
+
+
 def archived_duplicates(graph: Graph, ids: Sequence[str]) -> list[str]:
     """The merges of exactly ``ids`` when there are two or more and every one is archived
     (``duplicate_merges``: archived apart, none kept), by id; else none."""
@@ -738,10 +790,8 @@ def render_text(view: Mapping[str, Any]) -> str:
         text += f" ({', '.join(bits)}) {title if len(title) <= 120 else title[:119] + '…'}"
         if n["conflicted"]:
             text += "  !! conflict candidate"
-        if n.get("duplicate_of"):
-            text += f"  !! duplicate merge of {', '.join(short_id(i) for i in n['duplicate_of'])}"
-            if n["status"] == "archived":  # every merge of these parents archived (apart): none kept
-                text += ", all archived: none kept (merge the parents again to keep one)"
+        if n.get("duplicate_of"):  # an archived one: every merge of these parents archived (apart), none kept
+            text += f"  !! {duplicate_mark(n['duplicate_of'], n['status'] == 'archived')}"
         return text
 
     def walk(root: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from baton.domain.freshness import not_hashed_yet
 from baton.domain.handoff import (
     SUPPORTED_SCHEMA_VERSIONS,
     Check,
@@ -26,6 +27,7 @@ from baton.domain.readiness_codes import (  # the codes, in a leaf that loads no
     FLAGGED,
     MALFORMED,
     MISSING,
+    NOT_HASHED_YET,
     NOT_VALIDATED,
     POLICY_FAILED,
     RAW_TRANSCRIPT,
@@ -196,6 +198,12 @@ def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[
                                 POLICY_FAILED))
     for path in transcript_field_paths(h):
         problems.append(Problem(f"{path}: raw transcripts are not accepted in v0.1", RAW_TRANSCRIPT))
+    unhashed = not_hashed_yet(h.artifacts)
+    if unhashed:
+        listed = ", ".join(unhashed[:5]) + (f" and {len(unhashed) - 5} more" if len(unhashed) > 5 else "")
+        problems.append(Problem(f"validation: artifacts not hashed yet ({listed}): a handoff never becomes ready "
+                                "with an artifact whose hash was never computed; validate it again in its worktree "
+                                "(validation hashes them)", NOT_HASHED_YET))
     for flag in h.flags:
         problems.append(Problem(f"flags: the handoff is flagged {flag}; revise it first", FLAGGED))
     return problems

@@ -20,7 +20,7 @@ from baton.domain.lineage import Graph, Node, absent_parents, with_placeholders
 from baton.events.names import handoff_stream
 from baton.ledger import erase
 from baton.projections.handoffs import ROWS_TABLE
-from baton.projections.lineage import component_ids
+from baton.projections.lineage import NODES_TABLE, component_ids
 
 
 def load_graph(runner: Any) -> Graph:
@@ -49,7 +49,21 @@ def load_graph(runner: Any) -> Graph:
 
 def load_component(runner: Any, ids: Iterable[str]) -> Graph:
     """The part of the graph connected to ``ids``, with statuses and flags."""
-    wanted = sorted(component_ids(runner.db, ids))
+    return Graph(_resolved(runner, _nodes(runner, sorted(component_ids(runner.db, ids)))))
+
+
+def load_merges(runner: Any) -> Graph:
+    """The merge nodes alone, with statuses and flags (their parents are not nodes): what
+    ``lineage.duplicate_merges`` reads, found in the ``lineage_nodes`` table without loading the
+    rest of the graph (a sync asks it before and after its import). Empty without the projection."""
+    if "lineage" not in runner.by_name:
+        return Graph(())
+    return Graph(_nodes(runner, [ident for (ident,) in runner.db.execute(
+        f"SELECT id FROM {NODES_TABLE} WHERE relation = 'merge' ORDER BY id")]))
+
+
+def _nodes(runner: Any, wanted: list[str]) -> list[Node]:
+    """The nodes of ``wanted`` that have a record, each with its status and flags."""
     nodes = []
     for i in range(0, len(wanted), 500):
         chunk = wanted[i:i + 500]
@@ -61,7 +75,7 @@ def load_component(runner: Any, ids: Iterable[str]) -> Graph:
             if doc is not None and ident in states:  # no record: removed by a forget (``load_graph``)
                 status, flags = states[ident]
                 nodes.append(Node.from_doc(doc, status=status, flags=flags))
-    return Graph(_resolved(runner, nodes))
+    return nodes
 
 
 def _resolved(runner: Any, nodes: list[Node]) -> list[Node]:

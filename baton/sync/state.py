@@ -26,7 +26,7 @@ from baton.errors import BatonError
 from baton.gitinfo import locate
 from baton.ledger.feed import line_ending_at, line_hashes_to
 from baton.sync.ledger_ref import feed_head
-from baton.sync.transport import location_of, relative_base, remote_locations
+from baton.sync.transport import location_of, relative_base, remote_locations, url_rewrites
 
 if TYPE_CHECKING:
     from dulwich.refs import Ref
@@ -66,22 +66,22 @@ ACKED_KEY = "remotes"
 """Sync state: ``"<remote url> <ref>"`` → feed → the highest seq this clone has seen that remote hold."""
 
 
-def load_acked(project: "Project", key: str) -> dict[str, int]:
+def load_acked(project: "Project", key: str, rewrites: Any = None) -> dict[str, int]:
     """What this clone has seen the remote of ``key`` (``"<url> <ref>"``) hold: under every key naming
-    the same repository and ref, however the URL was spelled (``transport.location_of``), the most of
-    each feed."""
+    the same repository and ref, however the URL was spelled (``transport.location_of``, with git's
+    ``insteadOf`` rules of ``rewrites``: ``transport.url_rewrites``), the most of each feed."""
     remotes = _state_file(project.paths.baton_dir / STATE_FILE).get(ACKED_KEY)
     if not isinstance(remotes, dict):
         return {}
     url, _, ref = key.rpartition(" ")
     base = relative_base(project)
-    at = location_of(url, base)
+    at = location_of(url, base, rewrites)
     out: dict[str, int] = {}
     for other, feeds in remotes.items():
         if not isinstance(other, str) or not isinstance(feeds, dict):
             continue
         other_url, _, other_ref = other.rpartition(" ")
-        if other != key and (other_ref != ref or location_of(other_url, base) != at):
+        if other != key and (other_ref != ref or location_of(other_url, base, rewrites) != at):
             continue
         for f, n in feeds.items():
             if isinstance(f, str) and type(n) is int:
@@ -240,9 +240,10 @@ def _counted_remote(own: Any, project: "Project", repo: Any) -> tuple[str, dict[
         return None
     base = relative_base(project)
     configured = remote_locations(repo, base) if repo is not None else {}
+    rewrites = url_rewrites(repo)
     named: list[tuple[str, dict[str, Any]]] = []
     for key, entry in entries:
-        at = location_of(key.rsplit(" ", 1)[0], base)
+        at = location_of(key.rsplit(" ", 1)[0], base, rewrites)
         names = [name for name, location in configured.items() if location == at]
         if names:
             name = entry["remote"] if entry["remote"] in names else min(names, key=lambda n: (n != DEFAULT_REMOTE, n))

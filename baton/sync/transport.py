@@ -23,7 +23,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from dulwich import errors
 from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized, LocalGitClient, get_transport_and_path
-from dulwich.config import ConfigFile, StackedConfig
+from dulwich.config import ConfigFile, StackedConfig, apply_instead_of
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
 from dulwich.object_store import MissingObjectFinder
@@ -191,14 +191,41 @@ def remote_names(repo) -> list[str]:
                    and _remote_setting(repo, section[1].decode("utf-8", "replace"), b"url")})
 
 
-def location_of(url: str, base: Path) -> str:
+def url_rewrites(repo):
+    """git's config as it rewrites a remote's URL (``url.<base>.insteadOf``, ``pushInsteadOf``): the
+    repository's, the user's (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config`` or ``GIT_CONFIG_GLOBAL``)
+    and the system's, read through dulwich (no git process); None when it cannot be read (a malformed
+    file: git's own commands say so) or without a repository."""
+    if repo is None:
+        return None
+    try:
+        return config_stack(repo)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def rewritten(config, url: str, *, push: bool = False) -> str:
+    """``url`` as git rewrites it before contacting it (``url.<base>.insteadOf``, the longest match; with
+    ``push``, ``pushInsteadOf`` too): ``gh:team/ledger`` with ``[url "git@github.com:"] insteadOf = gh:``
+    is ``git@github.com:team/ledger``. ``url`` itself without ``config`` or a rule that applies."""
+    if config is None:
+        return url
+    try:
+        return apply_instead_of(config, url, push=push)
+    except (KeyError, ValueError, UnicodeDecodeError):
+        return url
+
+
+def location_of(url: str, base: Path, config=None) -> str:
     """The repository ``url`` names, as one spelling (docs/sync.md, "Shared with which remote"):
+    first rewritten as git rewrites it (``rewritten``: ``url.<base>.insteadOf`` of ``config``, from
+    ``url_rewrites``), then
     a path — plain, relative to ``base`` (``relative_base``), ``~``, ``file://``, with or without a
     trailing slash, a work tree or its ``.git`` — as ``file://`` and its real path; a network URL with
     its scheme and host in lower case, no user or password, no trailing slash; an scp-like
     ``[user@]host:path`` as the ``ssh://`` URL git reads it as. Two spellings of one remote give
     one location; nothing is asked of the remote."""
-    text = url.strip()
+    text = rewritten(config, url.strip()).strip()
     try:
         parts = urlsplit(text) if "://" in text else None
         if parts is not None and parts.scheme.lower() != "file":
@@ -223,8 +250,9 @@ def location_of(url: str, base: Path) -> str:
 def remote_locations(repo, base: Path) -> dict[str, str]:
     """Each remote ``repo`` configures with a URL → its location (``location_of``, a relative path
     from ``base``); empty when git's config cannot be read."""
+    config = url_rewrites(repo)
     try:
-        return {name: location_of(url, base) for name in remote_names(repo)
+        return {name: location_of(url, base, config) for name in remote_names(repo)
                 if (url := _remote_setting(repo, name, b"url"))}
     except (OSError, ValueError, KeyError):
         return {}
@@ -285,7 +313,7 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     if urlsplit(url).scheme.lower() == "https" and _unverified(config, url):
         _quiet_unverified()
     if isinstance(transport, LocalGitClient):
-        if urlsplit(url).scheme.lower() == "file":
+        if urlsplit(rewritten(config, url, push=push)).scheme.lower() == "file":
             path = unquote(path)  # git decodes a file:// URL's %XX (Path.as_uri() writes a space as %20)
         elif not os.path.isabs(path):
             path = os.path.join(base, path)

@@ -15,11 +15,13 @@ replay always yields the same record.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from baton.domain import concurrent_edits as apart
 from baton.domain import lifecycle
+from baton.domain.freshness import HASH_SKIPPED, not_hashed_yet
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems, validation_report_from_json
 from baton.errors import Conflict, HandoffInputError, PromotionRefused, TransitionError
@@ -40,6 +42,11 @@ from baton.model import evolve as replace_fields
 from baton.model import frozen
 
 State = Handoff | None
+
+EMPTY_HASHES: Mapping[str, str] = MappingProxyType({})
+ARTIFACT_HASHES = "artifact_hashes"
+"""The member of a ``handoff.validated`` or ``handoff.promoted`` event's data holding the hashes it computed
+of artifacts recorded not hashed yet (``{path: hash}``): the fold sets them on the record before the action."""
 
 
 # -- commands ------------------------------------------------------------------------
@@ -63,6 +70,9 @@ class Revise:
 class RecordValidation:
     report: dict[str, Any]
     """The validation report as stored (``ValidationReport.to_json()``, with ``rechecks``)."""
+    artifact_hashes: Mapping[str, str] = EMPTY_HASHES
+    """``{path: hash}`` the validation computed of artifacts recorded not hashed yet (``not_hashed_yet``):
+    recorded with the event (``ARTIFACT_HASHES``), set on the record it validated."""
 
 
 @frozen
@@ -73,6 +83,9 @@ class Promote:
     repository, or not known): the validation report must describe it."""
     drifted: tuple[str, ...] = ()
     """Artifacts whose content differs now from the hash the record holds."""
+    artifact_hashes: Mapping[str, str] = EMPTY_HASHES
+    """``{path: hash}`` computed as the promotion is asked for, of artifacts still not hashed yet (a record
+    validated before validation hashed them): set on the record first; one left unhashed refuses it."""
 
 
 @frozen
@@ -136,10 +149,11 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
             return [HandoffRevised(key=key, handoff=handoff_to_json(apart.without_fold_keys(record)),
                                    redactions=list(redactions),
                                    extra={**_edits(edits), **apart.resolving(state)})]
-        case RecordValidation(report=report):
+        case RecordValidation(report=report, artifact_hashes=hashes):
             lifecycle.require(state, lifecycle.VALIDATE)
-            return [HandoffValidated(key=key, report=report, extra=_read(state))]
-        case Promote(accepted_warnings=reason, head_now=head_now, drifted=drifted):
+            return [HandoffValidated(key=key, report=report, extra={**_read(state), **_hashes(state, hashes)})]
+        case Promote(accepted_warnings=reason, head_now=head_now, drifted=drifted, artifact_hashes=hashes):
+            read, state = state, with_artifact_hashes(state, hashes)
             if state.status in ("draft", "validated") and (
                     state.validation.status == "fail" or "invalid" in state.flags):
                 # §10: "fail cannot be promoted without amendment" — a validation
@@ -151,7 +165,7 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
                 # a report of another head is not that validation.
                 raise PromotionRefused(state.id, [moved])
             lifecycle.promote(state, now=now, accepted_warnings=reason)
-            return [HandoffPromoted(key=key, accepted_warnings=reason, extra=_read(state))]
+            return [HandoffPromoted(key=key, accepted_warnings=reason, extra={**_read(read), **_hashes(read, hashes)})]
         case Resume(session=session, harness=harness, freshness_state=freshness_state):
             lifecycle.require(state, lifecycle.RESUME)
             return [HandoffResumed(key=key, session=session, harness=harness, freshness_state=freshness_state)]
@@ -169,6 +183,31 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
 
 def _edits(edits: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     return {"edits": [dict(e) for e in edits]} if edits else {}
+
+
+def _hashes(state: Handoff, hashes: Mapping[str, str]) -> dict[str, Any]:
+    """The ``ARTIFACT_HASHES`` an event records: those of ``hashes`` that set a hash on ``state``."""
+    kept = {p: h for p, h in hashes.items() if p in not_hashed_yet(state.artifacts) and isinstance(h, str) and h}
+    return {ARTIFACT_HASHES: kept} if kept else {}
+
+
+def with_artifact_hashes(state: Handoff, hashes: Any) -> Handoff:
+    """``state`` with each artifact recorded not hashed yet (``not_hashed_yet``) that ``hashes`` (``{path:
+    hash}``, as an event recorded it) names given that hash in place of its ``content_hash_skipped``; any
+    other artifact, and any other member of ``hashes``, is left as it is (a recorded hash is never replaced)."""
+    if not isinstance(hashes, Mapping) or not hashes:
+        return state
+    pending = set(not_hashed_yet(state.artifacts))
+    changed = False
+    artifacts = []
+    for artifact in state.artifacts:
+        found = hashes.get(artifact.path) if artifact.path in pending else None
+        if isinstance(found, str) and found:
+            extra = {k: v for k, v in (artifact.extra or {}).items() if k != HASH_SKIPPED}
+            artifact = replace_fields(artifact, content_hash=found, extra=extra)
+            changed = True
+        artifacts.append(artifact)
+    return replace_fields(state, artifacts=tuple(artifacts)) if changed else state
 
 
 def _read(state: Handoff) -> dict[str, Any]:
@@ -215,11 +254,14 @@ def evolve(state: State, recorded: Event) -> State:
                 if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
                                  report):
                     return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
+                hashes = event.extra.get(ARTIFACT_HASHES)
                 return _read_apart(state, event, _writing(recorded), lambda read: lifecycle.record_validation(
-                    read, _validation(report), now=_later(now, state)), "validated")
+                    with_artifact_hashes(read, hashes), _validation(report), now=_later(now, state)), "validated")
             case HandoffPromoted(accepted_warnings=reason):
+                hashes = event.extra.get(ARTIFACT_HASHES)
                 return _read_apart(state, event, _writing(recorded), lambda read: apart.settled(
-                    _promoted(read, now=_later(now, state), accepted_warnings=reason)), "promoted")
+                    _promoted(with_artifact_hashes(read, hashes), now=_later(now, state), accepted_warnings=reason)),
+                    "promoted")
             case HandoffResumed():
                 return lifecycle.resume(state, now=_later(now, state))
             case HandoffSuperseded(by=by):
