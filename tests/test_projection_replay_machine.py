@@ -241,18 +241,26 @@ class RealReplayMachine(RuleBasedStateMachine):
         except BatonError:
             pass  # nothing pending there
 
-    @rule(name=st.sampled_from(WRITERS), k=st.integers(2, 4))
-    def append_a_batch_of_session_events(self, name, k):
+    @rule(name=st.sampled_from(WRITERS), k=st.integers(2, 4), actor=st.booleans())
+    def append_a_batch_of_session_events(self, name, k, actor):
         """Several events in one append (commands mostly append one at a
-        time), their payloads copied from what the real commands wrote."""
+        time), their payloads copied from what the real commands wrote; without
+        ``actor``, as a Baton from before every event recorded its actor wrote
+        them (straight to the ledger, past the scope that fills it in)."""
         recent = [e for e in Ledger(self.baton, "inspector").read_all()
                   if e.type.startswith(("session.", "objective.")) and e.data is not None][-k:]
         if not recent:
             return
-        drafts = [EventDraft(e.type, e.stream, e.data, actor=e.actor, session=e.session) for e in recent]
+        drafts = [EventDraft(e.type, e.stream, e.data, actor=e.actor if actor else None, session=e.session)
+                  for e in recent]
         with self.writer(name).writing() as scope:
             expected = {d.stream: scope.txn.stream_version(d.stream) for d in drafts}
-            events = scope.append(drafts, expected=expected)
+            if actor:
+                events = scope.append(drafts, expected=expected)
+            else:
+                events = scope.txn.append(drafts, expected=expected)
+                scope.runner.fold_appended(events)
+            assert all((e.actor is None) != actor for e in events)
         assert [e.seq for e in events] == list(range(events[0].seq, events[0].seq + len(drafts)))
 
     @rule(name=st.sampled_from(WRITERS), off=st.sampled_from([-1, 1, 2]))

@@ -188,3 +188,15 @@ def test_a_restore_from_the_ledger_ref_killed_at_any_step_is_finished_once_and_s
     assert recorded["data"]["quarantine"] == copy.name
     assert run(capsys, a, "sync")[0] == 0
     assert remote_feeds(remote)[writer_of(a)].head.seq == whole.count(b"\n") + 1
+
+
+@pytest.mark.parametrize("step", ["before_change", "after_change"])
+def test_verify_after_a_killed_repair_shows_the_plan_the_next_repair_carries_out(project, step):
+    """Killed before the feed changed, the repair is planned again; killed after, its record is
+    what is left, and verify's plan is the next repair's (``decide_repair``'s ``settled``)."""
+    DAMAGE["rewrite"](project)
+    _killed_repair(project, step)
+    said = json.loads(run_baton("verify", "--json", "--project", str(project)).stdout)["repair"]
+    dry = json.loads(run_baton("repair", "--dry-run", "--json", "--project", str(project)).stdout)
+    assert dry["feeds"] == [dict(plan, quarantine=None) for plan in said]
+    assert [u["feed"] for u in dry["finished"]] == ([] if step == "before_change" else [own_feed(project).stem])

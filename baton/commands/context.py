@@ -24,6 +24,7 @@ from pathlib import Path
 
 from baton import oplog
 from baton.canonical import pretty_bytes
+from baton.commands.identity import owner_stamp, owner_under
 from baton.config import ProjectConfig, allowed_signers_setting, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
@@ -140,10 +141,23 @@ class WriteScope:
         expected: Mapping[str, int] | None = None,
         durable: bool = False,
     ) -> list[Event]:
+        """Screen ``drafts`` (``Project.screen``) and append them; a draft that names no ``actor``
+        records this clone's git identity (``identity.owner_under``), as every event does: who ran
+        the command. Inside ``batch()``, gathered for its one write."""
+        drafts = self._with_actor(list(drafts))
         if self.gathered is not None:
             self.gathered.add([self.project.screen(draft) for draft in drafts], expected or {}, durable)
             return []
         return self._write([self.project.screen(draft) for draft in drafts], expected=expected, durable=durable)
+
+    def _with_actor(self, drafts: list[EventDraft]) -> list[EventDraft]:
+        """``drafts``, each without an ``actor`` given this clone's owner (git's identity, resolved
+        as batons take it, screened as the ledger records it: ``identity.recorded_owner``)."""
+        if all(draft.actor is not None for draft in drafts):
+            return drafts
+        owner = owner_under(self.project, owner_stamp(self.project))
+        return [draft if draft.actor is not None else draft._replace(actor=owner)  # type: ignore[attr-defined]
+                for draft in drafts]
 
     def _write(self, screened: list[EventDraft], *, expected: Mapping[str, int] | None,
                durable: bool) -> list[Event]:

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Callable
 
 import attrs
 
-import baton.ledger.files as files
 from baton.commands.context import foreign_feed_name, foreign_refusal
-from baton.commands.repair_plan import plan_lines, seq_range
-from baton.commands.synced_feed import synced_copy, synced_seq
+from baton.commands.repair_plan import landed, plan_lines, repair_plans, seq_range
+from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, NotFound, StorageError
@@ -25,13 +24,10 @@ from baton.ledger.repair import (
     LINE_PROBLEMS,
     FeedRepair,
     Unfinished,
-    plan_repair,
-    plan_restore,
     same_plan,
     set_aside,
     unfinished_repairs,
 )
-from baton.ledger.repair_dependents import with_own_dependents
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
 
@@ -171,22 +167,18 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
             and not os.path.lexists(ledger_dir / f"{feed}.jsonl"):  # said before the ledger is checked, not after
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
     crlf = put_back_line_endings(project, feed, dry_run=dry_run, yes=yes)  # first: then read as Baton wrote them
-    before = verify_project(project, progress).report
+    before = verify_project(project, progress, plan=False).report
     finished = landed_repairs(project, before, dry_run=dry_run, yes=yes)
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
     links = [(rel, what) for rel, what in project.foreign_feeds if feed is None or foreign_feed_name(rel) == feed]
-    plans = plan_past(with_own_dependents(ledger_dir, before, plan_repair(ledger_dir, before, feed, frozenset(
-        name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), project.writer,
-        lambda: synced_seq(project, project.writer)), finished)
+    plans = repair_plans(project, before, finished, feed=feed, despite_synced=despite_synced)
     listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside
         raise foreign_refusal(*folders[0])
-    restore = None if despite_synced or feed not in (None, project.writer) else restore_plan(project, before, plans)
-    if restore is not None:  # this clone's own feed put back as its ledger ref holds it
-        plans = sorted([p for p in plans if p.feed != restore.feed] + [restore], key=lambda p: p.feed)
+    restore = next((p for p in plans if p.restored), None)
     synced = synced_beyond_cut(project, plans)
     if (not plans and not links) or dry_run:
         if finished and not dry_run:
@@ -265,7 +257,7 @@ def record_repairs(project: "Project", finished: list[Unfinished], plans: list[F
         with project.writing() as scope:
             scope.append([u.repair.draft(project.writer, u.file) for u in finished]
                          + [plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
-    return verify_project(project, progress).report
+    return verify_project(project, progress, plan=False).report
 
 
 def landed_repairs(project: "Project", before: VerifyReport, *, dry_run: bool, yes: bool) -> list[Unfinished]:
@@ -276,50 +268,13 @@ def landed_repairs(project: "Project", before: VerifyReport, *, dry_run: bool, y
     Raises:
         InputError (exit 2): there are some, and neither ``--yes`` nor ``--dry-run``.
     """
-    landed = [u for u in unfinished_repairs(project.paths.baton_dir, before.quarantined) if u.landed]
-    if landed and not dry_run and not yes:
-        raise InputError(f"`baton repair` would record the repair of {', '.join(u.repair.feed for u in landed)} "
+    done = landed(project, before)
+    if done and not dry_run and not yes:
+        raise InputError(f"`baton repair` would record the repair of {', '.join(u.repair.feed for u in done)} "
                          "that a repair killed mid-way left unrecorded (its lines are already in "
-                         f"{', '.join('.baton/quarantine/' + u.file for u in landed)}): `yes` does it, "
+                         f"{', '.join('.baton/quarantine/' + u.file for u in done)}): `yes` does it, "
                          "`dry_run` shows it first")
-    return landed
-
-
-def plan_past(plans: list[FeedRepair], finished: list[Unfinished]) -> list[FeedRepair]:
-    """``plans`` as they stand once ``finished``'s records are in the ledger: a recorded head
-    one of them set aside or acknowledged as lost is no longer lost (as ``verify`` reads a
-    ``ledger.repaired``), and a plan left with nothing to cut or acknowledge is dropped. The
-    one plan ``--dry-run`` shows and ``--yes`` carries out."""
-    gone: dict[str, set[str]] = {}
-    for u in finished:
-        gone.setdefault(u.repair.feed, set()).update(
-            str(item["hash"]) for item in [*u.repair.set_aside, *u.repair.lost] if "hash" in item)
-    kept = []
-    for plan in plans:
-        lost = [head for head in plan.lost if head.get("hash") not in gone.get(plan.feed, ())]
-        if plan.cut is not None or lost:
-            kept.append(plan if len(lost) == len(plan.lost) else attrs.evolve(plan, lost=lost))
-    return kept
-
-
-def restore_plan(project: "Project", before: VerifyReport, plans: list[FeedRepair]) -> FeedRepair | None:
-    """This clone's own feed restored from its ledger ref (``plan_restore``) when the ref holds
-    it and the file does not extend that copy: damaged where a cut would fork it against the
-    remote's copy, or forked already by an earlier repair. None otherwise (then a plain repair)."""
-    own = project.writer
-    damaged = next((p for p in plans if p.feed == own), None)
-    if not own or (damaged is not None and synced_seq(project, own) <= damaged.kept.seq):
-        return None  # a cut keeps everything the ref holds: nothing to fork
-    base = synced_copy(project, own, unless_held=damaged is None)  # a sound file that extends it: not read
-    if base is None:
-        return None
-    try:
-        raw = files.read_range(str(project.paths.ledger_dir / f"{own}.jsonl"), 0)
-    except FileNotFoundError:
-        raw = b""
-    except OSError as exc:
-        raise StorageError(f"cannot read feed {own}: {exc}") from exc
-    return plan_restore(own, base, raw, before)
+    return done
 
 
 def synced_beyond(synced: tuple[str, int, int] | None) -> dict | None:

@@ -11,7 +11,7 @@ import attrs
 from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
 from baton.commands.leftovers import leftover_temporaries
-from baton.commands.repair_plan import plan_lines
+from baton.commands.repair_plan import landed, plan_lines, repair_plans
 from baton.commands.synced_feed import synced_seq
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
@@ -30,8 +30,7 @@ from baton.ledger.feed import (
     wall_us_ending_at,
 )
 from baton.ledger.line_endings import crlf_feeds
-from baton.ledger.repair import HEAD_PROBLEMS, LINE_PROBLEMS, FeedRepair, plan_repair
-from baton.ledger.repair_dependents import with_own_dependents
+from baton.ledger.repair import HEAD_PROBLEMS, LINE_PROBLEMS, FeedRepair
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
 from baton.projections.batons import claim_conflicts
@@ -180,6 +179,11 @@ class VerifyResult:
         if LINE_ENDINGS in kinds:
             lines.append("`baton repair --yes` puts the line endings back to LF; nothing else in the feed changes "
                          "(docs/ledger.md, \"Line endings\")")
+        for plan in self.repair:  # the plan `baton repair` carries out (``repair_plans``)
+            if plan.cut is not None:
+                lines.extend(plan_lines(plan, "`baton repair --yes` would set aside"))
+            lines.extend(f"`baton repair --yes` would acknowledge as lost: {plan.feed} seq {head['seq']} "
+                         f"(recorded by {head['source']})" for head in plan.lost)
         if self.synced_beyond is not None:
             s = self.synced_beyond
             lines.append(f"this clone's own feed {s['feed']} was synced up to seq {s['seq']} (its ledger ref holds it), "
@@ -187,16 +191,16 @@ class VerifyResult:
                          "the remote, or `baton repair --yes` puts the feed back as the ledger ref holds it and sets "
                          "aside the local lines that do not follow it (a cut would fork the feed against the "
                          "remote's copy; docs/sync.md)")
-        elif kinds - INDEX_PROBLEMS - {LINE_ENDINGS}:
-            for plan in self.repair:
-                if plan.cut is not None:
-                    lines.extend(plan_lines(plan, "`baton repair --yes` would set aside"))
+        elif self.repair or kinds - INDEX_PROBLEMS - {LINE_ENDINGS}:
             lines.append("`baton repair --dry-run` shows what a repair would set aside (docs/ledger.md)")
         return "\n".join(lines)
 
 
-def verify_project(project: "Project", progress: Callable[[int, int], None] | None = None) -> VerifyResult:
-    """``progress``: ``verify_ledger``'s. Raises: NotInitialized."""
+def verify_project(project: "Project", progress: Callable[[int, int], None] | None = None, *,
+                   plan: bool = True) -> VerifyResult:
+    """``progress``: ``verify_ledger``'s. ``plan``: say what ``baton repair`` would do to a damaged
+    ledger (``repair_plans``; ``repair`` itself, which plans once with its own options, does not ask).
+    Raises: NotInitialized."""
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HANDOFF_FORGOTTEN, recorded_heads=heads,
@@ -219,12 +223,10 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     ahead = clocks_ahead(((feed, read_to[feed].hlc,
                            wall_us_ending_at(opened.paths.ledger_dir / f"{feed}.jsonl", read_to[feed].offset))
                           for feed, _ in candidates), now_us)
-    plans = []
-    if any(p.kind in LINE_PROBLEMS for p in report.all_problems()):  # a damaged feed: said as a repair would do it
-        plans = with_own_dependents(opened.paths.ledger_dir, report, plan_repair(
-            opened.paths.ledger_dir, report,
-            not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel)))),
-            opened.writer, lambda: synced_seq(opened, opened.writer))
+    plans: list[FeedRepair] = []
+    finished = landed(opened, report) if plan else []
+    if plan and (finished or any(p.kind in LINE_PROBLEMS | HEAD_PROBLEMS for p in report.all_problems())):
+        plans = repair_plans(opened, report, finished)  # said as `baton repair` would do it: the same plan
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
                         leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer),

@@ -424,7 +424,7 @@ def _inside_batch(batch: object) -> bool:
 
 
 def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False, at_end: bool = True,
-               resumed: bool = True) -> FeedScan:
+               resumed: bool = True, slim: bool = False) -> FeedScan:
     """Scan ``raw``, the bytes of the feed from ``start.offset`` on.
 
     ``at_end``: ``raw`` runs to the end of the feed, so it may end in a torn
@@ -444,6 +444,9 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
     for every later chunk: a chunk never ends inside a sound open batch (it is
     carried whole to the next), so a later member at a chunk's start follows
     a damaged one, as in one scan of the whole feed.
+
+    ``slim``: keep each event without its ``data`` (a repair's plan reads only heads, hashes
+    and problems: its memory then grows with the number of events, not with their payloads).
     """
     events: list[Event] = []
     ends: list[int] = []
@@ -479,7 +482,7 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
                                                      base=base, resumed=resumed, collect=collect)
         if kind is None:
             assert event is not None  # no kind: a sound event, always (for type checkers)
-            events.append(event)
+            events.append(event._replace(data=None) if slim else event)  # type: ignore[attr-defined]
             offset = base + end
             ends.append(offset)
             seq, last_hash, hlc = event.seq, event.hash, event.hlc

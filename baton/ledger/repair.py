@@ -143,7 +143,7 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
             stop = min((p.offset for p in problems if p.kind == ERASED), default=len(raw))
             kept_lines, aside = _sound_lines(name, raw, stop)
             kept_bytes = b"".join(kept_piece(raw, o, n) for o, n in kept_lines)
-            kept = scan_bytes(name, kept_bytes, FeedHead()).head if kept_bytes else FeedHead()
+            kept = scan_bytes(name, kept_bytes, FeedHead(), slim=True).head if kept_bytes else FeedHead()
             # the feed stays as it is up to the first piece not kept in place (a line set aside,
             # an event cut out of its line, an event kept in another order): the rest is rewritten
             whole, in_place = 0, 0
@@ -271,7 +271,7 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
         else:
             event, kind, message = check_line_after(feed, raw[pos:nl], 0, None, 0)
             if event is not None and kind in CHAIN_KINDS:
-                found.append((pos, end - pos, event))
+                found.append((pos, end - pos, event._replace(data=None)))  # type: ignore[attr-defined]  # no payload read here
                 pos = end
                 continue
             pieces = _events_in(feed, raw[pos:nl]) if kind == "bad_json" else []
@@ -294,9 +294,10 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
     # Batches: the kept events, read as one feed, up to their first problem (an open batch
     # at the end is dropped with it); every kept event past that is set aside.
     joined = b"".join(kept_piece(raw, o, n) for o, n in kept)
-    scan = scan_bytes(feed, joined, FeedHead(), collect=True)
+    scan = scan_bytes(feed, joined, FeedHead(), collect=True, slim=True)
     good = min([p.offset for p in scan.problems] + [scan.head.offset])
-    good = scan_bytes(feed, joined[:good], FeedHead()).head.offset if good < len(joined) else good
+    del scan
+    good = scan_bytes(feed, joined[:good], FeedHead(), slim=True).head.offset if good < len(joined) else good
     at = 0
     for index, (offset, length) in enumerate(kept):
         if at >= good:
@@ -410,7 +411,7 @@ def _reason(kind: str | None, message: str | None, after_stop: bool) -> str:
 
 
 def _kept_hashes(raw: bytes, feed: str) -> dict[int, str]:
-    return {e.seq: e.hash for e in scan_bytes(feed, raw, FeedHead()).events}
+    return {e.seq: e.hash for e in scan_bytes(feed, raw, FeedHead(), slim=True).events}
 
 
 def _line_item(raw: bytes, pos: int, end: int) -> dict[str, Any]:

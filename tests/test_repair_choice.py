@@ -1,0 +1,55 @@
+"""The one decider of a repair (``baton.domain.repair_choice.decide_repair``): which plan
+`baton verify` describes and `baton repair` carries out, from what was read."""
+
+from __future__ import annotations
+
+from baton.domain.repair_choice import decide_repair
+from baton.ledger.feed import FeedHead
+from baton.ledger.repair import FeedRepair
+
+
+def _cut(feed: str, kept_seq: int, lost: list | None = None) -> FeedRepair:
+    return FeedRepair(feed, 100, 10, FeedHead(seq=kept_seq), [{"offset": 100, "bytes": 10}], lost or [], ["x"])
+
+
+def _restore(feed: str, seq: int) -> FeedRepair:
+    return FeedRepair(feed, 0, 10, FeedHead(seq=seq), [{"offset": 100, "bytes": 10}], [], ["ref"],
+                      base=b"x" * 50, restored=seq)
+
+
+def _never(*_args):
+    raise AssertionError("asked")
+
+
+def test_an_own_feed_synced_beyond_its_cut_is_restored_instead():
+    plans = [_cut("own", 1), _cut("zed", 3)]
+    chosen = decide_repair(plans, [], "own", synced=lambda: 5, restore=lambda damaged: _restore("own", 5))
+    assert [(p.feed, p.restored) for p in chosen] == [("own", 5), ("zed", 0)]
+
+
+def test_a_cut_that_keeps_everything_the_ref_holds_is_not_restored():
+    plans = [_cut("own", 5)]
+    assert decide_repair(plans, [], "own", synced=lambda: 5, restore=_never) == plans
+
+
+def test_despite_synced_cuts_and_never_reads_the_ref():
+    plans = [_cut("own", 1)]
+    assert decide_repair(plans, [], "own", despite_synced=True, synced=_never, restore=_never) == plans
+
+
+def test_a_repair_of_another_feed_never_restores_this_clones_feed():
+    plans = [_cut("zed", 1)]
+    assert decide_repair(plans, [], "own", feed="zed", synced=_never, restore=_never) == plans
+
+
+def test_a_sound_own_feed_is_offered_for_a_restore_without_asking_how_far_it_was_synced():
+    offered = []
+    decide_repair([], [], "own", synced=_never, restore=lambda damaged: offered.append(damaged))
+    assert offered == [None]
+
+
+def test_a_head_an_unrecorded_repair_acknowledged_is_no_longer_lost():
+    head = {"seq": 4, "hash": "h4", "source": "the index"}
+    finished = [FeedRepair("zed", 100, 0, FeedHead(seq=3), [], [head], ["x"])]
+    lost_only = FeedRepair("zed", None, 0, FeedHead(seq=3), [], [head], ["x"])
+    assert decide_repair([lost_only], finished, None) == []
