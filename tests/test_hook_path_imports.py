@@ -652,6 +652,9 @@ NOT_ON_A_STEADY_HOOK = {
     "loads neither shlex nor the prompt recogniser":
         {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"},
     "loads neither the background catch-up nor the draft fields nor the detector settings": RARE_PATH_MODULES,
+    # A hook is kept for later (``baton.commands.deferred``, ~1 M instructions) only when its lock or index
+    # holds it up (``Baton._kept_if_held_up``), and ``_socket`` (~1 M) is only to ask a hook server.
+    "loads neither the kept hooks' keeper nor the socket library": {"baton.commands.deferred", "_socket"},
 }
 """What a steady ``SessionStart`` or ``SessionEnd`` hook never loads, by what the check says of it."""
 
