@@ -40,6 +40,7 @@ from baton.commands.context import Deferral, Limits, Project
 from baton.domain.identifiers import identifier_refusal, session_id_refusal
 from baton.errors import BatonError, IndexPinned, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
+from baton.project import KEPT_PRE_COMPACT, KEPT_SESSION_END
 from baton.values import replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
@@ -595,10 +596,10 @@ class Baton:
                                trigger: str | None = None, event: str | None = None) -> CompactionDraftResult:
         """A harness is about to compact a session's context: the session's draft
         (once). ``event``: as for ``finish_harness_session``."""
-        from baton.commands import deferred, harness_compaction
+        from baton.commands import harness_compaction
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_held_up(deferred.PRE_COMPACT, event, session_id, harness=harness,
+        with self._kept_if_held_up(KEPT_PRE_COMPACT, event, session_id, harness=harness,
                                    trigger=trigger) as deferral:
             return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
                                                                 trigger=trigger, deferral=deferral)
@@ -614,10 +615,10 @@ class Baton:
         behind than this process may fold (``IndexBehind``), the end is kept, and
         the catch-up handed to a process of its own runs it once the index is
         up to date (``baton.commands.deferred``; ``details["deferred"]``)."""
-        from baton.commands import deferred, harness_finish
+        from baton.commands import harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_held_up(deferred.SESSION_END, event, session_id, harness=harness,
+        with self._kept_if_held_up(KEPT_SESSION_END, event, session_id, harness=harness,
                                    reason=reason) as deferral:
             finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
                                                      deferral=deferral, unprompted=unprompted)
@@ -659,14 +660,15 @@ class Baton:
         (``IndexPinned``: ``rebuild --until``), it is kept for the plain
         ``rebuild`` that returns it to the present, which runs it. Never set on the project, which concurrent callers
         (the MCP server's tools, a hook server) share. Without ``event`` (not a
-        hook), or without a session id, nothing is kept (None)."""
-        from baton.commands import deferred
-
+        hook), or without a session id, nothing is kept (None). The keeper
+        (``baton.commands.deferred``) is loaded only when a hook is kept."""
         if event is None or not session_id or self.project.read_only:
             yield None
             return
 
         def keep() -> str | None:
+            from baton.commands import deferred
+
             try:
                 return deferred.keep(self.project, kind=kind, harness=harness, event=event,
                                      session=session_id, **texts)

@@ -26,18 +26,23 @@ its own process and none is started. Nothing else is relayed: a command a
 person types runs here.
 
 This module is imported by every ``baton`` run, so it imports only what the
-interpreter has already loaded (``os``, ``sys``), ``time`` and ``gc`` (built in) and
-``_socket``, the C module under ``socket`` (whose Python wrapper costs ~7 ms
-of ``enum`` and ``selectors`` a relay does not need); ``baton.cli`` is loaded only when the
-command runs here. docs/hooks.md ("The hook server") tells the user's side.
+interpreter has already loaded (``os``, ``sys``), ``time`` and ``gc`` (built in); a relay
+loads ``_socket``, the C module under ``socket`` (whose Python wrapper costs ~7 ms
+of ``enum`` and ``selectors`` a relay does not need), when it asks a server, so a hook
+run here with the server off (``BATON_HOOK_SERVER=0``) never loads it (a shared
+library: ~1 M instructions); ``baton.cli`` is loaded only when the command runs here.
+docs/hooks.md ("The hook server") tells the user's side.
 """
 
 import _signal  # type: ignore[import-not-found]  # the C module under `signal` (which imports enum)
-import _socket
 import gc
 import os
 import sys
 import time
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import _socket
 
 RELAYED = frozenset({"hook", "bootstrap", "session", "resume"})
 """The commands relayed: what a harness runs at every session start and end (``baton.cli.HOOK_PATH_COMMANDS``)."""
@@ -181,9 +186,10 @@ def relay(address: str, words: list[str]) -> int | None:
     never reads as success: ``_ended_unanswered``."""
     if not private_folder(os.path.dirname(address)):
         return None
+    sockets = __import__("_socket")  # only to ask a server: a hook run with the server off never loads it
     try:
         message = request(words)
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
     except (OSError, ValueError):
         return None
     held: list[int] = []
@@ -202,7 +208,7 @@ def relay(address: str, words: list[str]) -> int | None:
         sock.settimeout(CONNECT_WAIT)
         sock.connect(address)
         fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in _FDS)
-        sent = sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        sent = sock.sendmsg([message], [(sockets.SOL_SOCKET, sockets.SCM_RIGHTS, fds)])
         if sent < len(message):
             sock.sendall(message[sent:])
         taken = sock.recv(1) == ACCEPTED

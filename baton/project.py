@@ -103,6 +103,10 @@ class ProjectPaths:
 KEPT_HOOKS_DIR = "deferred"
 KEPT_HOOK_SUFFIX = ".json"
 """Where a hook kept for later is (``ProjectPaths.deferred_dir``) and its file's suffix (``baton.commands.deferred``)."""
+KEPT_SESSION_END = "session_end"
+KEPT_PRE_COMPACT = "pre_compact"
+"""What a kept hook is (``baton.commands.deferred.KINDS``), named here so that a hook that keeps
+nothing (its lock and index were free) is run without loading the keeper (``Baton._kept_if_held_up``)."""
 
 
 def git_toplevel(start: Path) -> Path | None:

@@ -199,7 +199,8 @@ RECEIVING_START_MODULES = {
 the baton vouches for it (``feed_vouch``), the freshness line (the worktree's
 facts and the stored record as its freshness reads it, ``domain.freshness.stored_record``), the claim (the
 baton aggregate, whose state and commands are value classes, and the carried handoff's resume decided from the
-stored record) and the claim's fold. Not the record model, attrs or ``typing`` (~150 M instructions)."""
+stored record; ``baton.events.handoff`` only when that is a resume: not for a session's draft) and the
+claim's fold. Not the record model, attrs or ``typing`` (~150 M instructions)."""
 
 
 def test_a_session_start_receiving_a_baton_loads_no_module_and_defines_no_class_beyond_the_named_ones(warm):
@@ -211,6 +212,22 @@ def test_a_session_start_receiving_a_baton_loads_no_module_and_defines_no_class_
     assert {"baton.commands.baton_claim", "baton.commands.baton_freshness"} <= modules  # it claimed the baton
     assert modules - STEADY_START_MODULES - RECEIVING_START_MODULES == set() and classes == set(), \
         (sorted(modules - STEADY_START_MODULES), sorted(classes))
+
+
+def test_a_session_start_receiving_a_session_ends_draft_loads_no_handoff_event_class(warm):
+    """The baton a session's end leaves carries its draft, whose claim records no resume
+    (``domain.stored_resume``): the handoff events' family (``baton.events.handoff``, ~3 M
+    instructions) is loaded only to build ``handoff.resumed``, not for a claim that builds none."""
+    from tests.harness_support import fixture
+
+    _loaded(warm, "session", "handoff", "--json")
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", warm, session_id="receives-4"))
+    modules, _ = _steady_run(warm, "hook", "claude-code", "SessionStart", stdin=payload)
+    assert "baton.commands.baton_claim" in modules  # it claimed the baton
+    appended = [json.loads(line)["type"] for name in sorted(os.listdir(warm / ".baton" / "ledger"))
+                for line in (warm / ".baton" / "ledger" / name).read_text().splitlines() if line.strip()]
+    assert "baton.claimed" in appended and "handoff.resumed" not in appended  # a draft: no resume recorded
+    assert "baton.events.handoff" not in modules
 
 
 def test_a_session_start_receiving_a_baton_imports_neither_attrs_nor_typing(warm):
@@ -421,6 +438,23 @@ def test_a_steady_session_start_hook_loads_no_module_and_defines_no_class_beyond
         (sorted(modules), sorted(classes))
 
 
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_a_session_hook_run_with_the_hook_server_off_loads_no_socket_library(steady, event):
+    """``baton`` (``baton.launch.run``) loads ``_socket`` only to ask a hook server: with the
+    server off (``BATON_HOOK_SERVER=0``) a hook runs in its own process without the library."""
+    from tests.harness_support import fixture
+
+    kind = "SessionStart.startup" if event == "SessionStart" else "SessionEnd"
+    payload = json.dumps(fixture("claude-code", kind, steady, session_id="no-socket-1"))
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", "from baton.launch import run; run()",
+                        "hook", "claude-code", event], input=payload, capture_output=True, text=True, cwd=steady,
+                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert "baton.harnesses.hook_project" in loaded  # the hook ran here
+    assert not {"_socket", "socket"} & loaded
+
+
 _ATTRS_MODULES = ("attr", "attrs", "cattrs", "baton.model")
 
 
@@ -618,6 +652,9 @@ NOT_ON_A_STEADY_HOOK = {
     "loads neither shlex nor the prompt recogniser":
         {"shlex", "unicodedata", "baton.domain.handoff_requests", "baton.harnesses.notices_write"},
     "loads neither the background catch-up nor the draft fields nor the detector settings": RARE_PATH_MODULES,
+    # A hook is kept for later (``baton.commands.deferred``, ~1 M instructions) only when its lock or index
+    # holds it up (``Baton._kept_if_held_up``), and ``_socket`` (~1 M) is only to ask a hook server.
+    "loads neither the kept hooks' keeper nor the socket library": {"baton.commands.deferred", "_socket"},
 }
 """What a steady ``SessionStart`` or ``SessionEnd`` hook never loads, by what the check says of it."""
 

@@ -36,7 +36,10 @@ LOADERS_BY_NAME = {
                            "the background catch-up (baton.background), only when a command waits for the lock, its "
                            "index is behind past the fold limit or the lock is held past the wait",
     "policy.py": "the trust rules of a committed policy, only when a policy source holds a widening key",
-    "launch.py": "the command line, when the command runs in this process (not relayed to the hook server)",
+    "launch.py": "the command line, when the command runs in this process (not relayed to the hook server); "
+                 "the socket library (_socket), only to ask a hook server",
+    "domain/stored_resume.py": "the handoff events' family, only when a claim records its handoff's resume (not "
+                               "for a session's draft)",
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
     "commands/bootstrap.py": "the feed-vouch rule, only when another writer's handoff is among a brief's recent ones",
     "commands/harness_start.py": "the feed-vouch rule, only when a start that continues the conversation repeats "

@@ -37,7 +37,7 @@ import orjson
 
 from baton.domain.redaction import redact_text
 from baton.errors import BatonError, ConfigError, InputError, LedgerBusy, PolicyBlock
-from baton.project import KEPT_HOOK_SUFFIX, ProjectPaths, resolve_root
+from baton.project import KEPT_HOOK_SUFFIX, KEPT_PRE_COMPACT, KEPT_SESSION_END, ProjectPaths, resolve_root
 from baton.values import value_class
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
     from baton.commands.context import Project
 
-SESSION_END = "session_end"
-PRE_COMPACT = "pre_compact"
+SESSION_END = KEPT_SESSION_END
+PRE_COMPACT = KEPT_PRE_COMPACT
 KINDS = (SESSION_END, PRE_COMPACT)
 """What a hook may leave for later: the work that is lost if it is not done."""
 SUFFIX = KEPT_HOOK_SUFFIX
