@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands import forget, forget_notices, forgotten_derived, forgotten_withheld
+from baton.commands import archive_notices, forget, forget_notices, forgotten_derived, forgotten_withheld
 from baton.commands.baton_cases import missed_after_claim
 from baton.commands.batons import taken_up_in
 from baton.commands.edits_apart import listed_edits, new_edits
@@ -125,6 +125,9 @@ class SyncResult:
     edits_apart: list[dict[str, Any]] = attrs.field(factory=list)
     """After an import: the handoff edits made apart it brought to light (``edits_apart.new_edits``):
     a revision not applied, or overwritten, each with its handoff and the line that tells it."""
+    archived: list[Any] = attrs.field(factory=list)
+    """After an import: this clone's user's handoffs another writer archived (``archive_notices.collect``:
+    ``teammate_archive.ForeignArchive``), kept until the next session start tells them."""
 
     @property
     def exit_code(self) -> int:
@@ -157,7 +160,8 @@ class SyncResult:
                 "derived_of_forgotten": [d.to_json() for d in self.derived],
                 "withheld_of_forgotten": [w.to_json() for w in self.withheld],
                 "received": dict(sorted(self.received.items())),
-                "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart]}
+                "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart],
+                "archived_by_teammates": [a.to_json() for a in self.archived]}
 
     def render(self) -> str:
         lines = [f"Finished the interrupted `baton forget` of handoff {f.handoff} before publishing: "
@@ -213,6 +217,7 @@ class SyncResult:
             lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
                          "receives it.")
         lines.extend(e["line"] for e in self.edits_apart)
+        lines.extend(a.line() for a in self.archived)
         for u in self.after_claim:
             who = f"writer {u['writer']}" if u.get("writer") else "another clone"
             session = f" (session {shown_name(u['sessionId'])})" if u.get("sessionId") else ""
@@ -301,6 +306,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,
                                                              restore_own_feed, to, accept_project), ref, to[2])
+        archived = archive_notices.collect(project, seen, result.imported)  # before the index folds them
     finally:
         repo.close()
         forgotten = _foreign_forgets(project, erased)
@@ -314,7 +320,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
-                        moved=list(erased.moved), finished_forgets=finished, edits_apart=apart,
+                        moved=list(erased.moved), finished_forgets=finished, edits_apart=apart, archived=archived,
                         **_brought(project, result.imported, erased.scrubbed, held_before),
                         withheld=forgotten_withheld.brought_edits(project, seen, result.imported,
                                                                   [f.handoff for f in forgotten]))

@@ -64,7 +64,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 11
+    version = 12
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -89,7 +89,10 @@ class HandoffsBase:
     only the edits made apart it read listed; 11: an archive made apart folds by
     the same rule (it keeps the body it read, and stands over a validation,
     promotion or supersede made apart, which are listed), so an index folded
-    before is replayed once."""
+    before is replayed once; 12: a ready record keeps who made it ready
+    (``concurrent_edits.READIED``), an archive made apart that sorts after that
+    promotion lists it, and a resume that reaches an archived record is listed
+    as not applied (notice25), so an index folded before is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
