@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team
 from tests.sync_support import writer_of as writer
@@ -127,3 +129,28 @@ def test_a_resume_made_apart_on_a_record_archived_on_the_other_clone_is_named_no
     line = (f"(writer {writer(a)})'s resume ({edit['at']}, event {edit['event']}) was not applied: {BOB} "
             f"(writer {writer(b)}) archived it on another clone, and the archive stands")
     assert line in told_a and line in told_b
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_mcp_tools_say_what_the_cli_says_of_a_teammates_archive(capsys, tmp_path):
+    from mcp import Client
+
+    from baton.mcp_server import build_server
+
+    a, b, ident = team(capsys, tmp_path)
+    bob_archives(capsys, a, b, ident)
+    said = f"ARCHIVED: your handoff {ident} (ready here until then) was archived by writer {writer(b)}"
+    async with Client(build_server(a)) as client:
+        status = await client.call_tool("baton_status", {})
+        resumed = await client.call_tool("handoff_resume", {"id": "latest"})
+        brief = await client.call_tool("bootstrap", {"session_id": "m-1"})
+    (line,) = status.structured_content["archived_by_teammates"]
+    assert line.startswith(said)
+    assert resumed.is_error and f"the newest handoff made ready, {ident}, was archived by writer {writer(b)}" \
+        in resumed.structured_content["error"]["message"]
+    assert said in brief.structured_content["brief"]

@@ -14,19 +14,20 @@ record (one query of the index), then, only when there are some, the events the 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import orjson
 
-from baton.domain.forgetting import WithheldEdit, withheld_edits
+from baton.domain.forgetting import WithheldEdit, withheld_edits, withheld_from_log
 from baton.errors import BatonError
+from baton.ledger.envelope import Event
 from baton.ledger.tail import TailWant
 from baton.projections.handoffs import ROWS_TABLE
 
 _PREFIX = "handoff/"
 
 
-def _without_record(runner: Any) -> dict[str, int]:
+def without_record(runner: Any) -> dict[str, int]:
     """Handoff id → the hybrid logical clock of its stream's first event, for each handoff stream
     the index holds without a record (forgotten, most often)."""
     if not {"handoffs", "streams"} <= set(getattr(runner, "by_name", ())):
@@ -55,7 +56,7 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
     of the handoffs whose forget it imported and erased here (``forgotten_now``). Read from the
     oldest of those points on, only when some handoff was forgotten: a sync with nothing of the
     kind reads nothing for this."""
-    forgotten = _without_record(project.runner)
+    forgotten = without_record(project.runner)
     if not forgotten:
         return []
     now = {h for h in forgotten_now if h in forgotten}
@@ -69,3 +70,17 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
     brought = (e for e in events if e.stream in streams and (
         e.stream[len(_PREFIX):] in now or (e.writer in since and e.hlc > since[e.writer])))
     return withheld_edits(brought, forgotten)
+
+
+def log_withholding(project: Any) -> Callable[[Event], Event]:
+    """What ``baton log`` shows of each event (``forgetting.withheld_from_log``): one query of the
+    index for the handoff streams without a record; none, and each event is shown as it is."""
+    forgotten = {_PREFIX + h: h for h in without_record(getattr(project, "runner", None))}  # a bare ledger: none
+    if not forgotten:
+        return as_it_is
+    return lambda event: withheld_from_log(event, forgotten)
+
+
+def as_it_is(event: Event) -> Event:
+    """Each event as it is (``log_withholding`` when no handoff was forgotten)."""
+    return event

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import orjson
 
+from baton.commands.forgotten_withheld import as_it_is, log_withholding
 from baton.domain.close_names import closest
+from baton.domain.forgetting import WITHHELD
 from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
 from baton.ledger.tail import TailWant
@@ -105,7 +107,8 @@ def text_lines(events: Iterable[Event]) -> Iterator[str]:
     shown = False
     for e in events:
         shown = True
-        erased = " [payload erased]" if e.erased else ""
+        erased = f" [payload withheld: {e.extra[WITHHELD]}]" if WITHHELD in e.extra else \
+            " [payload erased]" if e.erased else ""
         yield f"{e.at}  {e.type:<24} {e.stream:<48} {e.writer}#{e.seq}  {e.id}{erased}"
     if not shown:
         yield NO_EVENTS
@@ -213,7 +216,20 @@ def ledger_log(project: "Project", **filters: Any) -> LogResult:
     return LogResult(list(log_events(project, **filters)))
 
 
-def log_events(
+def log_events(project: "Project", **filters: Any) -> Iterator[Event]:
+    """``chosen_events``, each as ``baton log`` shows it: an event of a forgotten handoff's stream that
+    still holds a payload (made apart before the forget reached its clone) without it, marked
+    ``withheld`` (``forgotten_withheld.log_withholding``), as the projections withhold it.
+
+    Raises:
+        what ``chosen_events`` raises.
+    """
+    events = chosen_events(project, **filters)
+    show = log_withholding(project)
+    return events if show is as_it_is else map(show, events)
+
+
+def chosen_events(
     project: "Project",
     *,
     event_type: str | None = None,
