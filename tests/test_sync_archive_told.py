@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import run, run_json
+from tests.cli_support import ledger_size, run, run_json
 from tests.sync_support import make_team
 from tests.sync_support import writer_of as writer
 from tests.test_sync_archive_apart import capture, ready
@@ -39,7 +39,7 @@ def team(capsys, tmp_path: Path, *, made_ready: bool = True) -> tuple[Path, Path
 
 def bob_archives(capsys, a: Path, b: Path, ident: str) -> str:
     """Bob archives Carol's handoff and syncs; Carol syncs: what her sync said (text)."""
-    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale")
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--not-mine")
     run_json(capsys, b, "sync")
     code, out, err = run(capsys, a, "sync")
     assert code == 0, err
@@ -100,7 +100,7 @@ def test_a_teammates_archive_of_someone_elses_handoff_is_not_told_to_you(capsys,
 def test_an_archive_made_apart_sorting_after_a_ready_made_apart_is_told_to_who_made_it_ready(capsys, tmp_path):
     a, b, ident = team(capsys, tmp_path, made_ready=False)
     ready(capsys, a, ident)  # Carol makes it ready; Bob, apart, archives the draft he read
-    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale")
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--not-mine")
     run(capsys, a, "sync")
     run(capsys, b, "sync")
     told = run(capsys, a, "sync")[1]
@@ -116,7 +116,7 @@ def test_an_archive_made_apart_sorting_after_a_ready_made_apart_is_told_to_who_m
 
 def test_a_resume_made_apart_on_a_record_archived_on_the_other_clone_is_named_not_applied(capsys, tmp_path):
     a, b, ident = team(capsys, tmp_path)
-    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale")
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--not-mine")
     run_json(capsys, a, "resume", ident, "--mark-resumed")  # apart: Carol's clone has not the archive
     run(capsys, b, "sync")
     told_a = run(capsys, a, "sync")[1]
@@ -154,3 +154,22 @@ async def test_the_mcp_tools_say_what_the_cli_says_of_a_teammates_archive(capsys
     assert resumed.is_error and f"the newest handoff made ready, {ident}, was archived by writer {writer(b)}" \
         in resumed.structured_content["error"]["message"]
     assert said in brief.structured_content["brief"]
+
+
+def test_archiving_a_ready_handoff_a_teammate_captured_is_refused_and_writes_nothing(capsys, tmp_path):
+    _a, b, ident = team(capsys, tmp_path)
+    before = ledger_size(b)
+    code, out, _ = run(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--json")
+    assert code == 4
+    error = json.loads(out)["error"]
+    assert error["code"] == "handoff_not_yours"
+    assert (f"handoff {ident} was captured by {CAROL}: not yours ({BOB}) to archive" in error["message"]
+            and "--not-mine" in error["message"])
+    assert ledger_size(b) == before
+    assert run_json(capsys, b, "handoff", "show", ident)["handoff"]["status"] == "ready"
+
+
+def test_a_handoff_a_teammate_captured_and_you_resumed_is_yours_to_archive(capsys, tmp_path):
+    _a, b, ident = team(capsys, tmp_path)
+    run_json(capsys, b, "resume", ident, "--mark-resumed")
+    assert run_json(capsys, b, "handoff", "archive", ident)["status"] == "archived"

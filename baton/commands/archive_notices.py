@@ -20,7 +20,7 @@ from baton.domain.teammate_archive import ForeignArchive, foreign_archives
 from baton.errors import BatonError
 from baton.events.names import HANDOFF_ARCHIVED
 from baton.ledger.tail import TailWant
-from baton.projections.handoffs import ROWS_TABLE
+from baton.projections.handoffs import authors_of
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -54,14 +54,11 @@ def _held(project: "Project", ids: list[str]) -> dict[str, dict[str, Any]]:
     """Per handoff id the index holds (not caught up with the import yet): its status, who captured
     it and who made it ready (``READIED``)."""
     runner = project.runner
-    rows = runner.db.execute(f"SELECT id, writer, owner FROM {ROWS_TABLE} WHERE id IN "
-                             f"({', '.join('?' * len(ids))})", ids).fetchall()
     out = {}
-    for ident, writer, owner in rows:
+    for ident, (writer, owner) in authors_of(runner.db, list(dict.fromkeys(ids))).items():
         doc = runner.get("handoffs", ident)
         if isinstance(doc, dict):
-            out[ident] = {"status": doc.get("status"), "writer": writer or "", "owner": owner or "",
-                          "readied": doc.get(READIED)}
+            out[ident] = {"status": doc.get("status"), "writer": writer, "owner": owner, "readied": doc.get(READIED)}
     return out
 
 

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 from baton.domain.authorship import wrote
 from baton.domain.batons import shown_name
 from baton.domain.concurrent_edits import ARCHIVED_BY, READIED
+from baton.errors import HandoffNotYours
 from baton.events.names import HANDOFF, HANDOFF_ARCHIVED, split_stream
 from baton.ledger.envelope import Event
 from baton.values import value_class
@@ -102,3 +103,31 @@ def archived_latest(doc: Mapping[str, Any] | None) -> str | None:
     return (f"the newest handoff made ready, {ident}, was archived by {archiver(by.get('writer'), by.get('owner'))}"
             f"{' at ' + str(by['at']) if by.get('at') else ''}{reason_words(doc.get('archived_reason'))}, "
             f"and no other handoff is ready; `baton handoff show {ident}` reads it")
+
+
+NOT_TAKEN_UP = ("draft", "validated", "ready")
+"""The statuses of a handoff whose archive is held to ``require_yours_to_archive``: its author's work
+not taken up yet (a resumed one was taken up by whoever resumed it)."""
+
+
+def require_yours_to_archive(handoff_id: str, captured: tuple[str, str] | None, *, me: str, my_writer: str,
+                             not_mine: bool) -> None:
+    """The rule an archive of a handoff not taken up yet (``NOT_TAKEN_UP``) and carrying no pending
+    baton is held to, as a dismissal is (docs/batons.md, "Dismissing a baton"): a handoff another owner captured (``captured``: its ``(writer, owner)``, as the index holds it;
+    None: not known, and not refused) is theirs; archiving it anyway is the explicit choice
+    ``not_mine`` (they are told at their next session start).
+
+    Raises:
+        HandoffNotYours: captured by someone else, without ``not_mine`` (exit 4).
+    """
+    if not_mine or captured is None:
+        return
+    writer, owner = captured
+    if wrote(owner, writer, my_owner=me, my_writer=my_writer) or not (owner or writer):
+        return
+    author = shown_name(owner) if owner else f"writer {writer}"
+    raise HandoffNotYours(
+        f"handoff {handoff_id} was captured by {author}: not yours ({shown_name(me) if me else 'this clone'}) "
+        f"to archive; they may archive it, or continue it (archiving it anyway is a deliberate choice: "
+        f"`not_mine`, and {author} is told at their next session start)",
+        details={"handoff_id": handoff_id, "owner": owner or None, "writer": writer or None, "you": me or None})
