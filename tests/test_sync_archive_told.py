@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import ledger_size, run, run_json
-from tests.sync_support import make_team
 from tests.sync_support import writer_of as writer
-from tests.test_sync_archive_apart import capture, ready
+from tests.test_sync_archive_apart import ready, shared
 from tests.test_sync_baton_owners import as_user
 
 CAROL, BOB = "carol@example.com", "bob@example.com"
@@ -26,15 +25,7 @@ CAROL, BOB = "carol@example.com", "bob@example.com"
 
 def team(capsys, tmp_path: Path, *, made_ready: bool = True) -> tuple[Path, Path, str]:
     """Carol captures a handoff (made ready, or a draft) on ``a``; both clones sync it."""
-    _remote, a, b = make_team(tmp_path)
-    as_user(a, CAROL)
-    as_user(b, BOB)
-    ident = capture(capsys, a, "carol state")
-    if made_ready:
-        ready(capsys, a, ident)
-    run_json(capsys, a, "sync")
-    run_json(capsys, b, "sync")
-    return a, b, ident
+    return shared(capsys, tmp_path, made_ready=made_ready, users=(CAROL, BOB))
 
 
 def bob_archives(capsys, a: Path, b: Path, ident: str) -> str:

@@ -14,15 +14,19 @@ record (one query of the index), then, only when there are some, the events the 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import orjson
 
-from baton.domain.forgetting import WithheldEdit, withheld_edits, withheld_from_log
+from baton.domain.withheld_view import withheld_from_log
 from baton.errors import BatonError
+from baton.events.names import HANDOFF_FORGOTTEN
 from baton.ledger.envelope import Event
 from baton.ledger.tail import TailWant
 from baton.projections.handoffs import ROWS_TABLE
+
+if TYPE_CHECKING:
+    from baton.domain.forgetting import WithheldEdit
 
 _PREFIX = "handoff/"
 
@@ -56,6 +60,8 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
     of the handoffs whose forget it imported and erased here (``forgotten_now``). Read from the
     oldest of those points on, only when some handoff was forgotten: a sync with nothing of the
     kind reads nothing for this."""
+    from baton.domain.forgetting import withheld_edits  # the events catalogue: not for `baton log`
+
     forgotten = without_record(project.runner)
     if not forgotten:
         return []
@@ -73,9 +79,13 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
 
 
 def log_withholding(project: Any) -> Callable[[Event], Event]:
-    """What ``baton log`` shows of each event (``forgetting.withheld_from_log``): one query of the
-    index for the handoff streams without a record; none, and each event is shown as it is."""
-    forgotten = {_PREFIX + h: h for h in without_record(getattr(project, "runner", None))}  # a bare ledger: none
+    """What ``baton log`` shows of each event (``forgetting.withheld_from_log``): when the index counts
+    some ``handoff.forgotten`` (one lookup), one query of it for the handoff streams without a record;
+    none, and each event is shown as it is."""
+    runner = getattr(project, "runner", None)  # a bare ledger: none
+    if runner is None or ("event_counts" in runner.by_name and not runner.has("event_counts", HANDOFF_FORGOTTEN)):
+        return as_it_is
+    forgotten = {_PREFIX + h: h for h in without_record(runner)}
     if not forgotten:
         return as_it_is
     return lambda event: withheld_from_log(event, forgotten)

@@ -11,7 +11,7 @@ import orjson
 
 from baton.commands.forgotten_withheld import as_it_is, log_withholding
 from baton.domain.close_names import closest
-from baton.domain.forgetting import WITHHELD
+from baton.domain.withheld_view import WITHHELD
 from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
 from baton.ledger.tail import TailWant

@@ -7,13 +7,12 @@ Pure rules over recorded envelopes: no file system, no clock. The command
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from baton.events.catalogue import BATON, HANDOFF, HandoffForgotten, split_stream, stream_of
 from baton.events.names import HANDOFF_REVISED
 from baton.ledger.envelope import Event
 from baton.model import frozen
-from baton.values import replace
 
 
 @frozen
@@ -165,19 +164,3 @@ def withheld_edits(events: Iterable[Event], forgotten: Iterable[str]) -> list[Wi
                          tuple(dict.fromkeys(e.writer for e in held)))
             for h, held in sorted(found.items())]
 
-
-WITHHELD = "withheld"
-"""The member ``baton log`` puts on an event whose payload it leaves out (``withheld_from_log``)."""
-
-
-def withheld_from_log(event: Event, forgotten: Mapping[str, str]) -> Event:
-    """``event`` as ``baton log`` shows it: an event of a forgotten handoff's own stream that still
-    holds a payload (``WithheldEdit``: made apart before the forget reached its clone) without it,
-    as an erased line is, and marked ``WITHHELD`` with what erases it; any other event as it is.
-    ``forgotten``: stream → handoff id, of the handoffs a forget left without a record."""
-    handoff = forgotten.get(event.stream)
-    if handoff is None or event.erased or event.type == HandoffForgotten.TYPE:
-        return event
-    why = (f"its handoff {handoff} was forgotten, and this event, made apart before the forget reached "
-           f"its clone, still holds its content; `baton forget {handoff[-8:]}` erases it")
-    return replace(event, data=None, extra={**event.extra, WITHHELD: why})
