@@ -13,43 +13,12 @@ record (one query of the index), then, only when there are some, the events the 
 
 from __future__ import annotations
 
-import sqlite3
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Iterable
 
-import orjson
-
-from baton.domain.withheld_view import withheld_from_log
-from baton.errors import BatonError
-from baton.events.names import HANDOFF_FORGOTTEN
-from baton.ledger.envelope import Event
+from baton.domain.forgetting import WithheldEdit, withheld_edits
 from baton.ledger.tail import TailWant
-from baton.projections.handoffs import ROWS_TABLE
-
-if TYPE_CHECKING:
-    from baton.domain.forgetting import WithheldEdit
-
-_PREFIX = "handoff/"
-
-
-def without_record(runner: Any) -> dict[str, int]:
-    """Handoff id → the hybrid logical clock of its stream's first event, for each handoff stream
-    the index holds without a record (forgotten, most often)."""
-    if not {"handoffs", "streams"} <= set(getattr(runner, "by_name", ())):
-        return {}
-    try:
-        rows = runner.db.execute(
-            f"SELECT key, doc FROM docs WHERE projection = 'streams' AND key >= ? AND key < ? "
-            f"AND NOT EXISTS (SELECT 1 FROM {ROWS_TABLE} r WHERE r.id = substr(docs.key, ?))",
-            [_PREFIX, _PREFIX[:-1] + chr(ord("/") + 1), len(_PREFIX) + 1]).fetchall()
-    except (sqlite3.Error, BatonError):  # no index yet, or damaged: nothing to say from it
-        return {}
-    out: dict[str, int] = {}
-    for key, doc in rows:
-        try:
-            out[key[len(_PREFIX):]] = int(orjson.loads(doc)["first_key"][0])
-        except (KeyError, TypeError, ValueError, IndexError, orjson.JSONDecodeError):
-            out[key[len(_PREFIX):]] = 0  # begun by a Baton that kept no first_key: read from the start
-    return out
+from baton.projections.handoffs import HANDOFF_PREFIX as _PREFIX
+from baton.projections.handoffs import without_record
 
 
 def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
@@ -60,8 +29,6 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
     of the handoffs whose forget it imported and erased here (``forgotten_now``). Read from the
     oldest of those points on, only when some handoff was forgotten: a sync with nothing of the
     kind reads nothing for this."""
-    from baton.domain.forgetting import withheld_edits  # the events catalogue: not for `baton log`
-
     forgotten = without_record(project.runner)
     if not forgotten:
         return []
@@ -77,20 +44,3 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
         e.stream[len(_PREFIX):] in now or (e.writer in since and e.hlc > since[e.writer])))
     return withheld_edits(brought, forgotten)
 
-
-def log_withholding(project: Any) -> Callable[[Event], Event]:
-    """What ``baton log`` shows of each event (``forgetting.withheld_from_log``): when the index counts
-    some ``handoff.forgotten`` (one lookup), one query of it for the handoff streams without a record;
-    none, and each event is shown as it is."""
-    runner = getattr(project, "runner", None)  # a bare ledger: none
-    if runner is None or ("event_counts" in runner.by_name and not runner.has("event_counts", HANDOFF_FORGOTTEN)):
-        return as_it_is
-    forgotten = {_PREFIX + h: h for h in without_record(runner)}
-    if not forgotten:
-        return as_it_is
-    return lambda event: withheld_from_log(event, forgotten)
-
-
-def as_it_is(event: Event) -> Event:
-    """Each event as it is (``log_withholding`` when no handoff was forgotten)."""
-    return event
