@@ -407,9 +407,10 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("id", metavar="ID", help=_ID_HELP)
     p.add_argument("--reason", metavar="TEXT", help="why it is archived")
     p.add_argument("--not-mine", action="store_true",
-                   help="archive it even when it carries a baton left for another owner by someone else "
-                        "(refused otherwise, exit 4, as dismissing that baton is); its owner is told at their "
-                        "next session start")
+                   help="archive it even when it is another owner's: captured by someone else and not "
+                        "resumed yet, or carrying a baton left for another owner by someone else (refused "
+                        "otherwise, exit 4, as dismissing that baton is); its owner is told at their next "
+                        "session start")
     p.set_defaults(func="handoffs:handoff_archive")
 
 

@@ -315,6 +315,13 @@ class BatonNotYours(Conflict):
     code = "baton_not_yours"
 
 
+class HandoffNotYours(Conflict):
+    """An archive of a live handoff another owner captured, without the override that makes it
+    deliberate (exit 4; docs/batons.md, "Dismissing a baton": the rule a dismissal is held to)."""
+
+    code = "handoff_not_yours"
+
+
 class BatonKeyHeld(Conflict):
     """A private baton's key holds a pending baton of another exact owner or branch that encodes
     alike (``feature/x`` and ``feature_x``): leaving this one would supersede it (exit 4)."""

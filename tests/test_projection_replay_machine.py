@@ -36,6 +36,7 @@ from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.commands.forget import forget_handoff
 from baton.commands.handoff_facts import HashBudget
+from baton.commands.resume_mark import resume_and_mark
 from baton.errors import BatonError, PolicyBlock, StreamVersionConflict
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.memory import MemoryLedger
@@ -445,7 +446,7 @@ test_incremental_projections_equal_a_full_replay_and_a_replay_over_memory = Real
 
 CHECKOUTS = ("here", "north", "south")
 LAGS_NS = (0, 1_000_000, 2_000_000_000, 30_000_000_000, 120_000_000_000)
-STEPS = ("amend", "validate", "promote", "validate and promote", "archive", "continue", "forget")
+STEPS = ("amend", "validate", "promote", "validate and promote", "archive", "continue", "forget", "resume")
 """What a checkout does to a handoff it holds (``LateArrivalMachine.handoff_step``): ``continue``
 captures a child continuing it and makes that ready (which supersedes it); ``forget`` erases it
 (``baton forget``) in that checkout's feeds."""
@@ -561,6 +562,8 @@ class LateArrivalMachine(RuleBasedStateMachine):
                 archive_handoff(project, ident, reason="dropped")
             if step == "forget":
                 forget_handoff(project, ident, yes=True)
+            if step == "resume":  # a resume that reaches a record archived apart is listed, not applied
+                resume_and_mark(project, ident)
             if step == "continue":
                 body = payload(work={"title": state, "objective": f"go on with {state}"},
                                summary={"current_state": "on", "completed": [], "in_progress": [state]})

@@ -11,6 +11,7 @@ shows here. ``BATON_UPDATE_GOLDEN=1`` rewrites them.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -106,13 +107,19 @@ def build(kind: str, root: Path) -> list[str]:
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _SHA = re.compile(r"(?<![0-9a-f])[0-9a-f]{40}(?![0-9a-f])")
 _HEX12 = re.compile(r"(?<![0-9a-f])[0-9a-f]{12}(?![0-9a-f])")
+_OWNER = re.compile(r'"owner": "[^"]*"')
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
 
 
 def normalised(text: str, root: Path) -> str:
     """The run's own values named in order of appearance: ids (and their short forms), commit ids
-    (and their 12- and 7-digit forms; a head shown only in short), times and the project's path."""
+    (and their 12- and 7-digit forms; a head shown only in short), times, the project's path, its writer
+    and an event's git identity (``owner``)."""
     text = text.replace(str(root.resolve()), "<root>").replace(str(root), "<root>")
+    local = root / ".baton" / "local.json"
+    if local.exists():  # the clone's writer id, and who made a record ready (``readied``: this machine's git identity)
+        text = text.replace(json.loads(local.read_text())["writer"], "<writer>")
+    text = _OWNER.sub('"owner": "<owner>"', text)
     for n, uuid in enumerate(dict.fromkeys(_UUID.findall(text)), 1):
         text = text.replace(uuid, f"<id{n}>").replace(uuid.replace("-", "")[-8:], f"<id{n}:short>")
     for n, sha in enumerate(dict.fromkeys(_SHA.findall(text)), 1):

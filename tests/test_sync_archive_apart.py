@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team
+from tests.test_sync_baton_owners import as_user
 
 OPEN_ITEM = '{"description":"x","suggested_action":"y","acceptance_check":"z"}'
 EVIDENCE = '{"type":"command","claim":"c","ref":"r","result":"passed"}'
@@ -28,9 +29,13 @@ def ready(capsys, clone: Path, ident: str) -> None:
     run_json(capsys, clone, "handoff", "ready", ident)
 
 
-def shared(capsys, tmp_path: Path, *, made_ready: bool) -> tuple[Path, Path, str]:
-    """Alice (a) captures a handoff (made ready, or a draft) and both clones sync it."""
+def shared(capsys, tmp_path: Path, *, made_ready: bool, users: tuple[str, str] | None = None) -> tuple[Path, Path, str]:
+    """Alice (a) captures a handoff (made ready, or a draft) and both clones sync it; ``users``: the
+    git e-mail each clone's user has (``as_user``), when the test is about who they are."""
     _remote, a, b = make_team(tmp_path)
+    if users is not None:
+        as_user(a, users[0])
+        as_user(b, users[1])
     ident = capture(capsys, a, "alice state")
     if made_ready:
         ready(capsys, a, ident)

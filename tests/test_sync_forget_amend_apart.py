@@ -92,3 +92,27 @@ def test_forget_run_again_erases_the_revision_here_and_synced_everywhere(capsys,
     run_json(capsys, b, "sync")
     assert baton_files_holding(b, SECRET) == []
     assert run_json(capsys, b, "sync")["withheld_of_forgotten"] == []
+
+
+def test_log_withholds_the_revision_of_a_forgotten_handoff_made_apart_and_marks_it(capsys, tmp_path):
+    a, b, ident = amended_while_forgotten(capsys, tmp_path, amend_first=True)
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    for clone in (a, b):
+        code, out, err = run(capsys, clone, "log", "--json", "--stream", f"handoff/{ident}")
+        assert code == 0 and SECRET not in out, err
+        (revised,) = [e for e in map(json.loads, out.splitlines()) if e["type"] == "handoff.revised"]
+        assert "data" not in revised and f"`baton forget {ident[-8:]}` erases it" in revised["withheld"]
+        code, out, err = run(capsys, clone, "log", "--limit", "0")
+        assert code == 0 and SECRET not in out and "[payload withheld: its handoff" in out, err
+
+
+def test_log_shows_a_revision_that_forget_run_again_erased_as_erased(capsys, tmp_path):
+    a, b, ident = amended_while_forgotten(capsys, tmp_path, amend_first=True)
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    run_json(capsys, a, "forget", ident, "--yes")
+    code, out, err = run(capsys, a, "log", "--json", "--stream", f"handoff/{ident}")
+    assert code == 0, err
+    assert all("withheld" not in e and "data" not in e for e in map(json.loads, out.splitlines())
+               if e["type"] != "handoff.forgotten")

@@ -55,11 +55,13 @@ from baton.domain.edits import apply_edits, refuse_cited_removals, retired_after
 from baton.domain.field_hints import unknown_field_hints
 from baton.domain.handoff import MANAGED_FIELDS, Handoff, handoff_from_json, handoff_to_json
 from baton.domain.short_ids import short_id
+from baton.domain.teammate_archive import NOT_TAKEN_UP, require_yours_to_archive
 from baton.errors import InputError
 from baton.events.names import handoff_stream
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.policy import load_policy
+from baton.projections.handoffs import authors_of
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -232,11 +234,13 @@ def archive_handoff(project: "Project", token: str = "", *,
     for resuming, so no session start may deliver it. That dismissal is held to
     the rule every dismissal is (``baton.may_dismiss``): a baton left for another
     owner by someone else is theirs, and archiving its handoff anyway is the
-    explicit choice ``not_mine``. This clone's git identity is the actor of
-    every event recorded.
+    explicit choice ``not_mine``, as is archiving a handoff another owner
+    captured (``teammate_archive.require_yours_to_archive``). This clone's git
+    identity is the actor of every event recorded.
 
-    Raises: TransitionError (exit 4) for a record already archived; BatonNotYours
-    (exit 4) for a teammate's baton without ``not_mine``; NotFound / AmbiguousId.
+    Raises: TransitionError (exit 4) for a record already archived; HandoffNotYours
+    (exit 4) for a teammate's handoff and BatonNotYours (exit 4) for a teammate's
+    baton, without ``not_mine``; NotFound / AmbiguousId.
     """
     reason = reason.strip() if reason and reason.strip() else None
     opened = project
@@ -254,5 +258,8 @@ def archive_handoff(project: "Project", token: str = "", *,
                         handoff.id, via="archive", by=me, not_mine=not_mine))
                     decisions.append((ended, version_expected(scope, ended, state.key, state.version)))
                     dismissed.append(peek.record)
+        if not dismissed and handoff.status in NOT_TAKEN_UP:  # with a baton, the baton's rule (above) decides
+            require_yours_to_archive(handoff.id, authors_of(scope.runner.db, [handoff.id]).get(handoff.id),
+                                     me=me or "", my_writer=opened.writer, not_mine=not_mine)
         record_many(scope, decisions, actor=me)
     return ArchiveResult(handoff.id, handoff.status, reason, tuple(dismissed))

@@ -91,9 +91,15 @@ def keep(project: "Project", forgets: list[ForeignForget]) -> None:
     mine = [f.to_json() | {"notice": f"Your handoff{f.line().removeprefix('your handoff')} (`baton forget` on "
                                      "another clone; this clone's copy went at its last sync)."}
             for f in forgets if f.yours]
-    if not mine:
+    keep_lines(project, mine)
+
+
+def keep_lines(project: "Project", notices: list[dict[str, Any]]) -> None:
+    """Keep ``notices`` (each with the line it is told with, ``notice``) after those kept, until a brief
+    tells them: a teammate's forget (``keep``) or archive (``archive_notices.keep``) of the reader's handoffs."""
+    if not notices:
         return
-    write_json_atomic(_path(project), {"notices": (pending(project) + mine)[-KEPT:]})
+    write_json_atomic(_path(project), {"notices": (pending(project) + notices)[-KEPT:]})
 
 
 def pending(project: "Project") -> list[dict[str, Any]]:

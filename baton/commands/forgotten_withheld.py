@@ -13,38 +13,12 @@ record (one query of the index), then, only when there are some, the events the 
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any, Iterable
 
-import orjson
-
 from baton.domain.forgetting import WithheldEdit, withheld_edits
-from baton.errors import BatonError
 from baton.ledger.tail import TailWant
-from baton.projections.handoffs import ROWS_TABLE
-
-_PREFIX = "handoff/"
-
-
-def _without_record(runner: Any) -> dict[str, int]:
-    """Handoff id → the hybrid logical clock of its stream's first event, for each handoff stream
-    the index holds without a record (forgotten, most often)."""
-    if not {"handoffs", "streams"} <= set(getattr(runner, "by_name", ())):
-        return {}
-    try:
-        rows = runner.db.execute(
-            f"SELECT key, doc FROM docs WHERE projection = 'streams' AND key >= ? AND key < ? "
-            f"AND NOT EXISTS (SELECT 1 FROM {ROWS_TABLE} r WHERE r.id = substr(docs.key, ?))",
-            [_PREFIX, _PREFIX[:-1] + chr(ord("/") + 1), len(_PREFIX) + 1]).fetchall()
-    except (sqlite3.Error, BatonError):  # no index yet, or damaged: nothing to say from it
-        return {}
-    out: dict[str, int] = {}
-    for key, doc in rows:
-        try:
-            out[key[len(_PREFIX):]] = int(orjson.loads(doc)["first_key"][0])
-        except (KeyError, TypeError, ValueError, IndexError, orjson.JSONDecodeError):
-            out[key[len(_PREFIX):]] = 0  # begun by a Baton that kept no first_key: read from the start
-    return out
+from baton.projections.handoffs import HANDOFF_PREFIX as _PREFIX
+from baton.projections.handoffs import without_record
 
 
 def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
@@ -55,7 +29,7 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
     of the handoffs whose forget it imported and erased here (``forgotten_now``). Read from the
     oldest of those points on, only when some handoff was forgotten: a sync with nothing of the
     kind reads nothing for this."""
-    forgotten = _without_record(project.runner)
+    forgotten = without_record(project.runner)
     if not forgotten:
         return []
     now = {h for h in forgotten_now if h in forgotten}
@@ -69,3 +43,4 @@ def brought_edits(project: Any, seen: dict[str, int], imported: Iterable[str],
     brought = (e for e in events if e.stream in streams and (
         e.stream[len(_PREFIX):] in now or (e.writer in since and e.hlc > since[e.writer])))
     return withheld_edits(brought, forgotten)
+

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from baton.domain.short_ids import short_id
+from baton.domain.teammate_archive import archived_latest
 from baton.errors import NotFound
 from baton.projections import handoffs
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
@@ -118,6 +119,11 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
             first = choice("", "project", None)
             raise NotFound(f"no ready handoff may be resumed here: {first.skipped_line}",
                            details={"token": LATEST, "skipped": [ident for ident in skipped]})
+        archived = handoffs.newest(runner.db, statuses=("archived",), limit=1)
+        why = archived_latest(runner.get("handoffs", archived[0].id)) if archived else None
+        if why is not None:  # the newest one made ready was archived (by a teammate, often)
+            raise NotFound(f"no handoff is ready to resume: {why}",
+                           details={"token": LATEST, "archived": archived[0].id})
         raise NotFound(NONE_READY, details={"token": LATEST})
     chosen = open_rows[0]
     notice = None

@@ -10,10 +10,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 import orjson
 
 from baton.domain.close_names import closest
+from baton.domain.withheld_view import WITHHELD, withheld_from_log
 from baton.errors import InputError, NotFound
+from baton.events.names import HANDOFF_FORGOTTEN
 from baton.ledger.envelope import Event
 from baton.ledger.tail import TailWant
 from baton.model import frozen
+from baton.projections.handoffs import HANDOFF_PREFIX, without_record
 from baton.projections.until import Until
 
 if TYPE_CHECKING:
@@ -105,7 +108,8 @@ def text_lines(events: Iterable[Event]) -> Iterator[str]:
     shown = False
     for e in events:
         shown = True
-        erased = " [payload erased]" if e.erased else ""
+        erased = f" [payload withheld: {e.extra[WITHHELD]}]" if WITHHELD in e.extra else \
+            " [payload erased]" if e.erased else ""
         yield f"{e.at}  {e.type:<24} {e.stream:<48} {e.writer}#{e.seq}  {e.id}{erased}"
     if not shown:
         yield NO_EVENTS
@@ -213,7 +217,38 @@ def ledger_log(project: "Project", **filters: Any) -> LogResult:
     return LogResult(list(log_events(project, **filters)))
 
 
-def log_events(
+def log_events(project: "Project", **filters: Any) -> Iterator[Event]:
+    """``chosen_events``, each as ``baton log`` shows it: an event of a forgotten handoff's stream that
+    still holds a payload (made apart before the forget reached its clone) without it, marked
+    ``withheld`` (``log_withholding``), as the projections withhold it.
+
+    Raises:
+        what ``chosen_events`` raises.
+    """
+    events = chosen_events(project, **filters)
+    show = log_withholding(project)
+    return events if show is as_it_is else map(show, events)
+
+
+def log_withholding(project: "Project") -> Callable[[Event], Event]:
+    """What ``baton log`` shows of each event (``withheld_view.withheld_from_log``): when the index counts
+    some ``handoff.forgotten`` (one lookup), one query of it for the handoff streams without a record;
+    none, and each event is shown as it is."""
+    runner = getattr(project, "runner", None)  # a bare ledger: none
+    if runner is None or ("event_counts" in runner.by_name and not runner.has("event_counts", HANDOFF_FORGOTTEN)):
+        return as_it_is
+    forgotten = {HANDOFF_PREFIX + h: h for h in without_record(runner)}
+    if not forgotten:
+        return as_it_is
+    return lambda event: withheld_from_log(event, forgotten)
+
+
+def as_it_is(event: Event) -> Event:
+    """Each event as it is (``log_withholding`` when no handoff was forgotten)."""
+    return event
+
+
+def chosen_events(
     project: "Project",
     *,
     event_type: str | None = None,

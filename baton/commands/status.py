@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.commands import forget_notices, forgotten_derived
+from baton.commands import archive_notices, forgotten_derived
 from baton.commands.baton_cases import missed_after_claim, render_unseen
 from baton.commands.batons import current_batons, pending_batons
 from baton.commands.detector_facts import detector_config
@@ -70,6 +70,8 @@ class StatusResult:
     (``supersededUnseen``: camelCase, with ``writer`` and ``objective``)."""
     forgotten: tuple[str, ...] = ()
     """A teammate's forget erased the reader's handoffs here (``forget_notices``): until the next brief tells it."""
+    archived: tuple[str, ...] = ()
+    """A teammate's archive reached the reader's handoffs here (``archive_notices``): until the next brief tells it."""
     edits_apart: tuple[dict[str, Any], ...] = ()
     """Handoff edits made apart that records list (``edits_apart.open_edits``): a revision not applied or overwritten."""
     derived: tuple[DerivedCopy, ...] = ()
@@ -88,6 +90,7 @@ class StatusResult:
             "superseded_unseen": [unseen_json(u) for u in self.unseen],
             "detector": self.detector or {"available": False},
         } | ({"forgotten_by_teammates": list(self.forgotten)} if self.forgotten else {}) \
+            | ({"archived_by_teammates": list(self.archived)} if self.archived else {}) \
             | ({"concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart]}
                if self.edits_apart else {}) \
             | ({"derived_of_forgotten": [{**d.to_json(), "line": d.line()} for d in self.derived]}
@@ -108,7 +111,7 @@ class StatusResult:
                          f" freshness {self.latest.freshness['state']}{unverified}")
         lines.append(f"  pending session batons: {self.pending_batons}")
         lines.extend(f"  {line}" for line in render_unseen(list(self.unseen)))
-        lines.extend(f"  {line}" for line in self.forgotten)
+        lines.extend(f"  {line}" for line in (*self.forgotten, *self.archived))
         lines.extend(f"  {e['line']}" for e in self.edits_apart)
         lines.extend(f"  {d.line()}" for d in self.derived)
         return "\n".join(lines)
@@ -166,10 +169,11 @@ def project_status(project: "Project") -> StatusResult:
     unseen = tuple({**u, "supersededBy": r.id} for r in pending for u in unseen_details(runner, r)) \
         + tuple({k: v for k, v in u.items() if k != "status"}
                 for u in missed_after_claim(opened, runner, [p.record for p in current_batons(runner)]))
+    kept = archive_notices.pending(opened)  # a teammate's forget or archive of the reader's handoffs
     return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
                         counts, latest, len(pending), _detector_summary(opened), unseen,
-                        tuple(n["notice"] for n in forget_notices.pending(opened)), tuple(open_edits(runner)),
-                        tuple(forgotten_derived.held_copies(runner)))
+                        tuple(kept[0]), tuple(kept[1]),
+                        tuple(open_edits(runner)), tuple(forgotten_derived.held_copies(runner)))
 
 
 def _detector_summary(project: "Project") -> dict[str, Any]:

@@ -25,7 +25,7 @@ import re
 import socket
 from typing import TYPE_CHECKING, Any, cast
 
-from baton.commands import forget_notices, forgotten_derived
+from baton.commands import archive_notices, forgotten_derived
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
 from baton.commands.edits_apart import open_edits
 from baton.commands.handoff_facts import live_freshness
@@ -176,6 +176,7 @@ class StatusOverview:
         if p.get("syncSignersDamaged"):
             lines.append(f"Signers: unknown: {p['syncSignersDamaged']}")
         lines.extend(p.get("forgottenByTeammates") or [])
+        lines.extend(p.get("archivedByTeammates") or [])
         lines.extend(e["line"] for e in p.get("concurrentEdits") or () if isinstance(e, dict) and e.get("line"))
 
         lines.extend(p.get("derivedOfForgotten") or [])
@@ -407,9 +408,8 @@ def status_overview(
     if listed.unseen:  # likewise: batons superseded before anyone on their key saw them
         payload["supersededUnseen"] = list(listed.unseen)
     payload.update(_sync_members(opened))
-    forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
-    if forgotten:
-        payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
+    forgotten, archived = archive_notices.pending(opened)  # a teammate's forget or archive of the reader's handoffs
+    payload.update({k: v for k, v in (("forgottenByTeammates", forgotten), ("archivedByTeammates", archived)) if v})
     apart = open_edits(opened.runner)  # handoff edits made apart that records list (docs/handoffs.md)
     if apart:
         payload["concurrentEdits"] = _camel_keys(apart)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands import forget, forget_notices, forgotten_derived, forgotten_withheld
+from baton.commands import archive_notices, forget, forget_notices, forgotten_derived, forgotten_withheld
 from baton.commands.baton_cases import missed_after_claim
 from baton.commands.batons import taken_up_in
 from baton.commands.edits_apart import listed_edits, new_edits
@@ -131,6 +131,9 @@ class SyncResult:
     """After an import: the duplicate merges made apart it brought to light (``lineage.brought_duplicates``):
     a merge of the same handoffs as one here, or such merges each archived apart (none kept), each
     ``{merges, parents, none_kept, line}``."""
+    archived: list[Any] = attrs.field(factory=list)
+    """After an import: this clone's user's handoffs another writer archived (``archive_notices.collect``:
+    ``teammate_archive.ForeignArchive``), kept until the next session start tells them."""
 
     @property
     def exit_code(self) -> int:
@@ -164,7 +167,8 @@ class SyncResult:
                 "withheld_of_forgotten": [w.to_json() for w in self.withheld],
                 "received": dict(sorted(self.received.items())),
                 "concurrent_edits": [{k: v for k, v in e.items() if k != "line"} for e in self.edits_apart],
-                "duplicate_merges": [{k: v for k, v in d.items() if k != "line"} for d in self.duplicate_merges]}
+                "duplicate_merges": [{k: v for k, v in d.items() if k != "line"} for d in self.duplicate_merges],
+                "archived_by_teammates": [a.to_json() for a in self.archived]}
 
     def render(self) -> str:
         lines = [f"Finished the interrupted `baton forget` of handoff {f.handoff} before publishing: "
@@ -221,6 +225,7 @@ class SyncResult:
                          "receives it.")
         lines.extend(e["line"] for e in self.edits_apart)
         lines.extend(f"{d['line']}." for d in self.duplicate_merges)
+        lines.extend(a.line() for a in self.archived)
         for u in self.after_claim:
             who = f"writer {u['writer']}" if u.get("writer") else "another clone"
             session = f" (session {shown_name(u['sessionId'])})" if u.get("sessionId") else ""
@@ -309,6 +314,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,
                                                              restore_own_feed, to, accept_project), ref, to[2])
+        archived = archive_notices.collect(project, seen, result.imported)  # before the index folds them
     finally:
         repo.close()
         forgotten = _foreign_forgets(project, erased)
@@ -322,7 +328,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     moved = {m["file"] for m in erased.moved}
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
-                        moved=list(erased.moved), finished_forgets=finished, edits_apart=apart,
+                        moved=list(erased.moved), finished_forgets=finished, edits_apart=apart, archived=archived,
                         duplicate_merges=duplicates,
                         **_brought(project, result.imported, erased.scrubbed, held_before),
                         withheld=forgotten_withheld.brought_edits(project, seen, result.imported,

@@ -68,7 +68,8 @@ def _unread_line(handoff_id: str, edit: dict[str, Any]) -> str:
 
 
 _ARCHIVED_TAKE = "to go on with that work, capture a checkpoint that continues {short} (`baton checkpoint create`)"
-_ACTIONS = {"validated": "validation", "promoted": "promotion to ready", "superseded": "supersede"}
+_ACTIONS = {"validated": "validation", "promoted": "promotion to ready", "superseded": "supersede",
+            "resumed": "resume"}
 
 
 def _action_line(handoff_id: str, edit: dict[str, Any], by: dict[str, Any]) -> str:
@@ -83,8 +84,9 @@ def _action_line(handoff_id: str, edit: dict[str, Any], by: dict[str, Any]) -> s
         take = (f"{successor} is ready on its own: `baton handoff archive {successor}` if that work is "
                 f"dropped too, or keep it")
     else:
-        what = (f"{_who(edit)}'s {_ACTIONS[str(edit['action'])]} ({edit.get('at')}, event {edit.get('event')}) "
-                f"was not applied")
+        done = ("was archived over: the archive, made apart without reading it, sorts after it"
+                if edit.get("outcome") == "archived_over" else "was not applied")
+        what = f"{_who(edit)}'s {_ACTIONS[str(edit['action'])]} ({edit.get('at')}, event {edit.get('event')}) {done}"
         take = _ARCHIVED_TAKE.format(short=short)
     who = f"{_who(by)} archived it" if by else "it was archived"
     return (f"CONFLICT handoff {short}: {what}: {who} on another clone, and the archive stands; {take} "

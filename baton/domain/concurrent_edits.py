@@ -30,6 +30,10 @@ ready record would carry a body nobody validated. The handoff aggregate's
   that reaches an archived record is listed as not applied; an archive that
   reaches a record superseded on another clone archives it, and the supersede
   is listed as not applied (the record names no successor).
+- An archive that sorts after a promotion its writer could not have read (made ready on another
+  clone while this one archived it) archives the record, and lists the promotion (``READIED``
+  keeps who made a record ready) as archived over, so the teammate who made it ready is told; a
+  resume that reaches an archived record is listed as not applied, as a promotion is.
 - A revision that replaces another writer's revision it could not have read
   (that revision's stream version is at or above its own) wins, later in merge
   order, and the replaced revision is listed as overwritten.
@@ -63,7 +67,13 @@ command read listed on the record: the ones it resolves (``revised``)."""
 KEPT = 8
 """How many replaced records a draft's chain of revisions keeps (``revised``): a validation of a
 body replaced longer ago than that is listed as not applied (``not_read``) rather than applied."""
-FOLD_KEYS = (REVISION, CONFLICTS)
+READIED = "readied"
+"""The record member naming who made it ready (the ``handoff.promoted`` event's writing): an archive
+its writer could not have read (made apart) lists that promotion (``archived_after_ready``)."""
+ARCHIVED_BY = "archived_by"
+"""The record member naming who archived it (the ``handoff.archived`` event's writing): ``resume
+latest`` says so when the newest ready handoff was archived (``baton.domain.teammate_archive``)."""
+FOLD_KEYS = (REVISION, CONFLICTS, READIED, ARCHIVED_BY)
 _NOT_BODY = frozenset(("status", "updated_at", "validation", "flags", "resumed_at", "superseded_by",
                        "archived_reason", *FOLD_KEYS))
 
@@ -200,9 +210,13 @@ def refused_revision(h: Handoff, by: Writing) -> Handoff:
 
 def refused_action(h: Handoff, by: Writing, action: str, **more: Any) -> Handoff:
     """``h`` (archived on another clone) flagged and listing ``by``'s ``action`` (``validated``,
-    ``promoted``, ``superseded``: its writer read a live record) as not applied; ``more``: what the
-    line names besides (the continuation that ``superseded_by`` would have named)."""
+    ``promoted``, ``superseded``, ``resumed``: its writer read a live record) as not applied, naming
+    who archived it (``ARCHIVED_BY``) when the record says; ``more``: what the line names besides
+    (the continuation that ``superseded_by`` would have named)."""
     edit = {**by.to_json(), "outcome": "not_applied", "status": h.status, "action": action, **more}
+    archiver = h.extra.get(ARCHIVED_BY)
+    if isinstance(archiver, dict):  # who archived it, named by the line
+        edit["by"] = {**archiver, "action": "archived"}
     return evolve(h, extra={**h.extra, CONFLICTS: [*(h.extra.get(CONFLICTS) or ()), edit]},
                   flags=_flagged(h.flags))
 
@@ -215,6 +229,29 @@ def archived_over(h: Handoff, archived: Handoff, by: Writing) -> Handoff:
             "superseded_by": h.superseded_by, "by": {**by.to_json(), "action": "archived"}}
     return evolve(archived, superseded_by=None,
                   extra={**archived.extra, CONFLICTS: [*(archived.extra.get(CONFLICTS) or ()), edit]},
+                  flags=_flagged(archived.flags))
+
+
+def archived_by(h: Handoff, by: Writing) -> Handoff:
+    """``h`` (just archived by ``by``) naming who archived it (``ARCHIVED_BY``)."""
+    return evolve(h, extra={**h.extra, ARCHIVED_BY: by.to_json()})
+
+
+def readied(h: Handoff, by: Writing) -> Handoff:
+    """``h`` (just made ready by ``by``) naming who made it ready (``READIED``)."""
+    return evolve(h, extra={**h.extra, READIED: by.to_json()})
+
+
+def archived_after_ready(h: Handoff, archived: Handoff, by: Writing) -> Handoff:
+    """``archived`` (``h``, ready or resumed, archived by ``by``), listing the promotion that made
+    ``h`` ready when ``by``'s writer could not have read it (an archive made apart that sorts after
+    it): the archive stands, as when it sorts first, and the line names who made it ready."""
+    promotion = h.extra.get(READIED)
+    if not isinstance(promotion, dict) or not _unseen(by, promotion):
+        return archived
+    edit = {**promotion, "outcome": "archived_over", "status": "archived", "action": "promoted",
+            "by": {**by.to_json(), "action": "archived"}}
+    return evolve(archived, extra={**archived.extra, CONFLICTS: [*(archived.extra.get(CONFLICTS) or ()), edit]},
                   flags=_flagged(archived.flags))
 
 

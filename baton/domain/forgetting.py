@@ -163,3 +163,4 @@ def withheld_edits(events: Iterable[Event], forgotten: Iterable[str]) -> list[Wi
     return [WithheldEdit(h, tuple(e.id for e in held), tuple(dict.fromkeys(e.type for e in held)),
                          tuple(dict.fromkeys(e.writer for e in held)))
             for h, held in sorted(found.items())]
+

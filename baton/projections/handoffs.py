@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sqlite3
 from datetime import datetime, timezone
 
 import orjson
 
 from baton.domain.batons import owner_match_key
 from baton.domain.short_ids import HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, file_name, short_id
+from baton.errors import BatonError
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc
@@ -64,7 +66,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 11
+    version = 12
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -89,7 +91,10 @@ class HandoffsBase:
     only the edits made apart it read listed; 11: an archive made apart folds by
     the same rule (it keeps the body it read, and stands over a validation,
     promotion or supersede made apart, which are listed), so an index folded
-    before is replayed once."""
+    before is replayed once; 12: a ready record keeps who made it ready
+    (``concurrent_edits.READIED``), an archive made apart that sorts after that
+    promotion lists it, and a resume that reaches an archived record is listed
+    as not applied (notice25), so an index folded before is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
@@ -467,4 +472,28 @@ def authors_of(db: Any, ids: list[str]) -> dict[str, tuple[str, str]]:
         rows = db.execute(f"SELECT id, writer, owner FROM {ROWS_TABLE} WHERE id IN ({', '.join('?' * len(part))})",
                           part).fetchall()
         out.update((ident, (writer or "", owner or "")) for ident, writer, owner in rows)
+    return out
+
+
+HANDOFF_PREFIX = "handoff/"
+
+
+def without_record(runner: Any) -> dict[str, int]:
+    """Handoff id → the hybrid logical clock of its stream's first event, for each handoff stream
+    the index holds without a record (forgotten, most often)."""
+    if not {"handoffs", "streams"} <= set(getattr(runner, "by_name", ())):
+        return {}
+    try:
+        rows = runner.db.execute(
+            f"SELECT key, doc FROM docs WHERE projection = 'streams' AND key >= ? AND key < ? "
+            f"AND NOT EXISTS (SELECT 1 FROM {ROWS_TABLE} r WHERE r.id = substr(docs.key, ?))",
+            [HANDOFF_PREFIX, HANDOFF_PREFIX[:-1] + chr(ord("/") + 1), len(HANDOFF_PREFIX) + 1]).fetchall()
+    except (sqlite3.Error, BatonError):  # no index yet, or damaged: nothing to say from it
+        return {}
+    out: dict[str, int] = {}
+    for key, doc in rows:
+        try:
+            out[key[len(HANDOFF_PREFIX):]] = int(orjson.loads(doc)["first_key"][0])
+        except (KeyError, TypeError, ValueError, IndexError, orjson.JSONDecodeError):
+            out[key[len(HANDOFF_PREFIX):]] = 0  # begun by a Baton that kept no first_key: read from the start
     return out

@@ -259,16 +259,19 @@ def evolve(state: State, recorded: Event) -> State:
                     with_artifact_hashes(read, hashes), _validation(report), now=_later(now, state)), "validated")
             case HandoffPromoted(accepted_warnings=reason):
                 hashes = event.extra.get(ARTIFACT_HASHES)
-                return _read_apart(state, event, _writing(recorded), lambda read: apart.settled(
+                by = _writing(recorded)
+                return _read_apart(state, event, by, lambda read: apart.readied(apart.settled(
                     _promoted(with_artifact_hashes(read, hashes), now=_later(now, state), accepted_warnings=reason)),
-                    "promoted")
+                    by), "promoted")
+            case HandoffResumed() if state.status == "archived":  # resumed on a clone that had not the archive
+                return apart.refused_action(state, _writing(recorded), "resumed")
             case HandoffResumed():
                 return lifecycle.resume(state, now=_later(now, state))
             case HandoffSuperseded(by=by):
                 return lifecycle.supersede(state, by=by, now=now)
             case HandoffArchived(reason=reason):
-                return _archived(state, event.extra.get(apart.BODY), _writing(recorded), reason=reason,
-                                 now=_later(now, state))
+                return apart.archived_by(_archived(state, event.extra.get(apart.BODY), _writing(recorded), reason=reason,
+                                           now=_later(now, state)), _writing(recorded))
             case HandoffFlagged(flag="conflicted"):
                 return lifecycle.flag_conflicted(state, now=_later(now, state))
     except (TransitionError, PromotionRefused, HandoffInputError,
@@ -318,7 +321,7 @@ def _archived(state: Handoff, read: Any, by: apart.Writing, *, reason: str | Non
         live = lifecycle.archive(replace_fields(state, status="ready"), now=now, reason=reason)
         return apart.archived_over(state, live, by)
     if state.status not in ("draft", "validated"):
-        return lifecycle.archive(state, now=now, reason=reason)
+        return apart.archived_after_ready(state, lifecycle.archive(state, now=now, reason=reason), by)
     found = apart.read_body(state, read, by)
     earlier, left = found if found is not None else (state, [])  # a body past the kept chain: archived as it is
     archived = apart.settled(lifecycle.archive(earlier, now=now, reason=reason))
