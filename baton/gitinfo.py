@@ -999,12 +999,17 @@ class _ObjectFiles:
             return ShaFile.from_path(self._loose(sha), sha)
         except FileNotFoundError:
             pass
-        for pack in self._opened_packs():
-            try:
-                return pack[sha]
-            except KeyError:
-                continue
-        return None
+        pack = self._pack_of(sha)
+        return None if pack is None else pack[sha]
+
+    def _pack_of(self, sha: bytes) -> Any:
+        """The pack holding ``sha``, or None: none does, or a pack went away or changed under a
+        concurrent repack (dulwich's ``PackFileDisappeared``, a truncated file), which dulwich's
+        object store answers by reading the folder again."""
+        try:
+            return next((pack for pack in self._opened_packs() if sha in pack), None)
+        except Exception:  # noqa: BLE001 - whatever a changing pack raises, the store reads it again
+            return None
 
     def __getitem__(self, sha: bytes) -> Any:
         found = self._read.get(sha)
@@ -1013,7 +1018,7 @@ class _ObjectFiles:
                 return self.store()[sha]
             try:
                 found = self._from_files(sha)
-            except (OSError, KeyError):  # a pack gone or changing under a repack: dulwich's store rescans
+            except (OSError, KeyError):  # a pack gone between its index and its data: as above
                 found = None
             if found is None:
                 found = self.store()[sha]
@@ -1021,14 +1026,8 @@ class _ObjectFiles:
         return found
 
     def __contains__(self, sha: bytes) -> bool:
-        if len(sha) == 40:
-            if sha in self._read or os.path.isfile(self._loose(sha)):
-                return True
-            try:
-                if any(sha in pack for pack in self._opened_packs()):
-                    return True
-            except OSError:  # a pack gone under a repack: dulwich's store rescans
-                pass
+        if len(sha) == 40 and (sha in self._read or os.path.isfile(self._loose(sha)) or self._pack_of(sha) is not None):
+            return True
         return sha in self.store()
 
     def close(self) -> None:

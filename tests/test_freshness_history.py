@@ -212,6 +212,23 @@ def test_a_commit_in_a_shared_clones_alternate_is_read_through_dulwichs_object_s
     assert gitinfo.reach_from_head(clone, ["0123456789" * 4], head=head)[0] == {"0123456789" * 4: "missing"}
 
 
+def test_a_pack_replaced_by_a_repack_during_the_walk_is_read_again_through_dulwichs_object_store(repo):
+    """The packs are listed once; if ``git repack`` replaces one before it is read, the
+    commit is found in the new pack by dulwich's object store, which reads the folder again."""
+    first = git(repo, "rev-parse", "HEAD")
+    git(repo, "gc", "-q")
+    files = gitinfo._ObjectFiles(repo / ".git" / "objects")
+    listed = files._opened_packs()  # the pack as it was, not yet opened
+    commit(repo, "b")
+    git(repo, "repack", "-q", "-a", "-d")  # a new pack, with the new commit: the old one is gone
+    assert not any(Path(pack._basename + ".pack").exists() for pack in listed)
+    try:
+        assert first.encode() in files
+        assert files[first.encode()].id == first.encode()
+    finally:
+        files.close()
+
+
 @pytest.mark.parametrize("change", ["shallow", "grafts", "extension", "format version 2", "include"])
 def test_a_repository_whose_parents_or_format_repo_reads_otherwise_is_walked_through_repo(repo, change):
     """A shallow clone's edge, grafts, an extension (the object format among them), an unknown
