@@ -898,9 +898,9 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
             reach[commit] = "unreachable" if complete else "unknown"
         ahead = None
         if ahead_of is not None and reach.get(ahead_of) == "reachable" and len(ahead_of.strip()) in (40, 64):
-            entries = list(repo.get_walker(include=[tip], exclude=[ahead_of.strip().lower().encode()],
-                                           max_entries=limit))
-            ahead = len(entries) if len(entries) < limit else None
+            base = ahead_of.strip().lower().encode()
+            ahead = repo.ahead(tip, base, limit) if isinstance(repo, _ObjectHistory) \
+                else _counted_ahead(repo, tip, base, limit)
         return reach, ahead
     except (KeyError, OSError, ValueError, AttributeError):
         return None
@@ -909,36 +909,141 @@ def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = N
 
 
 class _ObjectHistory:
-    """What ``reach_from_head`` asks of a ``Repo`` (``head``, ``object_store``,
-    ``get_walker``, ``close``), answered by the object store alone: in a
-    repository with no grafts, no shallow edge and no extension, a commit's
-    parents are the ones it names, which is what ``Repo.get_parents`` returns
-    and what its walker follows."""
+    """What ``reach_from_head`` asks of a ``Repo`` (``head``, ``object_store``, the commits
+    ahead, ``close``), answered from the objects alone: in a repository with no grafts, no
+    shallow edge and no extension, a commit's parents are the ones it names, which is what
+    ``Repo.get_parents`` returns and what its walker follows."""
 
-    def __init__(self, store: Any, head: bytes) -> None:
-        self.object_store = store
+    def __init__(self, objects: Path, head: bytes) -> None:
+        self.object_store = _ObjectFiles(objects)
         self._head = head
 
     def head(self) -> bytes:
         return self._head
 
-    def get_walker(self, include: Any, exclude: Any, max_entries: int) -> Any:
-        from dulwich.walk import Walker  # lazy: a command that walks no history loads no dulwich
-
-        return Walker(self.object_store, include, exclude=exclude, max_entries=max_entries)
+    def ahead(self, tip: bytes, base: bytes, limit: int) -> int | None:
+        """The commits ``tip`` has that ``base`` (in its history) has not, None from ``limit``
+        on: on a line of commits the steps from ``tip`` back to ``base`` (each has one parent,
+        so every one of them is ahead and nothing else is); across a merge or a root, dulwich's
+        walker counts them, as ``Repo.get_walker`` would."""
+        steps, sha = 0, tip
+        while sha != base and steps < limit:
+            parents = self.object_store[sha].parents
+            if len(parents) != 1:
+                return _counted_ahead(self.object_store.store(), tip, base, limit)
+            steps, sha = steps + 1, parents[0]
+        return steps if steps < limit else None
 
     def close(self) -> None:
         self.object_store.close()
 
 
+def _counted_ahead(repo_or_store: Any, tip: Any, base: Any, limit: int) -> int | None:
+    """dulwich's walker's count of the commits ``tip`` has that ``base`` has not (``Repo``'s
+    own walker for a repository, which follows its grafts and shallow edge)."""
+    if hasattr(repo_or_store, "get_walker"):
+        walker = repo_or_store.get_walker(include=[tip], exclude=[base], max_entries=limit)
+    else:
+        from dulwich.walk import Walker  # lazy: a walk across a merge only (it loads dulwich's object store)
+
+        walker = Walker(repo_or_store, [tip], exclude=[base], max_entries=limit)
+    entries = list(walker)
+    return len(entries) if len(entries) < limit else None
+
+
+class _ObjectFiles:
+    """What the walk asks of an object store (``store[sha]``, ``sha in store``), answered by
+    dulwich's own readers of git's object files without its object store (whose import, with
+    the walker's, is most of a moved head's cost): a loose object read by
+    ``dulwich.objects.ShaFile.from_path``, a packed one by ``dulwich.pack.Pack`` (imported only
+    when an object is not loose). What neither finds plainly (an alternate's object, a pack
+    that went away under a concurrent repack, an id no object has) is asked of dulwich's
+    ``DiskObjectStore``, opened then."""
+
+    def __init__(self, objects: Path) -> None:
+        self._objects = objects
+        self._packs: list[Any] | None = None
+        self._store: Any = None
+        self._read: dict[bytes, Any] = {}
+
+    def _loose(self, sha: bytes) -> str:
+        text = sha.decode("ascii")
+        return os.path.join(self._objects, text[:2], text[2:])
+
+    def _opened_packs(self) -> list[Any]:
+        if self._packs is None:
+            from dulwich.object_format import SHA1  # lazy: a packed object only
+            from dulwich.pack import Pack  # lazy: as above
+
+            folder = self._objects / "pack"
+            try:
+                names = set(os.listdir(folder))
+            except FileNotFoundError:
+                names = set()
+            self._packs = [Pack(str(folder / name[:-5]), object_format=SHA1) for name in sorted(names)
+                           if name.endswith(".pack") and name[:-5] + ".idx" in names]
+        return self._packs
+
+    def store(self) -> Any:
+        """dulwich's object store for these objects, opened on first use."""
+        if self._store is None:
+            from dulwich.object_store import DiskObjectStore  # lazy: only what the files did not answer
+
+            self._store = DiskObjectStore(str(self._objects))
+        return self._store
+
+    def _from_files(self, sha: Any) -> Any:
+        from dulwich.objects import ShaFile  # lazy: a command that walks no history loads no dulwich
+
+        try:
+            return ShaFile.from_path(self._loose(sha), sha)
+        except FileNotFoundError:
+            pass
+        pack = self._pack_of(sha)
+        return None if pack is None else pack[sha]
+
+    def _pack_of(self, sha: bytes) -> Any:
+        """The pack holding ``sha``, or None: none does, or a pack went away or changed under a
+        concurrent repack (dulwich's ``PackFileDisappeared``, a truncated file), which dulwich's
+        object store answers by reading the folder again."""
+        try:
+            return next((pack for pack in self._opened_packs() if sha in pack), None)
+        except Exception:  # noqa: BLE001 - whatever a changing pack raises, the store reads it again
+            return None
+
+    def __getitem__(self, sha: bytes) -> Any:
+        found = self._read.get(sha)
+        if found is None:
+            if len(sha) != 40:
+                return self.store()[sha]
+            try:
+                found = self._from_files(sha)
+            except (OSError, KeyError):  # a pack gone between its index and its data: as above
+                found = None
+            if found is None:
+                found = self.store()[sha]
+            self._read[sha] = found
+        return found
+
+    def __contains__(self, sha: bytes) -> bool:
+        if len(sha) == 40 and (sha in self._read or os.path.isfile(self._loose(sha)) or self._pack_of(sha) is not None):
+            return True
+        return sha in self.store()
+
+    def close(self) -> None:
+        for pack in self._packs or ():
+            pack.close()
+        if self._store is not None:
+            self._store.close()
+
+
 def _object_history(start: Path, head: str | None) -> _ObjectHistory | None:
-    """The repository's object store with HEAD's ``head`` (``dulwich.object_store``:
-    ~20 M instructions fewer than ``dulwich.repo``, its config, hooks and
-    worktree machinery), or None for ``open_repo`` to read it as before: no
-    head given, outside git, a shallow clone or grafts (parents ``Repo``
-    rewrites), or a config this does not read as ``Repo`` would (a format
-    version other than 0 or 1, any ``extensions`` — the object format among
-    them — or an ``include``)."""
+    """The repository's objects with HEAD's ``head`` (``_ObjectFiles``: dulwich's readers of
+    git's object files, without ``dulwich.repo``, its config, hooks and worktree machinery, nor
+    its object store), or None for ``open_repo`` to read it as before: no head given, outside
+    git, a shallow clone or grafts (parents ``Repo`` rewrites), or a config this does not read
+    as ``Repo`` would (a format version other than 0 or 1, any ``extensions`` — the object
+    format among them — or an ``include``)."""
     if head is None or len(head) != 40:
         return None
     where = locate(start)
@@ -957,14 +1062,7 @@ def _object_history(start: Path, head: str | None) -> _ObjectHistory | None:
             return None
     if (common / "shallow").exists() or (common / "info" / "grafts").exists():
         return None
-    try:
-        from dulwich.object_store import DiskObjectStore  # lazy: a command that walks no history loads no dulwich
-    except ImportError:  # pragma: no cover
-        return None
-    try:
-        return _ObjectHistory(DiskObjectStore(str(common / "objects")), head.encode())
-    except (OSError, ValueError):
-        return None
+    return _ObjectHistory(common / "objects", head.encode())
 
 
 _CLOCK_SLOP = 86400

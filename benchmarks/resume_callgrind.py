@@ -10,7 +10,9 @@ its own `cp -a` copy of each benchmark project's repository, rebuilt by that ver
 - **moved**: a commit made after the latest handoff's captured commit (so `resume` tells how the
   head moved: the walk of its history and the commits ahead);
 - **still**: the branch set back to the captured commit (`git reset --hard`), so the head did
-  not move and no history is read.
+  not move and no history is read;
+- **moved, packed**: as moved, after `git gc` (the commits read from a pack, as in a repository
+  git has packed: the benchmark projects' objects are otherwise all loose).
 
 Every figure is a median of `--runs` callgrind runs after one warm-up, the versions interleaved
 run by run (`BATON_HOOK_SERVER=0`: the command runs in its own process). Before measuring, the
@@ -89,7 +91,9 @@ def prepare(project: Path, copy: Path, source: Path) -> dict[str, str]:
 
 
 def set_state(copy: Path, heads: dict[str, str], state: str) -> None:
-    git(copy, "reset", "-q", "--hard", heads["moved"] if state == "moved" else heads["captured"])
+    git(copy, "reset", "-q", "--hard", heads["captured"] if state == "still" else heads["moved"])
+    if state == "moved, packed":
+        git(copy, "gc", "-q")
 
 
 def output(copy: Path, source: Path, *args: str) -> str:
@@ -133,7 +137,7 @@ def main() -> None:
         label = project.parent.name
         copies = {name: args.work / f"{label}-{name}" for name in versions}
         heads = {name: prepare(project, copies[name], sources[name]) for name in versions}
-        for state in ("moved", "still"):
+        for state in ("moved", "still", "moved, packed"):
             for name in versions:
                 set_state(copies[name], heads[name], state)
             same = all(output(copies["base"], sources["base"], *extra) == output(copies["change"], sources["change"], *extra)

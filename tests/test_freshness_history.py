@@ -137,6 +137,98 @@ def test_a_packed_history_is_walked_as_a_loose_one(repo, reach_from_head):
     assert reach_from_head(repo, [first, old], ahead_of=first) == ({first: "reachable", old: "unreachable"}, 2)
 
 
+def merged(root: Path) -> None:
+    """A side branch of two commits merged into main, then one more commit on main."""
+    git(root, "checkout", "-q", "-b", "side")
+    commit(root, "s1")
+    commit(root, "s2")
+    git(root, "checkout", "-q", "main")
+    commit(root, "m1")
+    git(root, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    commit(root, "m2")
+
+
+def test_commits_ahead_across_a_merge_are_counted_as_dulwichs_walker_counts_them(repo, reach_from_head):
+    first = git(repo, "rev-parse", "HEAD")
+    merged(repo)
+    reach, ahead = reach_from_head(repo, [first], ahead_of=first)
+    assert reach == {first: "reachable"}
+    assert ahead == int(git(repo, "rev-list", "--count", f"{first}..HEAD")) == 5
+
+
+def test_commits_ahead_from_a_merged_branchs_commit_are_counted_as_dulwichs_walker_counts_them(repo, reach_from_head):
+    git(repo, "checkout", "-q", "-b", "side")
+    side = commit(repo, "s1")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "m1")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    assert reach_from_head(repo, [side], ahead_of=side)[1] == int(git(repo, "rev-list", "--count", f"{side}..HEAD")) == 2
+
+
+def test_commits_ahead_on_a_line_past_the_bound_cannot_be_told(repo, reach_from_head):
+    first = git(repo, "rev-parse", "HEAD")
+    for name in ("b", "c", "d"):
+        commit(repo, name)
+    assert reach_from_head(repo, [first], ahead_of=first, limit=10) == ({first: "reachable"}, 3)
+    assert reach_from_head(repo, [first], ahead_of=first, limit=3)[1] is None
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["loose", "packed"])
+def test_a_line_of_commits_is_read_from_its_files_without_dulwichs_object_store(repo, packed, monkeypatch):
+    """On a line of commits, loose or packed, the walk and the count read each commit with
+    dulwich's readers of object files alone: its object store is never opened."""
+    first = git(repo, "rev-parse", "HEAD")
+    old = commit(repo, "b")
+    git(repo, "commit", "-q", "--amend", "-m", "amended")
+    commit(repo, "c")
+    if packed:
+        git(repo, "gc", "-q")
+    objects = repo / ".git" / "objects"
+    assert bool(list((objects / "pack").glob("*.pack"))) is packed
+    assert bool(list(objects.glob("??/*"))) is not packed
+
+    def no_store(self):
+        raise AssertionError("dulwich's object store was opened")
+
+    monkeypatch.setattr(gitinfo._ObjectFiles, "store", no_store)
+    head = gitinfo.head_commit(repo)
+    assert gitinfo.reach_from_head(repo, [first, old], ahead_of=first, head=head) \
+        == ({first: "reachable", old: "unreachable"}, 2)
+
+
+def test_a_commit_in_a_shared_clones_alternate_is_read_through_dulwichs_object_store(repo, tmp_path):
+    """A ``--shared`` clone keeps its source's objects in an alternate, which only dulwich's
+    object store looks in: what the object files do not answer is asked of it."""
+    first = git(repo, "rev-parse", "HEAD")
+    commit(repo, "b")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--shared", str(repo), str(clone)], check=True)
+    assert not list((clone / ".git" / "objects").glob("??/*"))  # every object is in the alternate
+    (clone / "c").write_text("c\n")
+    git(clone, "add", "c")
+    git(clone, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-m", "c")
+    head = gitinfo.head_commit(clone)
+    assert gitinfo.reach_from_head(clone, [first], ahead_of=first, head=head) == ({first: "reachable"}, 2)
+    assert gitinfo.reach_from_head(clone, ["0123456789" * 4], head=head)[0] == {"0123456789" * 4: "missing"}
+
+
+def test_a_pack_replaced_by_a_repack_during_the_walk_is_read_again_through_dulwichs_object_store(repo):
+    """The packs are listed once; if ``git repack`` replaces one before it is read, the
+    commit is found in the new pack by dulwich's object store, which reads the folder again."""
+    first = git(repo, "rev-parse", "HEAD")
+    git(repo, "gc", "-q")
+    files = gitinfo._ObjectFiles(repo / ".git" / "objects")
+    listed = files._opened_packs()  # the pack as it was, not yet opened
+    commit(repo, "b")
+    git(repo, "repack", "-q", "-a", "-d")  # a new pack, with the new commit: the old one is gone
+    assert not any(Path(pack._basename + ".pack").exists() for pack in listed)
+    try:
+        assert first.encode() in files
+        assert files[first.encode()].id == first.encode()
+    finally:
+        files.close()
+
+
 @pytest.mark.parametrize("change", ["shallow", "grafts", "extension", "format version 2", "include"])
 def test_a_repository_whose_parents_or_format_repo_reads_otherwise_is_walked_through_repo(repo, change):
     """A shallow clone's edge, grafts, an extension (the object format among them), an unknown

@@ -586,17 +586,34 @@ def test_resume_latest_defines_no_attrs_class_but_the_record_models(steady):
     assert classes == RESUME_CLASSES, sorted(classes ^ RESUME_CLASSES)
 
 
-def test_resume_latest_after_the_head_moved_walks_the_history_without_dulwichs_repository(steady):
-    """How the head moved is read from the object store alone (``gitinfo._object_history``): no
-    ``dulwich.repo`` (its config, hooks and worktree machinery), and no git status, which only a
-    capture's snapshot reads (``baton.commands.project_snapshot``)."""
+WALKERS = {"dulwich.repo", "dulwich.object_store", "dulwich.walk", "dulwich.porcelain", "baton.repo_state",
+           "baton.git_status", "baton.commands.project_snapshot"}
+"""What a walk of a moved head's history does not load on a line of commits: dulwich's repository
+(its config, hooks and worktree machinery), its object store and walker (their imports were most of
+a moved head's cost), and git status, which only a capture's snapshot reads."""
+
+
+def test_resume_latest_after_the_head_moved_reads_loose_commits_with_dulwichs_object_reader_alone(steady):
+    """How the head moved is read from the commits' own files by ``dulwich.objects``
+    (``gitinfo._ObjectFiles``): with every commit loose, not even ``dulwich.pack``."""
     from tests.handoff_support import git_commit
 
     git_commit(steady, {"src/app.py": "x = 2\n"})
     loaded = _loaded(steady, "resume", "latest")
-    assert "dulwich.object_store" in loaded  # the history was walked
-    assert not {"dulwich.repo", "dulwich.porcelain", "baton.repo_state", "baton.git_status",
-                "baton.commands.project_snapshot"} & loaded, sorted(loaded)
+    assert "dulwich.objects" in loaded  # the history was walked
+    assert not (WALKERS | {"dulwich.pack"}) & loaded, sorted(loaded)
+
+
+def test_resume_latest_after_the_head_moved_reads_packed_commits_with_dulwichs_pack_reader_alone(steady):
+    """After ``git gc`` the captured commit is in a pack: ``dulwich.pack`` reads it, still
+    without dulwich's object store or walker."""
+    from tests.handoff_support import git_commit
+
+    subprocess.run(["git", "gc", "-q"], cwd=steady, check=True)
+    git_commit(steady, {"src/app.py": "x = 2\n"})
+    loaded = _loaded(steady, "resume", "latest")
+    assert "dulwich.pack" in loaded  # the packed commit was read
+    assert not WALKERS & loaded, sorted(loaded)
 
 
 _STDLIB_NOT_NEEDED = ("argparse", "typing")
