@@ -57,11 +57,13 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from baton.model import frozen
+from tests.background_support import kept_hooks
 from tests.e2e.common import Held, ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, baton_tool, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
+from tests.harness_support import lock_held_elsewhere
 from tests.e2e.test_claude_code import capture_validate_ready, draft_named_in, session_named_in, subject
 from tests.e2e.test_codex import MCP, CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
 from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
@@ -1810,6 +1812,42 @@ def test_esc_during_a_codex_turn_interrupts_it_without_a_question_and_its_interr
         codex_daemon_stopped(codex)
     assert len(sessions_of(codex.project, codex.env, "session.begun")) == 2
 
+
+
+def test_esc_during_a_codex_turn_on_a_busy_ledger_keeps_the_end_within_codex_s_limit_and_hands_the_baton_on_after(
+        tmp_path, openai, trap):
+    """Esc while another process holds the ledger lock (a long rebuild or sync): Codex gives the
+    ``Interrupt`` hook at most 3 s, whatever Baton writes, so the hook waits for the lock at most
+    1.2 s and keeps the session's end for a process that waits (``.baton/deferred/``) — not killed
+    with "hook timed out after 3s" and nothing kept, as when it waited 3 s (harness25, run for real).
+    Once the lock is let go, that process records the end and hands the readied handoff on."""
+    codex = codex_ready(tmp_path, openai, trap)
+    codex.env = {k: v for k, v in codex.env.items() if k != "BATON_HOOK_LOCK_WAIT"}  # the default wait
+    held = Held()
+    try:
+        openai.script = [*codex_hands_off()[:-1], held, "Going on."]
+        with codex_tui(codex) as terminal:
+            codex_turn_held(terminal, held)
+            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+            with lock_held_elsewhere(codex.project):
+                terminal.type("\x1b")
+                wait_on_screen(terminal, lambda shown: "esc to interrupt" not in shown and CODEX_READY in shown,
+                               "the interrupted turn")
+                deadline = time.monotonic() + 60
+                while not kept_hooks(codex.project):
+                    assert time.monotonic() < deadline, terminal.screen()
+                    time.sleep(0.2)
+                assert events(codex.project, codex.env, "baton.created") == []  # kept, not done: the lock is held
+            (created,) = wait_for_event(codex.project, codex.env, "baton.created")  # the waiting process's
+            assert "timed out" not in terminal.transcript() + terminal.screen()
+            codex_exit(terminal)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
+        assert created["data"]["session"] == sid and subject(created) == readied
+        assert sessions_of(codex.project, codex.env, "session.ended") == [sid]
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
 
 
 # -- inter22: /compact in an interactive Codex session that received a baton ------------------------
