@@ -329,8 +329,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     stray = {name: writer for name, writer in result.stray.items() if name not in moved}
     return attrs.evolve(result, rebuilt=rebuilt, stray=stray, stray_notes=stray_notes(project, stray),
                         moved=list(erased.moved), finished_forgets=finished, edits_apart=apart, archived=archived,
-                        duplicate_merges=duplicates,
-                        **_brought(project, result.imported, erased.scrubbed, held_before),
+                        duplicate_merges=duplicates, **_brought(project, result.imported, erased.scrubbed, held_before),
                         withheld=forgotten_withheld.brought_edits(project, seen, result.imported,
                                                                   [f.handoff for f in forgotten]))
 

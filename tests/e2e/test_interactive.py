@@ -63,10 +63,10 @@ from tests.e2e.fake_anthropic import FakeAnthropic, baton_tool, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.terminal import Terminal
-from tests.harness_support import lock_held_elsewhere
 from tests.e2e.test_claude_code import capture_validate_ready, draft_named_in, session_named_in, subject
 from tests.e2e.test_codex import MCP, CodexProject, _capture_body, captured_validated_ready, developer_texts, result_of
 from tests.e2e.test_gemini_cli import HANDOFF, RESULT_ID, Session
+from tests.harness_support import lock_held_elsewhere
 
 pytestmark = pytest.mark.e2e
 
