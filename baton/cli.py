@@ -405,7 +405,7 @@ def add_handoff_commands(sub, common) -> None:
                         description="Archive a handoff: it stays in the ledger and on disk, but is no longer "
                                     "offered for resuming.")
     p.add_argument("id", metavar="ID", help=_ID_HELP)
-    p.add_argument("--reason", metavar="TEXT", help="why it is archived")
+    p.add_argument("--reason", metavar="TEXT", help="why it is archived (at most 500 characters)")
     p.add_argument("--not-mine", action="store_true",
                    help="archive it even when it is another owner's: captured by someone else and not "
                         "resumed yet, or carrying a baton left for another owner by someone else (refused "

@@ -328,6 +328,30 @@ def test_an_empty_project_gets_a_short_standard_brief():
     assert "No session handoff waits for this session" in brief.text
 
 
+def test_notices_past_the_budget_are_left_out_with_a_line_saying_how_many():
+    notices = [f"notice {i} " + "n" * 400 for i in range(5)]
+    brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[], notices=notices,
+                           max_bytes=1024)
+    assert brief.bytes <= 1024
+    assert "notice 0 " in brief.text and "notice 4 " not in brief.text
+    assert "more notices left out to fit the brief" in brief.text
+
+
+def test_a_notice_longer_than_the_budget_is_shortened_to_fit():
+    brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[],
+                           notices=["ARCHIVED " + "q" * 30000], max_bytes=1024)
+    assert brief.bytes <= 1024 and brief.text.startswith("> ⚠️ ARCHIVED qqq")
+
+
+@given(notices=st.lists(st.text(min_size=1, max_size=3000), max_size=12),
+       max_bytes=st.integers(min_value=1024, max_value=8192))
+def test_the_brief_with_notices_never_exceeds_its_budget(notices, max_bytes):
+    md = render_baton_markdown(rec("abc", steps=["step"]))
+    brief = assemble_brief(handoff_markdown=md, objective="o", decisions=["- d"], traps=["- t"],
+                           notices=notices, max_bytes=max_bytes)
+    assert brief.bytes == len(brief.text.encode("utf-8")) <= max_bytes
+
+
 def test_notices_come_first():
     brief = assemble_brief(handoff_markdown=None, objective=None, decisions=["- d"], traps=[],
                            notices=["not delivered"])

@@ -17,7 +17,7 @@ import pytest
 
 from tests.cli_support import ledger_size, run, run_json
 from tests.sync_support import writer_of as writer
-from tests.test_sync_archive_apart import ready, shared
+from tests.test_sync_archive_apart import capture, ready, shared
 from tests.test_sync_baton_owners import as_user
 
 CAROL, BOB = "carol@example.com", "bob@example.com"
@@ -164,3 +164,48 @@ def test_a_handoff_a_teammate_captured_and_you_resumed_is_yours_to_archive(capsy
     _a, b, ident = team(capsys, tmp_path)
     run_json(capsys, b, "resume", ident, "--mark-resumed")
     assert run_json(capsys, b, "handoff", "archive", ident)["status"] == "archived"
+
+
+def test_your_own_archive_made_on_another_clone_is_not_told_as_a_teammates(capsys, tmp_path):
+    a, b, ident = shared(capsys, tmp_path, made_ready=True, users=(CAROL, CAROL))  # Carol's second clone
+    told = bob_archives(capsys, a, b, ident)
+    assert "ARCHIVED" not in told
+    assert "archivedByTeammates" not in run_json(capsys, a, "status")
+    assert "ARCHIVED" not in run_json(capsys, a, "bootstrap", "--peek")["brief"]
+
+
+def test_an_archive_reason_over_the_limit_is_refused_and_writes_nothing(capsys, tmp_path):
+    _a, b, ident = team(capsys, tmp_path)
+    before = ledger_size(b)
+    code, out, _ = run(capsys, b, "handoff", "archive", ident, "--not-mine", "--reason", "q" * 30000, "--json")
+    assert code == 2
+    error = json.loads(out)["error"]
+    assert "reason is 30000 characters; the limit is 500" in error["message"]
+    assert ledger_size(b) == before
+
+
+def test_the_brief_with_archive_notices_stays_within_its_byte_budget(capsys, tmp_path):
+    a, b, first = team(capsys, tmp_path)
+    second = capture(capsys, a, "more state")
+    ready(capsys, a, second)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, b, "handoff", "archive", second, "--reason", "r" * 500, "--not-mine")
+    bob_archives(capsys, a, b, first)
+    out = run_json(capsys, a, "bootstrap", "--peek", "--max-bytes", "1024")
+    assert out["bytes"] == len(out["brief"].encode()) <= 1024
+    assert "ARCHIVED: your handoff" in out["brief"]
+
+
+def test_a_long_reason_recorded_before_the_limit_is_shortened_wherever_it_is_told(capsys, tmp_path, monkeypatch):
+    a, b, ident = team(capsys, tmp_path)
+    monkeypatch.setattr("baton.commands.amend.check_reason", lambda _reason: None)  # as an older Baton recorded it
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "q" * 30000, "--not-mine")
+    run_json(capsys, b, "sync")
+    code, told, err = run(capsys, a, "sync")
+    assert code == 0, err
+    assert f"(reason: {'q' * 500}…)" in told and "q" * 501 not in told
+    (line,) = run_json(capsys, a, "status")["archivedByTeammates"]
+    assert f"(reason: {'q' * 500}…)" in line and len(line) < 1000
+    out = run_json(capsys, a, "bootstrap", "--peek")
+    assert f"(reason: {'q' * 500}…)" in out["brief"] and out["bytes"] <= 8192

@@ -54,6 +54,7 @@ from baton.domain.batons import shown_name
 from baton.domain.edits import apply_edits, refuse_cited_removals, retired_after
 from baton.domain.field_hints import unknown_field_hints
 from baton.domain.handoff import MANAGED_FIELDS, Handoff, handoff_from_json, handoff_to_json
+from baton.domain.limits import check_reason
 from baton.domain.short_ids import short_id
 from baton.domain.teammate_archive import NOT_TAKEN_UP, require_yours_to_archive
 from baton.errors import InputError
@@ -238,11 +239,12 @@ def archive_handoff(project: "Project", token: str = "", *,
     captured (``teammate_archive.require_yours_to_archive``). This clone's git
     identity is the actor of every event recorded.
 
-    Raises: TransitionError (exit 4) for a record already archived; HandoffNotYours
+    Raises: InputError (exit 2) for a reason over ``limits.REASON_MAX``; TransitionError (exit 4) for a record already archived; HandoffNotYours
     (exit 4) for a teammate's handoff and BatonNotYours (exit 4) for a teammate's
     baton, without ``not_mine``; NotFound / AmbiguousId.
     """
     reason = reason.strip() if reason and reason.strip() else None
+    check_reason(reason)
     opened = project
     me = recorded_owner(opened)
     with opened.writing() as scope:

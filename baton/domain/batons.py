@@ -1431,6 +1431,34 @@ def _truncate_utf8(text: str, limit: int) -> str:
     return raw[: max(0, limit)].decode("utf-8", "ignore")
 
 
+def _more_notices(left_out: int) -> str:
+    return (f"> ⚠️ … {left_out} more notice{'s' if left_out != 1 else ''} left out to fit the brief "
+            "(a larger byte budget shows them)\n")
+
+
+def _fit_notices(notices: Sequence[str], max_bytes: int) -> str:
+    """The brief's notice lines within ``max_bytes``: all of them when they fit (as they do but for
+    a teammate's long text or very many of them: tester25 T3); else as many as fit in order, with a
+    line counting those left out, the first one shortened (``…``) when even it does not fit alone."""
+    lines = [f"> ⚠️ {_one_line(n)}\n" for n in notices]
+    if sum(map(_size, lines)) <= max_bytes:
+        return "".join(lines)
+    kept: list[str] = []
+    used = 0
+    for i, line in enumerate(lines):
+        rest = len(lines) - i - 1
+        tail = _more_notices(rest) if rest else ""
+        if used + _size(line) + _size(tail) <= max_bytes:
+            kept.append(line)
+            used += _size(line)
+        elif kept:
+            return "".join(kept) + _more_notices(len(lines) - i)
+        else:  # the first one alone is longer than the brief: shortened to fit
+            room = max_bytes - _size(tail) - _size("…\n")
+            return (_truncate_utf8(line.rstrip("\n"), room) + "…\n" if room > 0 else "") + tail
+    return "".join(kept)
+
+
 def assemble_brief(
     *,
     handoff_markdown: str | None,
@@ -1452,7 +1480,7 @@ def assemble_brief(
     may use half, and either may use what the other leaves — trimmed oldest
     first.
     """
-    notice_text = "".join(f"> ⚠️ {_one_line(n)}\n" for n in notices)
+    notice_text = _fit_notices(notices, max_bytes)
     objective_text = render_objective_markdown(objective) if objective and objective.strip() else ""
     objective_truncated = False
     handoff_text = handoff_markdown or ""

@@ -32,6 +32,10 @@ NAME_ARGUMENT_MAX = 1000
 """An MCP tool's owner, branch, harness or model argument, in characters (a name, not a text)."""
 OBJECTIVE_MAX = 2000
 BRANCH_LABEL_MAX = 100
+REASON_MAX = 500
+"""Why a handoff was archived (``handoff archive``'s reason), in characters: a sentence or two.
+Each teammate whose handoff it was is told it in their session-start brief, ``status`` and
+``sync``; a 30,000-character reason made each of those 32 KB (tester25 T3)."""
 """A fork's label names a branch of the work (``fork --label``), not its story."""
 AGENT_RECORD_BYTES = 32 * 1024
 AGENT_LIST_MAX = 200
@@ -69,3 +73,12 @@ def check_input_size(what: str, size: int | None, *, hint: str = "") -> None:
         raise InputError(f"{what} is {amount}; the limit is {MAX_INPUT_BYTES} bytes (1 MiB)"
                          + (f" ({hint})" if hint else ""),
                          details={"bytes": size, "limit": MAX_INPUT_BYTES})
+
+
+def check_reason(reason: str | None) -> None:
+    """Raises:
+        InputError (exit 2): ``reason`` is longer than :data:`REASON_MAX` characters."""
+    if reason is not None and len(reason) > REASON_MAX:
+        raise InputError(f"the reason is {len(reason)} characters; the limit is {REASON_MAX} (a sentence or two: "
+                         "it is told to the handoff's author in their next brief)",
+                         details={"characters": len(reason), "limit": REASON_MAX})

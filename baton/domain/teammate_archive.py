@@ -11,7 +11,9 @@ Told to the one whose handoff it is: this clone's user captured it (``baton.doma
 or made it ready (the record's ``READIED`` names who did, as ``wrote`` reads a capture: an archive
 made apart that sorts after a ``ready`` is told to whoever made it ready). Only a handoff this clone
 held live before the sync (a clone that never showed it is told nothing), and never an archive
-recorded here. Pure: the events and the records as they stood are passed in.
+recorded here, nor one recorded under this user's own git identity on another clone of theirs: that
+is their own archive, not a teammate's (tester25 T7). The reason is shown at most ``REASON_MAX``
+characters long (``handoff archive`` refuses a longer one; tester25 T3). Pure: the events and the records as they stood are passed in.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from baton.domain.authorship import wrote
-from baton.domain.batons import shown_name
+from baton.domain.batons import same_owner, shown_name
 from baton.domain.concurrent_edits import ARCHIVED_BY, READIED
+from baton.domain.limits import REASON_MAX
 from baton.errors import HandoffNotYours
 from baton.events.names import HANDOFF, HANDOFF_ARCHIVED, split_stream
 from baton.ledger.envelope import Event
@@ -60,13 +63,21 @@ def archiver(writer: str | None, actor: str | None) -> str:
 
 
 def reason_words(reason: Any) -> str:
-    return f" (reason: {shown_name(reason)})" if isinstance(reason, str) and reason.strip() else " (no reason given)"
+    return f" (reason: {shown_reason(reason)})" if isinstance(reason, str) and reason.strip() else " (no reason given)"
+
+
+def shown_reason(reason: str) -> str:
+    """A recorded reason on one line, at most ``REASON_MAX`` characters (then ``…``): an archive
+    recorded before the command held it to that limit, or by an older Baton, may carry any length."""
+    shown = shown_name(reason)
+    return shown if len(shown) <= REASON_MAX else shown[:REASON_MAX] + "…"
 
 
 def foreign_archives(events: Iterable[Event], before: Mapping[str, Mapping[str, Any]], *, my_writer: str,
                      my_owner: str) -> list[ForeignArchive]:
     """Of the ``handoff.archived`` events a sync brought (``events``, in merge order), those to tell
-    this clone's user: recorded by another writer than ``my_writer``, of a handoff the index held live
+    this clone's user: recorded by another writer than ``my_writer`` under another git identity
+    than ``my_owner``, of a handoff the index held live
     before the sync (``before``: id → ``{"status", "owner", "writer", "readied"}``, the record's
     status, who captured it, and its ``READIED``) that this user captured or made ready here. One
     per handoff (the first archive: a second one changes nothing)."""
@@ -76,6 +87,8 @@ def foreign_archives(events: Iterable[Event], before: Mapping[str, Mapping[str, 
         family, handoff = split_stream(event.stream)
         if event.type != HANDOFF_ARCHIVED or family != HANDOFF or event.writer == my_writer or handoff in out:
             continue
+        if isinstance(event.actor, str) and event.actor and my_owner and same_owner(event.actor, my_owner):
+            continue  # this user's own archive, made on another clone of theirs: no teammate's to tell
         held = before.get(handoff)
         if held is None or held.get("status") in (None, "archived"):
             continue
@@ -86,7 +99,7 @@ def foreign_archives(events: Iterable[Event], before: Mapping[str, Mapping[str, 
         if yours:
             reason = data.get("reason") if data is not None else None
             out[handoff] = ForeignArchive(handoff, event.writer, event.actor if isinstance(event.actor, str) else None,
-                                          event.at, reason if isinstance(reason, str) else None,
+                                          event.at, shown_reason(reason) if isinstance(reason, str) else None,
                                           str(held.get("status")))
     return list(out.values())
 
