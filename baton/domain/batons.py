@@ -1432,8 +1432,7 @@ def _truncate_utf8(text: str, limit: int) -> str:
 
 
 def _more_notices(left_out: int) -> str:
-    return (f"> ⚠️ … {left_out} more notice{'s' if left_out != 1 else ''} left out to fit the brief "
-            "(a larger byte budget shows them)\n")
+    return f"> ⚠️ … {left_out} more notice{'s' if left_out != 1 else ''} left out to fit the brief\n"
 
 
 def _fit_notices(notices: Sequence[str], max_bytes: int) -> str:
