@@ -461,20 +461,21 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
         memory: _InMemory | _OnDisk | None = None
         try:
             memory = _OnDisk()
-            return _check_all(paths, memory, erasure_type, list(recorded), identity, (progress, size))
+            return _check_all(paths, memory, erasure_type, list(recorded), identity, (progress, size), own)
         except sqlite3.Error:
             pass  # no room for the temporary database (a full or read-only temp folder): check in memory
         finally:
             if memory is not None:
                 memory.close()
     memory = _InMemory()
-    return _check_all(paths, memory, erasure_type, recorded, identity, (progress, size))
+    return _check_all(paths, memory, erasure_type, recorded, identity, (progress, size), own)
 
 
 def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: str | None,
                recorded: list[RecordedHead], identity: tuple[str, str] | None = None,
-               told: tuple[Callable[[int, int], None] | None, int] = (None, 0)) -> VerifyReport:
-    """``told``: the ``progress`` to tell, and the feeds' size in bytes."""
+               told: tuple[Callable[[int, int], None] | None, int] = (None, 0), own: str | None = None) -> VerifyReport:
+    """``told``: the ``progress`` to tell, and the feeds' size in bytes. ``own``: this clone's
+    writer (``_note_repair``: whose repairs of a teammate's feed speak for this clone's copy)."""
     passes = [_FeedPass(path, memory.add_hash) for path in paths]
     merged = merge_feeds(p.read() for p in passes)
     if told[0] is not None:
@@ -519,7 +520,7 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
         elif event.type == HEADS_TYPE:
             recorded.extend(_heads_in(data, f"ledger.heads of {event.writer} seq {event.seq}"))
         elif event.type == REPAIRED_TYPE:
-            _note_repair(data, event, set_aside, recorded)
+            _note_repair(data, event, set_aside, recorded, own)
             if isinstance(data.get("quarantine"), str):
                 quarantined.add(data["quarantine"])
         elif identity is not None and event.type == identity[0]:
@@ -582,9 +583,17 @@ def _heads_in(data: Mapping[str, Any], source: str) -> list[RecordedHead]:
 
 
 def _note_repair(data: Mapping[str, Any], event: Event, set_aside: dict[str, set[str]],
-                 recorded: list[RecordedHead]) -> None:
+                 recorded: list[RecordedHead], own: str | None = None) -> None:
+    """A recorded repair: the heads it set aside or acknowledged as lost no longer count as
+    lost, and the head it kept is recorded. What it set aside counts only for the copies it cut:
+    every copy of a feed its own writer cut (the cut is shared by sync), or this clone's copy of a
+    teammate's feed that this clone (``own``) repaired. A teammate's repair of its copy of another
+    writer's feed says nothing of this clone's copy: a head of it recorded here still has to be
+    there, or a truncated feed would pass as set aside."""
     feed = data.get("feed")
     if not isinstance(feed, str):
+        return
+    if own is not None and event.writer not in (feed, own):
         return
     gone = set_aside.setdefault(feed, set())
     for item in [*(data.get("set_aside") or ()), *(data.get("lost") or ())]:
