@@ -240,3 +240,11 @@ def test_the_amend_validation_advises_for_a_file_too_large_to_screen_lets_the_dr
     run_json(capsys, repo, "handoff", "amend", handoff_id, "--current-state", "amended")
     run_json(capsys, repo, "handoff", "validate", handoff_id)
     assert run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "too large to hash")
+
+
+def test_ready_refusing_a_draft_with_a_file_too_large_to_screen_names_the_amend_that_records_it(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    refused = run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "test", expect=3)
+    assert "big.txt" in refused["error"]["message"]
+    assert "`baton handoff amend` of the draft records it without a hash" in refused["error"]["message"]
