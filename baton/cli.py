@@ -902,7 +902,8 @@ def _subcommand_parser(parser: argparse.ArgumentParser, command: str | None) -> 
 
 def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Each parameter of the use cases as this command line spells it (``max_bytes`` → ``--max-bytes``)."""
-    names: dict[str, str] = {"handoff_id": "--from", "resolution": "--resolution-file"}
+    # ``not_mine``: named by a refusal of a command without it too (a merge of duplicates: archive them)
+    names: dict[str, str] = {"handoff_id": "--from", "resolution": "--resolution-file", "not_mine": "--not-mine"}
     parsers = [parser]
     while parsers:
         current = parsers.pop()

@@ -6,6 +6,7 @@ those left (recording the hashes with its event), and a handoff never becomes re
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from baton.commands.capture import capture_in_scope, hash_artifacts
 from baton.commands.context import Project
 from baton.commands.handoff_facts import HashBudget, live_freshness
 from baton.commands.ids import load_handoff
+from baton.domain.content_hash import SCREEN_LIMIT_BYTES
 from baton.domain.freshness import NOT_HASHED_YET
 from baton.mcp_server import build_server
 from baton.policy import Policy
@@ -201,3 +203,48 @@ async def test_the_mcp_validate_tool_hashes_and_records_them_too(repo):
     finally:
         opened.close()
     assert [a.content_hash for a in record.artifacts] == _full_hashes(repo, ["data0", "data1", "data2"])
+
+
+def _draft_with_a_file_too_large_to_screen(project: Path) -> str:
+    """A draft a hook's capture made whose budget was spent on a folder before a file over the secret screen's
+    limit, left not hashed yet."""
+    (project / "big.txt").write_bytes(b"y" * (SCREEN_LIMIT_BYTES + 1))
+    body = payload(artifacts=[*folders(project, 1), {"path": "big.txt", "role": "modified"}])
+    return _captured_with_budget(project, body, budget_for(0.5))
+
+
+def test_a_file_too_large_to_screen_after_the_budget_is_spent_is_recorded_not_hashed_yet(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    (big,) = [a for a in _artifacts(capsys, repo, handoff_id) if a["path"] == "big.txt"]
+    assert big["content_hash_skipped"] == NOT_HASHED_YET
+
+
+def test_validation_does_not_announce_hashing_a_file_too_large_to_screen(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    code, out, err = run(capsys, repo, "handoff", "validate", handoff_id, "--json")
+    assert code == 0 and "big.txt" not in json.loads(out)["hashed"]
+    assert "big.txt" not in err
+
+
+def test_validation_says_a_file_too_large_to_screen_cannot_be_hashed_and_what_records_it(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    result = run_json(capsys, repo, "handoff", "validate", handoff_id)
+    (finding,) = [f for check in result["report"]["checks"] for f in check["findings"] if "big.txt" in f["message"]]
+    assert "over the secret screen's" in finding["message"] and "`baton handoff amend" in finding["message"]
+    assert "`baton handoff validate` hashes it" not in finding["message"]
+
+
+def test_the_amend_validation_advises_for_a_file_too_large_to_screen_lets_the_draft_become_ready(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    run_json(capsys, repo, "handoff", "amend", handoff_id, "--current-state", "amended")
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    assert run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "too large to hash")
+
+
+def test_ready_refusing_a_draft_with_a_file_too_large_to_screen_names_the_amend_that_records_it(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    refused = run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "test", expect=3)
+    assert "big.txt" in refused["error"]["message"]
+    assert "`baton handoff amend` of the draft records it without a hash" in refused["error"]["message"]

@@ -13,6 +13,7 @@ from pathlib import Path
 from baton.domain.handoff import short_id
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team
+from tests.test_sync_baton_owners import as_user
 
 
 def merged_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str, Path]:
@@ -24,9 +25,12 @@ def merged_apart(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str
     return merged
 
 
-def merged_unsynced(capsys, tmp_path: Path) -> tuple[Path, Path, str, str, str, str, Path]:
-    """As ``merged_apart``, before the clones sync their merges."""
+def merged_unsynced(capsys, tmp_path: Path, users: tuple[str, str] | None = None
+                    ) -> tuple[Path, Path, str, str, str, str, Path]:
+    """As ``merged_apart``, before the clones sync their merges (``users``: a's and b's git emails)."""
     _remote, a, b = make_team(tmp_path)
+    for clone, email in zip((a, b), users or ()):
+        as_user(clone, email)
     parent = run_json(capsys, a, "checkpoint", "create", "--title", "plan", "--objective", "o", "--no-input")["id"]
     one = run_json(capsys, a, "fork", parent, "--label", "redis")["handoff"]["id"]
     two = run_json(capsys, a, "fork", parent, "--label", "postgres")["handoff"]["id"]
@@ -156,3 +160,21 @@ def test_a_sync_that_brings_no_new_duplicate_says_nothing_of_those_already_told(
     run_json(capsys, b, "sync")
     synced = run_json(capsys, a, "sync")
     assert synced["imported"] and synced["duplicate_merges"] == []
+
+
+def test_the_sync_that_names_duplicate_merges_names_the_archive_that_works_on_a_teammates(capsys, tmp_path):
+    a, b, _one, _two, mine, _theirs, _res = merged_unsynced(capsys, tmp_path, ("alice@example.com", "bob@example.com"))
+    run_json(capsys, a, "sync")
+    code, out, err = run(capsys, b, "sync")
+    assert code == 0, err
+    assert ("keep one and archive the others (`baton handoff archive ID`, with --not-mine for a merge another "
+            "writer made: archiving it is refused as not yours without it") in out
+    refused = run_json(capsys, b, "handoff", "archive", mine, "--reason", "dup", expect=4)
+    assert refused["error"]["code"] == "handoff_not_yours"
+    assert run_json(capsys, b, "handoff", "archive", mine, "--not-mine", "--reason", "dup")
+
+
+def test_merging_again_names_the_archive_that_works_on_a_teammates_duplicate(capsys, tmp_path):
+    a, _b, one, two, _mine, _theirs, resolution = merged_apart(capsys, tmp_path)
+    code, _out, err = run(capsys, a, "merge", one, two, "--resolution-file", str(resolution))
+    assert code == 2 and "with --not-mine for a merge another writer made" in err

@@ -116,3 +116,22 @@ def test_log_shows_a_revision_that_forget_run_again_erased_as_erased(capsys, tmp
     assert code == 0, err
     assert all("withheld" not in e and "data" not in e for e in map(json.loads, out.splitlines())
                if e["type"] != "handoff.forgotten")
+
+
+def test_the_forget_the_withheld_line_prints_erases_the_revision(capsys, tmp_path):
+    a, b, ident = amended_while_forgotten(capsys, tmp_path, amend_first=True)
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    code, out, err = run(capsys, b, "log", "--limit", "0")
+    assert f"`baton forget {ident[-8:]}` erases it" in out
+    code, out, err = run(capsys, b, "forget", ident[-8:], "--yes")
+    assert code == 0, err
+    assert baton_files_holding(b, SECRET) == []
+
+
+def test_forget_by_short_id_of_a_handoff_with_nothing_left_still_says_it_was_erased(capsys, tmp_path):
+    a, b, ident = amended_while_forgotten(capsys, tmp_path, amend_first=True)
+    run_json(capsys, b, "sync")
+    run_json(capsys, b, "forget", ident[-8:], "--yes")
+    code, _out, err = run(capsys, b, "forget", ident[-8:], "--yes")
+    assert code == 4 and "was erased by `baton forget`" in err

@@ -44,6 +44,7 @@ from baton.commands.handoff_facts import (
     is_marker,
     now_timestamp,
     screened_given_hash,
+    too_large_to_screen,
 )
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import place_of, resolve_handoff_id
@@ -427,7 +428,8 @@ def hash_not_hashed_yet(root: Path, handoff: Any, policy: Policy,
     (``not_hashed_yet``), as a capture outside a hook would have (``hash_artifacts``: screened for secrets);
     ``{path: hash}`` of those hashed. One that is gone, unreadable, too large to screen or outside the root
     is left out: validation reports it as it is. ``on_step(done, total, path)`` is told before each one."""
-    paths = not_hashed_yet(handoff.artifacts)
+    # a file over the secret screen's limit is never hashed (validation says so: ``TOO_LARGE_TO_HASH``), nor announced
+    paths = [p for p in not_hashed_yet(handoff.artifacts) if not too_large_to_screen(root, p)]
     roles = {a.path: a.role for a in handoff.artifacts}
     out: dict[str, str] = {}
     for done, path in enumerate(paths):

@@ -121,11 +121,16 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
     """Raises: NotFound / AmbiguousId (exit 4), InputError (exit 2), StorageError (exit 1)."""
     reason = reason.strip() if reason and reason.strip() else None
     with project.writing() as scope:
+        erased_before: NotFound | None = None
         try:
             handoff_id = _handoff_id(project, scope.runner, token)
         except NotFound as gone:
             erased = (gone.details or {}).get("erased") if isinstance(gone.details, dict) else None
-            raise _with_derived(gone, scope.runner, erased) if isinstance(erased, str) else gone from None
+            if not isinstance(erased, str):
+                raise
+            # named by its short id (what the withheld-revision line prints): forgotten again, it erases what
+            # the ledger still holds of it (a revision made apart); with nothing left, it was erased
+            handoff_id, erased_before = erased, gone
         # Only the events that carry the handoff are kept: the ledger is read a chunk of each feed at a
         # time (at 100,000 events holding them all was ~780 MB for a handful of payloads).
         events = [e for e in project.ledger.iter_all() if carries_handoff(e, handoff_id)]
@@ -136,6 +141,8 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
                 events.append(copy_event)
                 seen.add(copy_event.id)
         plan = plan_forget(handoff_id, events)
+        if not plan.events and erased_before is not None:
+            raise _with_derived(erased_before, scope.runner, handoff_id) from None
         if not plan.events:
             raise _with_derived(NotFound(f"handoff {handoff_id} has no payload left to forget",
                                          details={"handoff": handoff_id, "already_erased": plan.already_erased}),

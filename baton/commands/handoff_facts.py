@@ -337,6 +337,8 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
         return ArtifactFact(exists=False)
     if real.is_dir() and is_tree(recorded):
         return _folder_fact(real, recorded or "", redaction or RedactionPolicy(), rel, budget)
+    if not recorded and real.is_file() and _over_the_screen(real):
+        return ArtifactFact(exists=True, note=TOO_LARGE_TO_HASH)
     if not real.is_file() or not recorded:
         return ArtifactFact(exists=True)
     if budget is not None and budget.spent:
@@ -345,6 +347,29 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
         return _content_fact(real, recorded, redaction or RedactionPolicy(), budget)
     except OSError:
         return ArtifactFact(exists=True, readable=False)
+
+
+TOO_LARGE_TO_HASH = (f"it is over the secret screen's {SCREEN_LIMIT_BYTES}-byte limit, so validation cannot hash it "
+                     "(a hash is taken only of screened content); `baton handoff amend ID` records it as a capture "
+                     "outside a hook does: without a hash, its changes unchecked")
+"""The note on a file recorded without a hash that is over the secret screen's limit: what a validation of a
+draft a hook's capture left it not hashed yet in says in place of "validation hashes it"."""
+
+
+def _over_the_screen(real: Path) -> bool:
+    try:
+        return real.stat().st_size > SCREEN_LIMIT_BYTES
+    except OSError:
+        return False
+
+
+def too_large_to_screen(worktree: Path, rel: str) -> bool:
+    """``rel`` is a file inside ``worktree`` over the secret screen's limit: one no capture or validation hashes."""
+    try:
+        real = check_path_inside_root(worktree, rel, ())
+    except UnsafePath:
+        return False
+    return real.is_file() and _over_the_screen(real)
 
 
 _NOT_CHECKED_FACT = ArtifactFact(exists=True, readable=False, note=NOT_CHECKED)

@@ -224,7 +224,7 @@ class SyncResult:
             lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
                          "receives it.")
         lines.extend(e["line"] for e in self.edits_apart)
-        lines.extend(f"{d['line']}." for d in self.duplicate_merges)
+        lines.extend(f"{named_parameters(d['line'], {'not_mine': '--not-mine'})}." for d in self.duplicate_merges)
         lines.extend(a.line() for a in self.archived)
         for u in self.after_claim:
             who = f"writer {u['writer']}" if u.get("writer") else "another clone"

@@ -507,8 +507,14 @@ def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
     if standing:
         return (f"{' and '.join(short_id(i) for i in standing)} already merge these handoffs (merges made apart, "
                 "on clones that had not synced: each is a duplicate of the others); keep one and archive the "
-                "others, amend the one kept, or archive them all before merging them again")
+                f"others ({ARCHIVE_A_DUPLICATE}), amend the one kept, or archive them all before merging them again")
     return None
+
+
+ARCHIVE_A_DUPLICATE = ("`baton handoff archive ID`, with `not_mine` for a merge another writer made: archiving it is "
+                       "refused as not yours without it")
+"""How a duplicate merge is archived, as the lines that name duplicates say it (``not_mine``: an adapter
+spells it its own way, the command line ``--not-mine``)."""
 
 
 def duplicate_merges(graph: Graph) -> dict[str, list[str]]:
@@ -579,7 +585,8 @@ def _duplicates_line(merges: Sequence[str], parents: Sequence[str], none_kept: b
         return (f"DUPLICATE MERGES of {of}: {which}, made apart on clones that had not synced, were each archived "
                 f"apart: {NONE_KEPT}")
     return (f"DUPLICATE MERGES of {of}: {which} each merge them, made apart on clones that had not synced: each "
-            f"is a duplicate of the others; keep one and archive the others (`baton lineage` marks them)")
+            f"is a duplicate of the others; keep one and archive the others ({ARCHIVE_A_DUPLICATE}; "
+            f"`baton lineage` marks them)")
 
 
 def archived_duplicates(graph: Graph, ids: Sequence[str]) -> list[str]:

@@ -29,6 +29,7 @@ from baton.domain.freshness import (  # they live with the freshness they derive
     ArtifactFact,
     freshness_from_facts,
     heads_equal,
+    not_hashed_yet,
 )
 from baton.domain.handoff import (
     Check,
@@ -307,7 +308,9 @@ def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             elif a.content_hash.strip().lower() != fact.sha256.strip().lower():
                 out.append(_f("warn", f"artifacts[{i}].content_hash", f"{a.path!r} changed since capture"))
         elif isinstance((a.extra or {}).get(HASH_SKIPPED), str):
-            out.append(_f("warn", f"artifacts[{i}].content_hash_skipped", f"{a.path!r}: {a.extra[HASH_SKIPPED]}"))
+            # one left not hashed yet that validation cannot hash says why (``fact.note``), not that validation hashes it
+            why = f"not hashed yet: {fact.note}" if fact.note and not_hashed_yet((a,)) else a.extra[HASH_SKIPPED]
+            out.append(_f("warn", f"artifacts[{i}].content_hash_skipped", f"{a.path!r}: {why}"))
     return out
 
 
