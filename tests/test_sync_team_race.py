@@ -54,8 +54,9 @@ def _sync(clone: Path, problems: list) -> None:
         if lock is not None and f"rm -- {lock}" in error["message"]:
             Path(lock).unlink(missing_ok=True)  # the harness killed its holder: provably dead
             continue
-        if error["code"] == "remote_unreachable" and "kept moving" in error["message"]:
-            continue  # the others' pushes won three times running: "run `baton sync` again"
+        if error["code"] == "remote_unreachable" and ("kept moving" in error["message"]
+                                                      or "gone now: that push finished" in error["message"]):
+            continue  # the others' pushes won (or held the lock) at every attempt: "run `baton sync` again"
         problems.append((clone.name, done.returncode, done.stdout, done.stderr))
         return
     problems.append((clone.name, "still failing after following its message", done.stdout, done.stderr))
