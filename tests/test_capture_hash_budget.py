@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 
 from baton.commands import validate as validate_module
-from baton.commands.capture import capture_in_scope, hash_artifacts
+from baton.commands.capture import HashedNow, capture_in_scope, hash_artifacts
 from baton.commands.context import Project
 from baton.commands.handoff_facts import HashBudget, live_freshness
 from baton.commands.ids import load_handoff
@@ -157,7 +157,7 @@ def test_validation_in_text_says_what_it_hashed(capsys, repo):
 def _validated_without_hashing(project: Path, handoff_id: str, monkeypatch) -> None:
     """``handoff validate`` as a Baton before validation hashed: the artifacts stay not hashed yet."""
     with monkeypatch.context() as patched:
-        patched.setattr(validate_module, "hash_not_hashed_yet", lambda *args, **kwargs: {})
+        patched.setattr(validate_module, "hash_not_hashed_yet", lambda *args, **kwargs: HashedNow({}, {}))
         opened = Project.open(project)
         try:
             assert validate_module.validate_handoff_command(opened, handoff_id).report["status"] == "warn"
@@ -226,25 +226,43 @@ def test_validation_does_not_announce_hashing_a_file_too_large_to_screen(capsys,
     assert "big.txt" not in err
 
 
-def test_validation_says_a_file_too_large_to_screen_cannot_be_hashed_and_what_records_it(capsys, repo):
+def test_validation_records_a_file_too_large_to_screen_without_a_hash_as_amend_does(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    (validated,) = [a for a in _artifacts(capsys, repo, handoff_id) if a["path"] == "big.txt"]
+    run_json(capsys, repo, "handoff", "amend", handoff_id, "--current-state", "amended")  # hashes every artifact
+    (amended,) = [a for a in _artifacts(capsys, repo, handoff_id) if a["path"] == "big.txt"]
+    assert "content_hash" not in validated
+    assert validated["content_hash_skipped"] == amended["content_hash_skipped"]
+    assert validated["content_hash_skipped"].startswith(f"not hashed: {SCREEN_LIMIT_BYTES + 1} bytes is over")
+
+
+def test_the_reason_validation_recorded_for_a_file_too_large_to_screen_is_folded_again_by_a_rebuild(capsys, repo):
+    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
+    run_json(capsys, repo, "handoff", "validate", handoff_id)
+    artifacts = _artifacts(capsys, repo, handoff_id)
+    run_json(capsys, repo, "rebuild")
+    assert _artifacts(capsys, repo, handoff_id) == artifacts
+
+
+def test_validation_warns_that_a_file_too_large_to_screen_is_not_hashed_and_why(capsys, repo):
     handoff_id = _draft_with_a_file_too_large_to_screen(repo)
     result = run_json(capsys, repo, "handoff", "validate", handoff_id)
     (finding,) = [f for check in result["report"]["checks"] for f in check["findings"] if "big.txt" in f["message"]]
-    assert "over the secret screen's" in finding["message"] and "`baton handoff amend" in finding["message"]
-    assert "`baton handoff validate` hashes it" not in finding["message"]
+    assert f"not hashed: {SCREEN_LIMIT_BYTES + 1} bytes is over" in finding["message"]
+    assert "not hashed yet" not in finding["message"]
 
 
-def test_the_amend_validation_advises_for_a_file_too_large_to_screen_lets_the_draft_become_ready(capsys, repo):
+def test_a_draft_with_a_file_too_large_to_screen_becomes_ready_once_validated_with_the_warning_accepted(capsys, repo):
     handoff_id = _draft_with_a_file_too_large_to_screen(repo)
     run_json(capsys, repo, "handoff", "validate", handoff_id)
-    run_json(capsys, repo, "handoff", "amend", handoff_id, "--current-state", "amended")
-    run_json(capsys, repo, "handoff", "validate", handoff_id)
-    assert run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "too large to hash")
+    ready = run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "too large to hash")
+    assert ready["status"] == "ready"
 
 
-def test_ready_refusing_a_draft_with_a_file_too_large_to_screen_names_the_amend_that_records_it(capsys, repo):
+def test_ready_records_a_file_too_large_to_screen_an_older_validation_left_not_hashed_yet(capsys, repo, monkeypatch):
     handoff_id = _draft_with_a_file_too_large_to_screen(repo)
-    run_json(capsys, repo, "handoff", "validate", handoff_id)
-    refused = run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "test", expect=3)
-    assert "big.txt" in refused["error"]["message"]
-    assert "`baton handoff amend` of the draft records it without a hash" in refused["error"]["message"]
+    _validated_without_hashing(repo, handoff_id, monkeypatch)
+    assert run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "older validation")
+    (big,) = [a for a in _artifacts(capsys, repo, handoff_id) if a["path"] == "big.txt"]
+    assert big["content_hash_skipped"].startswith(f"not hashed: {SCREEN_LIMIT_BYTES + 1} bytes is over")

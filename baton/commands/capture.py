@@ -422,29 +422,51 @@ def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refr
             item[CONTENT_HASH_SKIPPED] = skipped
 
 
+@frozen
+class HashedNow:
+    """What hashing the artifacts a budgeted capture recorded not hashed yet found (``hash_not_hashed_yet``)."""
+
+    hashes: Mapping[str, str]
+    """``{path: hash}`` of those hashed."""
+    skipped: Mapping[str, str]
+    """``{path: reason}`` of those over the bounds (a file over the secret screen's limit, a folder over a
+    folder's): the reason a capture outside a hook (an amend) records in place of a hash."""
+
+
 def hash_not_hashed_yet(root: Path, handoff: Any, policy: Policy,
-                        on_step: Callable[[int, int, str], None] | None = None) -> dict[str, str]:
+                        on_step: Callable[[int, int, str], None] | None = None) -> HashedNow:
     """Hash, in full, each artifact of ``handoff`` (a ``Handoff``) a budgeted capture recorded not hashed yet
-    (``not_hashed_yet``), as a capture outside a hook would have (``hash_artifacts``: screened for secrets);
-    ``{path: hash}`` of those hashed. One that is gone, unreadable, too large to screen or outside the root
-    is left out: validation reports it as it is. ``on_step(done, total, path)`` is told before each one."""
-    # a file over the secret screen's limit is never hashed (validation says so: ``TOO_LARGE_TO_HASH``), nor announced
-    paths = [p for p in not_hashed_yet(handoff.artifacts) if not too_large_to_screen(root, p)]
+    (``not_hashed_yet``), as a capture outside a hook would have (``hash_artifacts``: screened for secrets,
+    one over the bounds given the reason it records). One that is gone, unreadable or outside the root is
+    left out: validation reports it as it is. ``on_step(done, total, path)`` is told before each one hashed
+    (never of a file over the secret screen's limit: nothing of it is read)."""
+    pending = not_hashed_yet(handoff.artifacts)
+    large = [p for p in pending if too_large_to_screen(root, p)]
+    paths = [p for p in pending if p not in large]
     roles = {a.path: a.role for a in handoff.artifacts}
-    out: dict[str, str] = {}
-    for done, path in enumerate(paths):
-        if on_step is not None:
-            on_step(done, len(paths), path)
+    hashes: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+
+    def hash_one(path: str) -> None:
         item: dict[str, Any] = {"path": path, "role": roles.get(path, "read")}
         try:
             _hash_artifacts(root, {"artifacts": [item]}, policy, refresh=True)
         except UnsafePath:
-            continue
+            return
         if isinstance(item.get("content_hash"), str):
-            out[path] = item["content_hash"]
+            hashes[path] = item["content_hash"]
+        elif isinstance(item.get(CONTENT_HASH_SKIPPED), str) and item[CONTENT_HASH_SKIPPED] != NOT_HASHED_YET:
+            skipped[path] = item[CONTENT_HASH_SKIPPED]
+
+    for path in large:
+        hash_one(path)
+    for done, path in enumerate(paths):
+        if on_step is not None:
+            on_step(done, len(paths), path)
+        hash_one(path)
     if on_step is not None and paths:
         on_step(len(paths), len(paths), "")
-    return out
+    return HashedNow(hashes, skipped)
 
 
 def _charge_file(budget: HashBudget, real: Path) -> None:

@@ -350,10 +350,12 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
 
 
 TOO_LARGE_TO_HASH = (f"it is over the secret screen's {SCREEN_LIMIT_BYTES}-byte limit, so validation cannot hash it "
-                     "(a hash is taken only of screened content); `baton handoff amend ID` records it as a capture "
-                     "outside a hook does: without a hash, its changes unchecked")
+                     "(a hash is taken only of screened content); `baton handoff validate` in the handoff's worktree "
+                     "(or `baton handoff amend ID`) records it as a capture outside a hook does: without a hash, its "
+                     "changes unchecked")
 """The note on a file recorded without a hash that is over the secret screen's limit: what a validation of a
-draft a hook's capture left it not hashed yet in says in place of "validation hashes it"."""
+draft a hook's capture left it not hashed yet in, run in another worktree than the handoff's (so recording
+nothing of its artifacts), says in place of "validation hashes it"."""
 
 
 def _over_the_screen(real: Path) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from baton import gitinfo
-from baton.commands.capture import hash_not_hashed_yet
+from baton.commands.capture import HashedNow, hash_not_hashed_yet
 from baton.commands.handoff_facts import now_timestamp, worktree_label
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, refuse_latest
@@ -145,10 +145,11 @@ def validate_handoff_command(
     here = worktree_label(opened.paths)
     # Artifacts a hook's capture left not hashed yet are hashed here, in the record's worktree (outside the
     # lock: hashing takes a while), recorded with the validation and validated as hashed: never a hash of
-    # another worktree's files.
-    hashes = {} if ran_elsewhere(own, {"ran_on": {"worktree": here}}) else hash_not_hashed_yet(
+    # another worktree's files. One over the bounds is given the reason an amend records (no hash).
+    found = HashedNow({}, {}) if ran_elsewhere(own, {"ran_on": {"worktree": here}}) else hash_not_hashed_yet(
         opened.paths.worktree, handoff, policy, on_step=on_hashing)
-    checked = aggregate.with_artifact_hashes(handoff, hashes)
+    hashes = found.hashes
+    checked = aggregate.with_artifact_hashes(handoff, hashes, found.skipped)
     facts = gather_validation_facts(opened, runner, checked, policy,
                                     now=now_timestamp(opened.clock()), rechecks=runs)
     report = validate_handoff(checked, facts).to_json()
@@ -162,7 +163,7 @@ def validate_handoff_command(
         # Decided on the record read before the checks ran (outside the lock:
         # they read git and hash files); ``version`` refuses the append if the
         # record changed meanwhile.
-        record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report, hashes),
+        record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report, hashes, found.skipped),
                                        now=report.get("validated_at") or now_timestamp(opened.clock())),
                version=version, actor=actor)
         doc = scope.runner.get("handoffs", handoff.id) or {}

@@ -203,8 +203,8 @@ def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[
         listed = ", ".join(unhashed[:5]) + (f" and {len(unhashed) - 5} more" if len(unhashed) > 5 else "")
         problems.append(Problem(f"validation: artifacts not hashed yet ({listed}): a handoff never becomes ready "
                                 "with an artifact whose hash was never computed; validate it again in its worktree "
-                                "(validation hashes them; a file over the secret screen's limit it cannot hash: "
-                                "`baton handoff amend` of the draft records it without a hash)", NOT_HASHED_YET))
+                                "(validation hashes them, and records one over the secret screen's limit without a "
+                                "hash, as `baton handoff amend` does)", NOT_HASHED_YET))
     for flag in h.flags:
         problems.append(Problem(f"flags: the handoff is flagged {flag}; revise it first", FLAGGED))
     return problems

@@ -47,6 +47,11 @@ EMPTY_HASHES: Mapping[str, str] = MappingProxyType({})
 ARTIFACT_HASHES = "artifact_hashes"
 """The member of a ``handoff.validated`` or ``handoff.promoted`` event's data holding the hashes it computed
 of artifacts recorded not hashed yet (``{path: hash}``): the fold sets them on the record before the action."""
+ARTIFACT_SKIPPED = "artifact_hash_skipped"
+"""The member of a ``handoff.validated`` or ``handoff.promoted`` event's data holding why an artifact recorded
+not hashed yet cannot be hashed (``{path: reason}``: a file over the secret screen's limit, a folder over the
+bounds), the reason a capture outside a hook (an amend) records: the fold sets it in place of "not hashed
+yet", so the record says the truth and can become ready with the warning accepted."""
 
 
 # -- commands ------------------------------------------------------------------------
@@ -73,6 +78,8 @@ class RecordValidation:
     artifact_hashes: Mapping[str, str] = EMPTY_HASHES
     """``{path: hash}`` the validation computed of artifacts recorded not hashed yet (``not_hashed_yet``):
     recorded with the event (``ARTIFACT_HASHES``), set on the record it validated."""
+    artifact_skipped: Mapping[str, str] = EMPTY_HASHES
+    """``{path: reason}`` of those it cannot hash (``ARTIFACT_SKIPPED``), set on the record it validated."""
 
 
 @frozen
@@ -86,6 +93,8 @@ class Promote:
     artifact_hashes: Mapping[str, str] = EMPTY_HASHES
     """``{path: hash}`` computed as the promotion is asked for, of artifacts still not hashed yet (a record
     validated before validation hashed them): set on the record first; one left unhashed refuses it."""
+    artifact_skipped: Mapping[str, str] = EMPTY_HASHES
+    """``{path: reason}`` of those it cannot hash (``ARTIFACT_SKIPPED``): set on the record first."""
 
 
 @frozen
@@ -149,11 +158,13 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
             return [HandoffRevised(key=key, handoff=handoff_to_json(apart.without_fold_keys(record)),
                                    redactions=list(redactions),
                                    extra={**_edits(edits), **apart.resolving(state)})]
-        case RecordValidation(report=report, artifact_hashes=hashes):
+        case RecordValidation(report=report, artifact_hashes=hashes, artifact_skipped=skipped):
             lifecycle.require(state, lifecycle.VALIDATE)
-            return [HandoffValidated(key=key, report=report, extra={**_read(state), **_hashes(state, hashes)})]
-        case Promote(accepted_warnings=reason, head_now=head_now, drifted=drifted, artifact_hashes=hashes):
-            read, state = state, with_artifact_hashes(state, hashes)
+            return [HandoffValidated(key=key, report=report,
+                                     extra={**_read(state), **_hashes(state, hashes, skipped)})]
+        case Promote(accepted_warnings=reason, head_now=head_now, drifted=drifted, artifact_hashes=hashes,
+                     artifact_skipped=skipped):
+            read, state = state, with_artifact_hashes(state, hashes, skipped)
             if state.status in ("draft", "validated") and (
                     state.validation.status == "fail" or "invalid" in state.flags):
                 # §10: "fail cannot be promoted without amendment" — a validation
@@ -165,7 +176,8 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
                 # a report of another head is not that validation.
                 raise PromotionRefused(state.id, [moved])
             lifecycle.promote(state, now=now, accepted_warnings=reason)
-            return [HandoffPromoted(key=key, accepted_warnings=reason, extra={**_read(read), **_hashes(read, hashes)})]
+            return [HandoffPromoted(key=key, accepted_warnings=reason,
+                                    extra={**_read(read), **_hashes(read, hashes, skipped)})]
         case Resume(session=session, harness=harness, freshness_state=freshness_state):
             lifecycle.require(state, lifecycle.RESUME)
             return [HandoffResumed(key=key, session=session, harness=harness, freshness_state=freshness_state)]
@@ -185,26 +197,40 @@ def _edits(edits: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     return {"edits": [dict(e) for e in edits]} if edits else {}
 
 
-def _hashes(state: Handoff, hashes: Mapping[str, str]) -> dict[str, Any]:
-    """The ``ARTIFACT_HASHES`` an event records: those of ``hashes`` that set a hash on ``state``."""
-    kept = {p: h for p, h in hashes.items() if p in not_hashed_yet(state.artifacts) and isinstance(h, str) and h}
-    return {ARTIFACT_HASHES: kept} if kept else {}
+def _hashes(state: Handoff, hashes: Mapping[str, str], skipped: Mapping[str, str]) -> dict[str, Any]:
+    """The ``ARTIFACT_HASHES`` and ``ARTIFACT_SKIPPED`` an event records: those of ``hashes`` and ``skipped``
+    that set a hash, or a reason for none, on ``state``."""
+    pending = not_hashed_yet(state.artifacts)
+    out: dict[str, Any] = {}
+    for member, given in ((ARTIFACT_HASHES, hashes), (ARTIFACT_SKIPPED, skipped)):
+        kept = {p: h for p, h in given.items() if p in pending and isinstance(h, str) and h
+                and not (member == ARTIFACT_SKIPPED and p in hashes)}
+        if kept:
+            out[member] = kept
+    return out
 
 
-def with_artifact_hashes(state: Handoff, hashes: Any) -> Handoff:
+def with_artifact_hashes(state: Handoff, hashes: Any, skipped: Any = None) -> Handoff:
     """``state`` with each artifact recorded not hashed yet (``not_hashed_yet``) that ``hashes`` (``{path:
-    hash}``, as an event recorded it) names given that hash in place of its ``content_hash_skipped``; any
-    other artifact, and any other member of ``hashes``, is left as it is (a recorded hash is never replaced)."""
-    if not isinstance(hashes, Mapping) or not hashes:
+    hash}``, as an event recorded it) names given that hash in place of its ``content_hash_skipped``, and
+    each that ``skipped`` (``{path: reason}``) names given that reason in place of "not hashed yet"; any
+    other artifact, and any other member of either, is left as it is (a recorded hash is never replaced)."""
+    hashes = hashes if isinstance(hashes, Mapping) else EMPTY_HASHES
+    skipped = skipped if isinstance(skipped, Mapping) else EMPTY_HASHES
+    if not hashes and not skipped:
         return state
     pending = set(not_hashed_yet(state.artifacts))
     changed = False
     artifacts = []
     for artifact in state.artifacts:
         found = hashes.get(artifact.path) if artifact.path in pending else None
+        why = skipped.get(artifact.path) if artifact.path in pending else None
         if isinstance(found, str) and found:
             extra = {k: v for k, v in (artifact.extra or {}).items() if k != HASH_SKIPPED}
             artifact = replace_fields(artifact, content_hash=found, extra=extra)
+            changed = True
+        elif isinstance(why, str) and why:
+            artifact = replace_fields(artifact, extra={**(artifact.extra or {}), HASH_SKIPPED: why})
             changed = True
         artifacts.append(artifact)
     return replace_fields(state, artifacts=tuple(artifacts)) if changed else state
@@ -254,15 +280,16 @@ def evolve(state: State, recorded: Event) -> State:
                 if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
                                  report):
                     return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
-                hashes = event.extra.get(ARTIFACT_HASHES)
+                hashes, skipped = event.extra.get(ARTIFACT_HASHES), event.extra.get(ARTIFACT_SKIPPED)
                 return _read_apart(state, event, _writing(recorded), lambda read: lifecycle.record_validation(
-                    with_artifact_hashes(read, hashes), _validation(report), now=_later(now, state)), "validated")
+                    with_artifact_hashes(read, hashes, skipped), _validation(report), now=_later(now, state)),
+                    "validated")
             case HandoffPromoted(accepted_warnings=reason):
-                hashes = event.extra.get(ARTIFACT_HASHES)
+                hashes, skipped = event.extra.get(ARTIFACT_HASHES), event.extra.get(ARTIFACT_SKIPPED)
                 by = _writing(recorded)
                 return _read_apart(state, event, by, lambda read: apart.readied(apart.settled(
-                    _promoted(with_artifact_hashes(read, hashes), now=_later(now, state), accepted_warnings=reason)),
-                    by), "promoted")
+                    _promoted(with_artifact_hashes(read, hashes, skipped), now=_later(now, state),
+                              accepted_warnings=reason)), by), "promoted")
             case HandoffResumed() if state.status == "archived":  # resumed on a clone that had not the archive
                 return apart.refused_action(state, _writing(recorded), "resumed")
             case HandoffResumed():
