@@ -41,11 +41,13 @@ import functools
 import inspect
 import os
 import threading
+from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 import anyio
+import anyio.from_thread
 import anyio.to_thread
 import attrs
 import orjson
@@ -61,6 +63,7 @@ from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import AGENT_LIST_MAX, MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.domain.redaction.as_given import field_of, item_of, named_as_given
+from baton.domain.wording import hashing_words
 from baton.errors import BatonError, InputError, NotFound, TransitionError
 from baton.gitinfo import locate, located_once
 from baton.harnesses.wiring import inspect_wiring
@@ -352,13 +355,42 @@ class BatonMCPServer(MCPServer):
         # after every call read before this one (its answer is written after this returns).
         fn = self.baton_tools[name][0]
         request_id = getattr(context, "request_id", None) if self.call_order is not None else None
-        if request_id is None:
-            return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
-        await self.call_order.turn(request_id)
+        told = HASHING_PROGRESS.set(self.hashing_progress(context))  # copied to the worker thread the tool runs on
         try:
-            return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
+            if request_id is None:
+                return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
+            await self.call_order.turn(request_id)
+            try:
+                return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
+            finally:
+                self.call_order.done(request_id)
         finally:
-            self.call_order.done(request_id)
+            HASHING_PROGRESS.reset(told)
+
+    def hashing_progress(self, context: Any) -> Callable[[int, int, str], None] | None:
+        """The display of a tool's hashing of artifacts a hook's capture left not hashed yet
+        (``handoff_validate``, ``handoff_ready``): each step sent to the client as the protocol's
+        progress notification (``notifications/progress``, the SDK's ``report_progress``: nothing is
+        sent unless the call carried a ``progressToken``), its message through the secret screen.
+        None outside a request (a call made in process without one)."""
+        try:
+            context.request_context  # noqa: B018 - raises outside a request
+        except (AttributeError, ValueError):
+            return None
+
+        def show(done: int, total: int, path: str) -> None:
+            message = screen_text(hashing_words(done, total, path), self.policy())
+            try:  # from the tool's worker thread, on the event loop
+                anyio.from_thread.run(context.report_progress, done, total, message)
+            except Exception:  # noqa: BLE001 - a display: a client gone never fails the call
+                pass
+
+        return show
+
+
+HASHING_PROGRESS: ContextVar[Callable[[int, int, str], None] | None] = ContextVar("baton_hashing_progress",
+                                                                                  default=None)
+"""The display of the current tool call's hashing (``BatonMCPServer.hashing_progress``), set around the call."""
 
 
 def _annotations(title: str, *, read_only: bool = False, destructive: bool = False,
@@ -695,7 +727,8 @@ class BatonTools:
         continuity score, freshness) and record the report. A failed report is a result, not a tool
         error: read report.status (pass, warn, fail). Recorded command evidence is never re-run here
         (that is `baton handoff validate ID --recheck`, allowlisted commands only)."""
-        return self.run(lambda baton: baton.validate(id, recheck=False))
+        shown = HASHING_PROGRESS.get()
+        return self.run(lambda baton: baton.validate(id, recheck=False, on_hashing=shown))
 
     def handoff_ready(
         self,
@@ -704,7 +737,8 @@ class BatonTools:
     ) -> CallToolResult:
         """Promote a validated handoff to ready (then it never changes). A failed validation cannot be
         promoted (exit 3); a warn needs accept_warnings; from any other state conflict (exit 4)."""
-        return self.run(lambda baton: baton.promote(id, accept_warnings=accept_warnings))
+        shown = HASHING_PROGRESS.get()
+        return self.run(lambda baton: baton.promote(id, accept_warnings=accept_warnings, on_hashing=shown))
 
     def handoff_resume(
         self,

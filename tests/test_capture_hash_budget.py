@@ -7,11 +7,13 @@ those left (recording the hashes with its event), and a handoff never becomes re
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from baton.commands import validate as validate_module
 from baton.commands.capture import HashedNow, capture_in_scope, hash_artifacts
@@ -266,3 +268,38 @@ def test_ready_records_a_file_too_large_to_screen_an_older_validation_left_not_h
     assert run_json(capsys, repo, "handoff", "ready", handoff_id, "--accept-warnings", "older validation")
     (big,) = [a for a in _artifacts(capsys, repo, handoff_id) if a["path"] == "big.txt"]
     assert big["content_hash_skipped"].startswith(f"not hashed: {SCREEN_LIMIT_BYTES + 1} bytes is over")
+
+
+@pytest.mark.anyio
+async def test_the_mcp_validate_tool_reports_its_hashing_as_progress_to_a_client_that_asks(repo):
+    handoff_id = _budgeted_draft(repo)
+    told: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        told.append((done, total, message))
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "baton", "mcp", "--project", str(repo)],
+                                   env=dict(os.environ), cwd=str(repo))
+    async with Client(params) as client:  # the server a harness starts, over stdio
+        validated = await client.call_tool("handoff_validate", {"id": handoff_id}, progress_callback=progress)
+    assert validated.structured_content["hashed"] == ["data1", "data2"]
+    assert told == [(0, 2, "hashing 1/2 artifacts a hook's capture left not hashed yet: data1"),
+                    (1, 2, "hashing 2/2 artifacts a hook's capture left not hashed yet: data2"),
+                    (2, 2, "hashed 2 artifacts a hook's capture left not hashed yet")]
+
+
+@pytest.mark.anyio
+async def test_the_mcp_ready_tool_reports_the_hashing_an_older_validation_left_as_progress(repo, monkeypatch):
+    handoff_id = _budgeted_draft(repo)
+    _validated_without_hashing(repo, handoff_id, monkeypatch)
+    told: list[str | None] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        told.append(message)
+
+    async with Client(build_server(repo)) as client:
+        ready = await client.call_tool("handoff_ready", {"id": handoff_id, "accept_warnings": "older validation"},
+                                       progress_callback=progress)
+    assert ready.structured_content["status"] == "ready"
+    assert told[-1] == "hashed 2 artifacts a hook's capture left not hashed yet"
+

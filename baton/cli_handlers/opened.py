@@ -147,7 +147,9 @@ def hashing_progress(done: int, total: int, path: str) -> None:
             sys.stderr.flush()
             _ProgressLine.open = False
         return
-    line = f"baton: hashing {done + 1}/{total} artifacts a hook's capture left not hashed yet: {path}"
+    from baton.domain.wording import hashing_words  # here: a hook's path never hashes, nor loads it
+
+    line = f"baton: {hashing_words(done, total, path)}"
     if sys.stderr.isatty():
         sys.stderr.write("\r" + line.ljust(_ProgressLine.width if _ProgressLine.open else 0))
         _ProgressLine.open, _ProgressLine.width = True, len(line)

@@ -23,3 +23,12 @@ def clipped(text: str, width: int = TITLE_WIDTH) -> str:
     is when at most ``width`` characters, else its first ``width - 1`` and an ellipsis."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def hashing_words(done: int, total: int, path: str) -> str:
+    """What a display of ``handoff validate``'s or ``handoff ready``'s hashing says as it begins the
+    ``done + 1``-th of ``total`` artifacts a hook's capture left not hashed yet (``path``), and, once
+    ``done`` is ``total``, that all are hashed: the command line's stderr and the MCP server's progress."""
+    if done >= total:
+        return f"hashed {counted(total, 'artifact')} a hook's capture left not hashed yet"
+    return f"hashing {done + 1}/{total} artifacts a hook's capture left not hashed yet: {path}"
