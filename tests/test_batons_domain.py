@@ -337,6 +337,19 @@ def test_notices_past_the_budget_are_left_out_with_a_line_saying_how_many():
     assert "more notices left out to fit the brief" in brief.text
 
 
+def test_the_brief_counts_the_notices_it_shows_those_left_out_to_fit_not_among_them():
+    notices = [f"notice {i} " + "n" * 400 for i in range(5)]
+    brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[], notices=notices,
+                           max_bytes=1024)
+    assert brief.notices_shown == 2
+    assert all(f"notice {i} " in brief.text for i in range(2)) and "notice 2 " not in brief.text
+
+
+def test_a_brief_with_room_shows_every_notice():
+    brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[], notices=["a", "b"])
+    assert brief.notices_shown == 2
+
+
 def test_a_notice_longer_than_the_budget_is_shortened_to_fit():
     brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[],
                            notices=["ARCHIVED " + "q" * 30000], max_bytes=1024)

@@ -209,3 +209,33 @@ def test_a_long_reason_recorded_before_the_limit_is_shortened_wherever_it_is_tol
     assert f"(reason: {'q' * 500}…)" in line and len(line) < 1000
     out = run_json(capsys, a, "bootstrap", "--peek")
     assert f"(reason: {'q' * 500}…)" in out["brief"] and out["bytes"] <= 8192
+
+
+def _two_archives_told_in_a_small_brief(capsys, tmp_path: Path) -> tuple[Path, str, dict]:
+    """Bob archives two of Carol's handoffs (one with a long reason); Carol's next start has room in its
+    1024 bytes for one of the two notices: that brief, and the archive it left out."""
+    a, b, first = team(capsys, tmp_path)
+    second = capture(capsys, a, "more state")
+    ready(capsys, a, second)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, b, "handoff", "archive", second, "--reason", "r" * 500, "--not-mine")
+    bob_archives(capsys, a, b, first)
+    return a, first, run_json(capsys, a, "bootstrap", "--max-bytes", "1024")
+
+
+def test_an_archive_notice_the_brief_leaves_out_to_fit_is_counted_and_not_spent(capsys, tmp_path):
+    a, first, small = _two_archives_told_in_a_small_brief(capsys, tmp_path)
+    assert "1 more notice left out to fit the brief" in small["brief"]
+    assert f"ARCHIVED: your handoff {first}" not in small["brief"]
+    (line,) = run_json(capsys, a, "status")["archivedByTeammates"]  # still to be told
+    assert line.startswith(f"ARCHIVED: your handoff {first}")
+
+
+def test_an_archive_notice_left_out_to_fit_is_told_at_the_next_start_that_has_room_and_then_never(capsys, tmp_path):
+    a, first, small = _two_archives_told_in_a_small_brief(capsys, tmp_path)
+    assert small["brief"].count("ARCHIVED: your handoff") == 1  # the one shown is spent
+    roomy = run_json(capsys, a, "bootstrap")["brief"]
+    assert roomy.count("ARCHIVED: your handoff") == 1 and f"ARCHIVED: your handoff {first}" in roomy
+    assert "ARCHIVED" not in run_json(capsys, a, "bootstrap")["brief"]
+    assert "archivedByTeammates" not in run_json(capsys, a, "status")

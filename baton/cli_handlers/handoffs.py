@@ -10,6 +10,7 @@ from baton.cli_handlers.opened import hashing_progress
 from baton.cli_handlers.output import Noted
 from baton.cli_handlers.record_fields import failed_fields_note
 from baton.domain.short_ids import short_id
+from baton.domain.wording import hashing_words
 
 
 def handoff_prepare(app: Baton, args: argparse.Namespace):
@@ -19,13 +20,13 @@ def handoff_prepare(app: Baton, args: argparse.Namespace):
 def handoff_validate(app: Baton, args: argparse.Namespace):
     """A failed validation is followed, on stderr, by the flags that fill the
     fields it found missing (``record_fields``: the report names the fields)."""
-    result = app.validate(args.id, recheck=args.recheck, on_hashing=hashing_progress)
+    result = app.validate(args.id, recheck=args.recheck, on_hashing=_hashing)
     note = failed_fields_note(result)
     return Noted(result, note) if note else result
 
 
 def handoff_ready(app: Baton, args: argparse.Namespace):
-    return app.promote(args.id, accept_warnings=args.accept_warnings, on_hashing=hashing_progress)
+    return app.promote(args.id, accept_warnings=args.accept_warnings, on_hashing=_hashing)
 
 
 def handoff_list(app: Baton, args: argparse.Namespace):
@@ -64,3 +65,8 @@ def _recorded_freshness_note(result: Any) -> str | None:
 
 def handoff_archive(app: Baton, args: argparse.Namespace):
     return app.archive(args.id, reason=args.reason, not_mine=args.not_mine)
+
+
+def _hashing(done: int, total: int, path: str) -> None:
+    """``handoff validate``'s and ``handoff ready``'s hashing shown on stderr (``hashing_progress``)."""
+    hashing_progress(done, total, f"baton: {hashing_words(done, total, path)}")

@@ -137,19 +137,17 @@ def progress(label: str) -> Callable[[int, int], None] | None:
     return show
 
 
-def hashing_progress(done: int, total: int, path: str) -> None:
-    """On stderr (never in ``--json``'s answer), each artifact a hook's capture left not hashed yet as
-    ``handoff validate`` or ``handoff ready`` hashes it: a folder can take a while. On a terminal one line
-    rewritten in place, ended when all are done; elsewhere a line per artifact."""
+def hashing_progress(done: int, total: int, line: str) -> None:
+    """On stderr (never in ``--json``'s answer), ``line``: the artifact a hook's capture left not hashed
+    yet that ``handoff validate`` or ``handoff ready`` begins to hash, the ``done + 1``-th of ``total`` (a
+    folder can take a while). On a terminal one line rewritten in place, ended when all are done (nothing
+    more is said then); elsewhere a line per artifact."""
     if done >= total:
         if sys.stderr.isatty() and _ProgressLine.open:
             sys.stderr.write("\n")
             sys.stderr.flush()
             _ProgressLine.open = False
         return
-    from baton.domain.wording import hashing_words  # here: a hook's path never hashes, nor loads it
-
-    line = f"baton: {hashing_words(done, total, path)}"
     if sys.stderr.isatty():
         sys.stderr.write("\r" + line.ljust(_ProgressLine.width if _ProgressLine.open else 0))
         _ProgressLine.open, _ProgressLine.width = True, len(line)

@@ -127,10 +127,57 @@ def _read_told(project: "Project") -> list[str]:
     return [t for t in told if isinstance(t, str)] if isinstance(told, list) else []
 
 
-def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str, str]) -> list[str]:
+Spend = list[tuple[str, str]]
+"""The told-once notices a brief gathered, each with its mark (``TOLD_FILE``; ``KEPT``: a notice ``baton
+sync`` kept, ``FORGOTTEN_HERE``): spent once the brief is assembled, only those it shows (``spend_shown``),
+so one its byte budget leaves out is told at the next start that has room. A list, not a class: the hook
+path defines no class it does not use."""
+
+KEPT = ""
+"""The mark of a notice kept in ``FORGOTTEN_HERE`` (a teammate's forget or archive): spent by taking it out."""
+
+
+def _spent(project: "Project", told: list[str], fresh: list[tuple[str, str]], *, peek: bool,
+           spend: Spend | None) -> None:
+    """``fresh`` (mark, notice) told: recorded with the told now, or, given ``spend``, once the brief shows
+    them (``spend_shown``); never when peeking."""
+    if not fresh or peek:
+        return
+    if spend is not None:
+        spend.extend((notice, mark) for mark, notice in fresh)
+        return
+    write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
+
+
+def spend_shown(project: "Project", spend: Spend, shown: Sequence[str]) -> None:
+    """Record as told the notices of ``spend`` that a brief showed (``shown``): their marks joined to
+    ``TOLD_FILE``, the kept ones taken out of ``FORGOTTEN_HERE`` (the file goes with the last); those it
+    left out to fit its byte budget stay to be told at the next start."""
+    said = set(shown)
+    marks = [mark for notice, mark in spend if mark != KEPT and notice in said]
+    if marks:
+        told = _read_told(project)
+        write_json_atomic(_told_path(project), {"told": (told + [m for m in marks if m not in told])[-TOLD_KEPT:]})
+    if any(mark == KEPT and notice in said for notice, mark in spend):
+        path = project.paths.baton_dir / FORGOTTEN_HERE
+        try:
+            raw = read_json(path)
+        except (FileNotFoundError, BatonError):
+            return
+        kept = raw.get("notices") if isinstance(raw, dict) else None
+        left = [n for n in kept if not (isinstance(n, dict) and n.get("notice") in said)] \
+            if isinstance(kept, list) else []
+        if left:
+            write_json_atomic(path, {**raw, "notices": left})
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str, str],
+                 spend: Spend | None = None) -> list[str]:
     """Notices for the claims this clone made that lost to another replica's
     claim (``baton sync``), each told once: unless peeking, the ids shown are
-    recorded in ``.baton/claim-conflicts-told.json``."""
+    recorded in ``.baton/claim-conflicts-told.json`` (given ``spend``, once the brief shows them)."""
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)
@@ -140,8 +187,7 @@ def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str
                 and isinstance(c.get("handoffId"), str) and (status := handoff_status(runner, c["handoffId"]))}
     fresh = lost_claim_notices(conflicts, writer=project.writer, told=told,
                                see_baton=wording.get("see_baton", SEE_BATON), statuses=statuses)
-    if fresh and not peek:
-        write_json_atomic(_told_path(project), {"told": (told + [event_id for event_id, _ in fresh])[-TOLD_KEPT:]})
+    _spent(project, told, fresh, peek=peek, spend=spend)
     return [notice for _, notice in fresh]
 
 
@@ -150,9 +196,10 @@ FORGOTTEN_HERE = "forgotten-here.json"
 (``forget_notices.keep``) until a brief tells them."""
 
 
-def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
+def erased_by_teammates(project: "Project", *, peek: bool, spend: Spend | None = None) -> list[str]:
     """The notices ``baton sync`` kept of this user's handoffs a teammate's forget erased here,
-    told once: the file goes unless peeking (one ``stat`` when there is none)."""
+    told once: the file goes unless peeking (one ``stat`` when there is none); given ``spend``, each
+    goes from it once the brief shows it (``spend_shown``)."""
     path = project.paths.baton_dir / FORGOTTEN_HERE
     if not path.exists():
         return []
@@ -163,12 +210,15 @@ def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
     kept = raw.get("notices") if isinstance(raw, dict) else None
     notices = [n["notice"] for n in kept if isinstance(n, dict) and isinstance(n.get("notice"), str)] \
         if isinstance(kept, list) else []
-    if not peek:
+    if spend is not None:
+        spend.extend((notice, KEPT) for notice in notices if not peek)
+    elif not peek:
         path.unlink(missing_ok=True)
     return notices
 
 
-def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
+def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, peek: bool,
+                          spend: Spend | None = None) -> list[str]:
     """Notices for the batons left for this owner, or left by them, that another writer (a
     teammate's clone) dismissed or cancelled (``dismissed_elsewhere``), and for those a resume of their
     handoff settled, here or elsewhere (``taken_up_notices``), each told once (unless peeking)."""
@@ -182,8 +232,7 @@ def _dismissed_by_another(project: "Project", runner, ctx: SessionContext, *, pe
     fresh = dismissed_elsewhere(records, writer=project.writer, owner=ctx.owner, told=told,
                                 lost_claims=claim_conflicts(runner.docs("batons")), statuses=statuses) \
         + taken_up_notices(records, owner=ctx.owner, told=told, writer=project.writer)
-    if fresh and not peek:
-        write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
+    _spent(project, told, fresh, peek=peek, spend=spend)
     return [notice for _, notice in fresh]
 
 
@@ -199,18 +248,19 @@ def read_told(project: "Project") -> list[str]:
 
 
 def _missed_after_claim(project: "Project", runner, own: BatonRecord | None, ctx: SessionContext, *,
-                        peek: bool) -> list[str]:
+                        peek: bool, spend: Spend | None = None) -> list[str]:
     """Notices for the batons this owner and branch's claimed baton ``own`` superseded unseen after
     its claim (``BatonRecord.missed_unseen``: a teammate's, brought by sync after the newer one was
     claimed), each told once here (unless peeking), recorded with the lost claims told."""
     if own is None or not own.missed_unseen or own.shared or not same_owner(own.owner, ctx.owner) \
             or own.branch != ctx.branch:
         return []
-    return _told_once(project, runner, own, own.missed_unseen, missed_mark, missed_notice, peek=peek)
+    return _told_once(project, runner, own, own.missed_unseen, missed_mark, missed_notice, peek=peek, spend=spend)
 
 
 def _told_once(project: "Project", runner, own: BatonRecord, unseen: Iterable[dict[str, Any]],
-               mark: Callable[[str], str], notice: Callable[..., str], *, peek: bool) -> list[str]:
+               mark: Callable[[str], str], notice: Callable[..., str], *, peek: bool,
+               spend: Spend | None = None) -> list[str]:
     """The ``notice`` of each baton of ``unseen`` (superseded unseen by ``own``) whose ``mark`` is not
     among the told yet, those marks recorded with the told (unless peeking): each is said once."""
     told = _read_told(project)
@@ -220,18 +270,17 @@ def _told_once(project: "Project", runner, own: BatonRecord, unseen: Iterable[di
     left_by, objectives, statuses = unseen_sources(runner, own, fresh)
     notices = [notice(own, u, left_by.get(str(u.get("id"))), objectives.get(str(u.get("id"))),
                       statuses.get(str(u.get("id")))) for u in fresh]
-    if not peek:
-        write_json_atomic(_told_path(project), {"told": (told + [mark(str(u.get("id"))) for u in fresh])[-TOLD_KEPT:]})
+    _spent(project, told, [(mark(str(u.get("id"))), n) for u, n in zip(fresh, notices)], peek=peek, spend=spend)
     return notices
 
 
-def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionContext) -> list[str]:
+def _taken_up_told(project: "Project", dismissed: BatonRecord, ctx: SessionContext,
+                   spend: Spend | None = None) -> list[str]:
     """The one line a start that met ``dismissed`` (its handoff resumed elsewhere) is told, once:
     its mark recorded with the dismissals told, so a later start does not tell it again."""
     told = _read_told(project)
     fresh = taken_up_notices([dismissed], owner=ctx.owner, told=told, writer=project.writer)
-    if fresh:
-        write_json_atomic(_told_path(project), {"told": (told + [mark for mark, _ in fresh])[-TOLD_KEPT:]})
+    _spent(project, told, fresh, peek=False, spend=spend)
     return [notice for _, notice in fresh]
 
 
@@ -254,18 +303,18 @@ def collided_mark(baton_id: str) -> str:
 
 
 def _collided(project: "Project", runner, own: BatonRecord | None, ctx: SessionContext, *,
-              peek: bool) -> list[str]:
+              peek: bool, spend: Spend | None = None) -> list[str]:
     """Notices for the batons for this owner and branch that the current baton of their key, for
     another owner or branch sharing it, superseded unseen (``collided_unseen``: left on two clones
     apart), each told once here (unless peeking), recorded with the lost claims told."""
     if own is None:
         return []
     return _told_once(project, runner, own, collided_unseen(own, ctx.owner, ctx.branch), collided_mark,
-                      collided_notice, peek=peek)
+                      collided_notice, peek=peek, spend=spend)
 
 
 def left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
-                            wording: Mapping[str, str]) -> list[str]:
+                            wording: Mapping[str, str], spend: Spend | None = None) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another
     owner (``left_here_for_another_owner``), and for this owner on a branch that
     no longer exists here (``left_on_a_branch_gone``: a ``git branch -m``), each
@@ -295,8 +344,7 @@ def left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, p
             fresh += [(r.id, gone_branch_notice(r, ctx.branch)) for r in stranded
                       if r.branch not in branches and r.branch not in (DETACHED_BRANCH, FALLBACK_BRANCH)]
     fresh += _left_at_this_tip(project, runner, [r for r in stranded if r.branch == DETACHED_BRANCH], ctx)
-    if fresh and not peek:
-        write_json_atomic(_told_path(project), {"told": (told + [baton_id for baton_id, _ in fresh])[-TOLD_KEPT:]})
+    _spent(project, told, fresh, peek=peek, spend=spend)
     return [notice for _, notice in fresh]
 
 
@@ -630,6 +678,8 @@ class Start:
         self.project, self.ctx, self.session_id, self.max_bytes = project, ctx, session_id, max_bytes
         self.gate, self.flags, self.limits = gate, flags, limits
         self.notices: list[str] = []
+        self.spend: Spend = []
+        """The told-once notices among ``notices``, spent by ``result`` when its brief shows them."""
         self.budget = "max_bytes"
         self.wording: Mapping[str, str] = {}
         """How the surface that asked spells what the notices of a lost claim and of a baton left
@@ -669,13 +719,14 @@ class Start:
         if pinned is not None:
             notices.append(f"The index shows the project as of {pinned} (a rebuild up to that point): this brief "
                            "is of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
-        peek = self.flags["peek"]
+        peek, spend = self.flags["peek"], self.spend
         notices.extend(_safely("lost claims", notices,
-                               lambda: _lost_claims(self.project, runner, peek=peek, wording=self.wording), []))
+                               lambda: _lost_claims(self.project, runner, peek=peek, wording=self.wording,
+                                                    spend=spend), []))
         notices.extend(_safely("handoffs a teammate erased", notices,
-                               lambda: erased_by_teammates(self.project, peek=peek), []))
+                               lambda: erased_by_teammates(self.project, peek=peek, spend=spend), []))
         notices.extend(_safely("batons another writer dismissed", notices,
-                               lambda: _dismissed_by_another(self.project, runner, ctx, peek=peek), []))
+                               lambda: _dismissed_by_another(self.project, runner, ctx, peek=peek, spend=spend), []))
         if self.before is not None and self.named is not None:  # a repeated start: the baton it received
             received = self.before.get("receivedBaton")
             waiting = _safely("the session handoff", notices,
@@ -688,12 +739,13 @@ class Start:
         if waiting is None:
             self.tell_claimed_elsewhere(own)
             notices.extend(_safely("batons that arrived after a claim", notices,
-                                   lambda: _missed_after_claim(self.project, runner, own, ctx, peek=peek), []))
+                                   lambda: _missed_after_claim(self.project, runner, own, ctx, peek=peek,
+                                                               spend=spend), []))
             notices.extend(_safely("batons another name's baton replaced", notices,
-                                   lambda: _collided(self.project, runner, own, ctx, peek=peek), []))
+                                   lambda: _collided(self.project, runner, own, ctx, peek=peek, spend=spend), []))
             notices.extend(_safely("batons left for another owner", notices,
                                    lambda: left_for_another_owner(self.project, runner, ctx, peek=peek,
-                                                                   wording=self.wording), []))
+                                                                   wording=self.wording, spend=spend), []))
         self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
         self.records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
         self.judge_records(waiting.record.id if waiting is not None else None)
@@ -761,8 +813,14 @@ class Start:
 
     def result(self, brief: AssembledBrief, record: BatonRecord | None = None, markdown: str | None = None,
                extra: Sequence[str] = ()) -> BootstrapResult:
+        """The answer, its ``brief`` assembled of ``notices`` and ``extra``: the told-once notices among
+        those it shows are spent (``spend_shown``); those its byte budget left out stay to be told."""
+        notices = self.notices + list(extra)
+        if self.spend:
+            _safely("the notices told", [], lambda: spend_shown(self.project, self.spend,
+                                                                notices[:brief.notices_shown]), None)
         return BootstrapResult(self.ctx, self.session_id, self.max_bytes, brief, record, self.objective,
-                               tuple(self.notices + list(extra)), markdown, peek=self.flags["peek"],
+                               tuple(notices), markdown, peek=self.flags["peek"],
                                session_id_generated=self.flags["session_id_generated"],
                                claimed_elsewhere=None if record is not None else self.claimed_elsewhere,
                                repeated=self.before is not None)
@@ -948,7 +1006,7 @@ class Start:
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
             return self.gated(self.result(self.standard([notice]), extra=[notice]))
         if not claimed.claimed:  # its handoff was resumed elsewhere since it was left: dismissed, told here
-            told = _taken_up_told(self.project, claimed, self.ctx)
+            told = _taken_up_told(self.project, claimed, self.ctx, self.spend)
             return self.result(self.standard(told), extra=told)
         return self.result(brief, claimed, markdown)
 

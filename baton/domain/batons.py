@@ -1323,6 +1323,9 @@ class AssembledBrief:
     objective_truncated: bool
     decisions: FittedSection
     traps: FittedSection
+    notices_shown: int = 0
+    """How many of the notices given (the first ones, in order) the brief shows, the first perhaps
+    shortened: those left out to fit are counted by a line, and a notice told once is spent only when shown."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1435,13 +1438,14 @@ def _more_notices(left_out: int) -> str:
     return f"> ⚠️ … {left_out} more notice{'s' if left_out != 1 else ''} left out to fit the brief\n"
 
 
-def _fit_notices(notices: Sequence[str], max_bytes: int) -> str:
-    """The brief's notice lines within ``max_bytes``: all of them when they fit (as they do but for
-    a teammate's long text or very many of them: tester25 T3); else as many as fit in order, with a
-    line counting those left out, the first one shortened (``…``) when even it does not fit alone."""
+def _fit_notices(notices: Sequence[str], max_bytes: int) -> tuple[str, int]:
+    """The brief's notice lines within ``max_bytes``, and how many of ``notices`` they show: all of them
+    when they fit (as they do but for a teammate's long text or very many of them: tester25 T3); else as
+    many as fit in order, with a line counting those left out, the first one shortened (``…``) when even
+    it does not fit alone."""
     lines = [f"> ⚠️ {_one_line(n)}\n" for n in notices]
     if sum(map(_size, lines)) <= max_bytes:
-        return "".join(lines)
+        return "".join(lines), len(lines)
     kept: list[str] = []
     used = 0
     for i, line in enumerate(lines):
@@ -1451,11 +1455,11 @@ def _fit_notices(notices: Sequence[str], max_bytes: int) -> str:
             kept.append(line)
             used += _size(line)
         elif kept:
-            return "".join(kept) + _more_notices(len(lines) - i)
+            return "".join(kept) + _more_notices(len(lines) - i), len(kept)
         else:  # the first one alone is longer than the brief: shortened to fit
             room = max_bytes - _size(tail) - _size("…\n")
-            return (_truncate_utf8(line.rstrip("\n"), room) + "…\n" if room > 0 else "") + tail
-    return "".join(kept)
+            return (_truncate_utf8(line.rstrip("\n"), room) + "…\n" if room > 0 else "") + tail, int(room > 0)
+    return "".join(kept), len(kept)
 
 
 def assemble_brief(
@@ -1479,7 +1483,7 @@ def assemble_brief(
     may use half, and either may use what the other leaves — trimmed oldest
     first.
     """
-    notice_text = _fit_notices(notices, max_bytes)
+    notice_text, notices_shown = _fit_notices(notices, max_bytes)
     objective_text = render_objective_markdown(objective) if objective and objective.strip() else ""
     objective_truncated = False
     handoff_text = handoff_markdown or ""
@@ -1516,6 +1520,7 @@ def assemble_brief(
     return AssembledBrief(
         text=text, bytes=_size(text), handoff_included=bool(handoff_text) and handoff_text != latest_markdown,
         objective_truncated=objective_truncated, decisions=dec, traps=trp,
+        notices_shown=notices_shown,
     )
 
 
