@@ -125,12 +125,17 @@ def test_validation_hashes_every_artifact_a_hook_left_not_hashed_yet_and_records
     assert not [a for a in artifacts if "content_hash_skipped" in a]
 
 
+def _validated_artifacts_survive_a_rebuild(capsys, project: Path, handoff_id: str) -> bool:
+    """Whether the artifacts as ``handoff validate`` recorded them are the same once a rebuild folds the
+    ledger again."""
+    run_json(capsys, project, "handoff", "validate", handoff_id)
+    before = _artifacts(capsys, project, handoff_id)
+    run_json(capsys, project, "rebuild")
+    return _artifacts(capsys, project, handoff_id) == before
+
+
 def test_the_hashes_validation_recorded_are_folded_again_by_a_rebuild(capsys, repo):
-    handoff_id = _budgeted_draft(repo)
-    run_json(capsys, repo, "handoff", "validate", handoff_id)
-    before = _artifacts(capsys, repo, handoff_id)
-    run_json(capsys, repo, "rebuild")
-    assert _artifacts(capsys, repo, handoff_id) == before
+    assert _validated_artifacts_survive_a_rebuild(capsys, repo, _budgeted_draft(repo))
 
 
 def test_a_folder_changed_after_validation_hashed_it_keeps_the_handoff_from_ready(capsys, repo):
@@ -240,11 +245,7 @@ def test_validation_records_a_file_too_large_to_screen_without_a_hash_as_amend_d
 
 
 def test_the_reason_validation_recorded_for_a_file_too_large_to_screen_is_folded_again_by_a_rebuild(capsys, repo):
-    handoff_id = _draft_with_a_file_too_large_to_screen(repo)
-    run_json(capsys, repo, "handoff", "validate", handoff_id)
-    artifacts = _artifacts(capsys, repo, handoff_id)
-    run_json(capsys, repo, "rebuild")
-    assert _artifacts(capsys, repo, handoff_id) == artifacts
+    assert _validated_artifacts_survive_a_rebuild(capsys, repo, _draft_with_a_file_too_large_to_screen(repo))
 
 
 def test_validation_warns_that_a_file_too_large_to_screen_is_not_hashed_and_why(capsys, repo):

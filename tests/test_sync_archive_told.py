@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from baton.commands.bootstrap import read_told, spend_shown
+from baton.commands.context import Project
 from tests.cli_support import ledger_size, run, run_json
 from tests.sync_support import writer_of as writer
 from tests.test_sync_archive_apart import capture, ready, shared
@@ -184,7 +186,9 @@ def test_an_archive_reason_over_the_limit_is_refused_and_writes_nothing(capsys, 
     assert ledger_size(b) == before
 
 
-def test_the_brief_with_archive_notices_stays_within_its_byte_budget(capsys, tmp_path):
+def _two_archives(capsys, tmp_path: Path) -> tuple[Path, str]:
+    """Bob archives two of Carol's handoffs, the second one first, with a long reason: Carol's clone, and
+    the first handoff."""
     a, b, first = team(capsys, tmp_path)
     second = capture(capsys, a, "more state")
     ready(capsys, a, second)
@@ -192,6 +196,11 @@ def test_the_brief_with_archive_notices_stays_within_its_byte_budget(capsys, tmp
     run_json(capsys, b, "sync")
     run_json(capsys, b, "handoff", "archive", second, "--reason", "r" * 500, "--not-mine")
     bob_archives(capsys, a, b, first)
+    return a, first
+
+
+def test_the_brief_with_archive_notices_stays_within_its_byte_budget(capsys, tmp_path):
+    a, _ = _two_archives(capsys, tmp_path)
     out = run_json(capsys, a, "bootstrap", "--peek", "--max-bytes", "1024")
     assert out["bytes"] == len(out["brief"].encode()) <= 1024
     assert "ARCHIVED: your handoff" in out["brief"]
@@ -212,15 +221,9 @@ def test_a_long_reason_recorded_before_the_limit_is_shortened_wherever_it_is_tol
 
 
 def _two_archives_told_in_a_small_brief(capsys, tmp_path: Path) -> tuple[Path, str, dict]:
-    """Bob archives two of Carol's handoffs (one with a long reason); Carol's next start has room in its
-    1024 bytes for one of the two notices: that brief, and the archive it left out."""
-    a, b, first = team(capsys, tmp_path)
-    second = capture(capsys, a, "more state")
-    ready(capsys, a, second)
-    run_json(capsys, a, "sync")
-    run_json(capsys, b, "sync")
-    run_json(capsys, b, "handoff", "archive", second, "--reason", "r" * 500, "--not-mine")
-    bob_archives(capsys, a, b, first)
+    """``_two_archives``; Carol's next start has room in its 1024 bytes for one of the two notices: that
+    brief, and the archive it left out."""
+    a, first = _two_archives(capsys, tmp_path)
     return a, first, run_json(capsys, a, "bootstrap", "--max-bytes", "1024")
 
 
@@ -239,3 +242,13 @@ def test_an_archive_notice_left_out_to_fit_is_told_at_the_next_start_that_has_ro
     assert roomy.count("ARCHIVED: your handoff") == 1 and f"ARCHIVED: your handoff {first}" in roomy
     assert "ARCHIVED" not in run_json(capsys, a, "bootstrap")["brief"]
     assert "archivedByTeammates" not in run_json(capsys, a, "status")
+
+
+def test_only_the_told_once_marks_of_notices_a_brief_showed_are_recorded_as_told(project):
+    opened = Project.open(project)
+    try:
+        spend_shown(opened, [("a lost claim shown", "claim-1"), ("a lost claim left out", "claim-2")],
+                    ["a lost claim shown"])
+        assert read_told(opened) == ["claim-1"]
+    finally:
+        opened.close()
