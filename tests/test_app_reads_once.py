@@ -26,7 +26,9 @@ def _fresh_app(project) -> Baton:
     return Baton(counting_project(project))
 
 
-def test_handoff_ready_reads_only_the_line_at_each_cursor(project):
+def test_handoff_ready_reads_only_the_line_at_each_cursor_per_lock_hold(project):
+    """Ready holds the lock twice, as validate does — to read the record (its hashing is done outside the
+    lock), then to append — and checks each cursor's line each time."""
     _history(project)
     with Baton.open(project) as app:
         handoff_id = app.capture(payload()).handoff_id
@@ -35,7 +37,7 @@ def test_handoff_ready_reads_only_the_line_at_each_cursor(project):
     cursor_lines = sum(c.line for c in app.project.runner.cursors().values())
     result = app.promote(handoff_id)
     assert result.record["status"] == "ready"
-    assert app.project.ledger.bytes_read == cursor_lines
+    assert app.project.ledger.bytes_read == 2 * cursor_lines
     app.close()
 
 
