@@ -397,7 +397,7 @@ STEADY_START_MODULES = STEADY_MODULES | {
 the kept hooks' runner, ``baton.commands.deferred``, nor a session's drafts, ``baton.commands.session_drafts``)."""
 STEADY_CLASSES: set[str] = set()
 """The attrs classes both define: none (the output screen's, the ledger's, the events', the
-baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""
+baton's and the commands' values are named tuples, ``baton.values.Value``, or plain classes)."""
 RECORD_START_CLASSES: set[str] = set()
 """The attrs classes that record a start define besides: none."""
 STEADY_READ_CLASSES = STEADY_CLASSES | RECORD_START_CLASSES
@@ -468,7 +468,7 @@ _ATTRS_MODULES = ("attr", "attrs", "cattrs", "baton.model")
 def test_a_steady_hook_path_command_imports_no_attrs(steady, command):
     """attrs' import is ~0.3x the stack's floor and each class it builds ~0.2 ms
     (docs/performance.md): every value a steady hook-path command builds is a named
-    tuple (``baton.values.value_class``) or a plain class, so none of them loads attrs."""
+    tuple (``baton.values.Value``) or a plain class, so none of them loads attrs."""
     loaded = _loaded(steady, *command)
     assert "baton.app" in loaded  # it ran through the application
     assert not [m for m in loaded if m in _ATTRS_MODULES or m.startswith(("attr.", "cattrs."))], sorted(loaded)
