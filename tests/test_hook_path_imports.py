@@ -777,14 +777,14 @@ _SECRET_PATTERNS_AT_EXIT = _PATTERNS_AT_EXIT.replace('and "/redaction/" not in w
 @pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
 def test_a_steady_session_hook_compiles_no_prechecked_secret_rule_for_ordinary_text(steady, event):
     """The brief's prose holds ``.``, ``ey`` and ``1/`` (keywords of the Discord bot token, JWT and
-    Asana token rules) and ``%``-escapes (an owner's ``@`` in a stream name): their pre-checks
+    Asana token rules), may hold ``token`` or ``secret`` (``named-secret-in-prose``'s) and ``%``-escapes (an owner's ``@`` in a stream name): their pre-checks
     (``baton.domain.redaction.rules``) and the escape view's string tests (``baton.domain.percent.escapes``)
     keep those patterns uncompiled (~0.5-1.2 M instructions each, issue 27)."""
     from baton.domain.redaction import DEFAULT_RULES
     from baton.domain.redaction.walk import _ESCAPE
 
     prechecked = {rule.regex for rule in DEFAULT_RULES if getattr(rule, "could_match", None) is not None}
-    assert len(prechecked) == 3
+    assert len(prechecked) == 4
     made = {entry.split(":", 1)[1]
             for entry in _made_by_a_steady_hook(steady, event, _SECRET_PATTERNS_AT_EXIT, "no-secret-patterns-1")}
     assert made  # the screen did compile the rules the text may match

@@ -197,6 +197,24 @@ def could_be_asana_token(text: str) -> bool:
     return False
 
 
+_NOT_IN_A_TOKEN = {code: " " for code in range(128) if not (chr(code).isalnum() or chr(code) in "+/_-")}
+"""Every ASCII character outside ``[A-Za-z0-9+/_-]``, to a blank (``str.translate``)."""
+
+
+def could_be_named_in_prose(text: str) -> bool:
+    """``named-secret-in-prose`` redacts ``[A-Za-z0-9+/_-]{16,}`` (and up to two ``=``) only when
+    upper- and lower-case letters and digits are all in it (its ``confirm``): a run of sixteen or
+    more such characters holding all three. True of every text the rule redacts from (not of every
+    text its pattern matches: a commit id or a UUID matches it and is never redacted by it)."""
+    if len(text) > PRECHECKED_LENGTH:
+        return True
+    for run in text.translate(_NOT_IN_A_TOKEN).split():
+        if len(run) >= 16 and any(c.isupper() for c in run) and any(c.islower() for c in run) \
+                and any(c.isdigit() for c in run):
+            return True
+    return False
+
+
 if TYPE_CHECKING:
     KeyTest = Callable[[tuple[str, ...]], bool]
     ValueTest = Callable[[str, Thresholds], bool]
