@@ -15,7 +15,7 @@ import orjson
 
 from baton.canonical import pretty_bytes
 from baton.errors import ConfigError, InputError, StorageError
-from baton.values import EMPTY_MAPPING, value_class
+from baton.values import EMPTY_MAPPING, Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -26,8 +26,7 @@ CONFIG_SCHEMA = 1
 _NO_EXTRA: Mapping[str, Any] = EMPTY_MAPPING
 
 
-@value_class
-class ProjectConfig:
+class ProjectConfig(Value):
     project_id: str
     fsync: str = "always"
     extra: Mapping[str, Any] = _NO_EXTRA

@@ -27,15 +27,14 @@ import orjson
 from baton.config import write_json_atomic
 from baton.domain.regexes import lazy
 from baton.errors import StorageError
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from typing import Any, Callable
 
 
-@value_class
-class GitDirs:
+class GitDirs(Value):
     """Where a repository lives, as ``git rev-parse`` would say it (a value class:
     ``collections.namedtuple`` would compile a ``__new__`` for it in every process)."""
 

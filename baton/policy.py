@@ -54,7 +54,7 @@ from baton.domain.redaction import (
 from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, StorageError, UnsafePath
 from baton.gitinfo import file_versions, locate
 from baton.project import ProjectPaths
-from baton.values import replace, value_class
+from baton.values import Value, replace
 from baton.writer_id import host_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
@@ -76,8 +76,7 @@ TRUST_FILE = "policy-trust.json"
 (``trust_location``), or in ``.baton/`` for a project outside git."""
 
 
-@value_class
-class Policy:
+class Policy(Value):
     redaction: RedactionPolicy = RedactionPolicy()
     allowed_roots: tuple[Path, ...] = ()
     """Absolute, resolved roots outside the project that paths may reach (§16)."""

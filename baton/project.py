@@ -24,20 +24,19 @@ from pathlib import Path
 
 from baton.errors import FolderGone, NotInitialized
 from baton.gitinfo import locate
-from baton.values import value_class
+from baton.values import Value
 
 BATON_DIR = ".baton"
 
 
-@value_class
-class ProjectPaths:
+class ProjectPaths(Value):
     root: Path
     worktree: Path = None  # type: ignore[assignment]  # None: ``root`` (``__new__``)
     """The current worktree's top level: where HEAD, branch, status and artifact
     paths are read. It is ``root`` except in a linked worktree of the project."""
 
     def __new__(cls, root: Path, worktree: Path | None = None) -> ProjectPaths:
-        # tuple's own: a zero-argument super() names the class value_class replaced
+        # tuple's own: a zero-argument super() names this class
         return tuple.__new__(cls, (root, root if worktree is None else worktree))  # type: ignore[type-var]
 
     @property

@@ -1,11 +1,12 @@
-"""``value_class``: an immutable value defined without attrs (a named tuple).
+"""``Value``: an immutable value defined without attrs (a named tuple).
 
 attrs' import and class building are about a quarter of a hook's process
 (``docs/performance.md``), so the values every hook path needs — the harness
 protocol's (``baton.harnesses.protocol``) and the output screen's rules,
 policy and outcome (``baton.domain.redaction``) — are named tuples: immutable,
 compared and hashed by value, changed with ``_replace``. One definition,
-used by both.
+used by both: ``class X(Value):`` (its metaclass builds the tuple's class once,
+from the class statement's namespace; ``value_class`` for a class made at run time).
 """
 
 from __future__ import annotations
@@ -75,13 +76,6 @@ def _value_repr(self: tuple) -> str:
 def _new_args(self: tuple) -> tuple:
     return tuple(self)
 
-
-_SHARED = {"__eq__": _same_value, "__ne__": _other_value, "__hash__": tuple.__hash__,
-           "__bool__": _always_true, "__slots__": (), "_make": classmethod(_make), "_replace": _replace_fields,
-           "_asdict": _as_dict, "__repr__": _value_repr, "__getnewargs__": _new_args}
-"""What every value class has: ``collections.namedtuple``'s methods, written once
-(``namedtuple`` compiles a ``__new__`` for each class: two thirds of its cost),
-and attrs' equality and truth."""
 
 _tuple_new = tuple.__new__
 _NEW_GLOBALS = {"_tuple_new": _tuple_new}
@@ -226,43 +220,70 @@ def _is_class_var(annotation: object) -> bool:
     return str(annotation).startswith(("ClassVar", "typing.ClassVar"))
 
 
+_NO_DEFAULT = object()
+
+
+class _ValueType(type):
+    """The metaclass of ``Value``: a class statement naming ``Value`` (or a value class) as a
+    base is built once, as an immutable named tuple (``_ValueType.__new__``)."""
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, object],
+                **kwargs: object) -> _ValueType:
+        """``namespace`` (annotated fields, defaults last, methods) as a named tuple's class.
+
+        Fields a value-class base defines come first, in its order; ``ClassVar``
+        annotations are class attributes, not fields. Other bases (mixins of
+        methods, with ``__slots__ = ()``) stay where the class statement names them;
+        name ``Value`` first for the tuple's methods to come before theirs.
+
+        ``typing.NamedTuple`` would do the same, but it turns each annotation into
+        a ``ForwardRef`` and compiles it (0.27 ms a class here), and
+        ``collections.namedtuple`` compiles a ``__new__`` for each class (~0.09 ms
+        with the class around it); this builds one class from its namespace, once
+        (``_new``; the methods every value has are ``Value``'s): the annotations
+        stay documentation, never evaluated.
+        """
+        inherited: dict[str, object] = {}
+        for base in reversed(bases):
+            for field in getattr(base, "_fields", ()):
+                inherited[field] = base._field_defaults.get(field, _NO_DEFAULT)  # type: ignore[attr-defined]
+        own = {field: annotation for field, annotation in namespace.get("__annotations__", {}).items()  # type: ignore[attr-defined]
+               if not _is_class_var(annotation)}
+        fields = {**inherited, **{field: namespace.get(field, _NO_DEFAULT) for field in own}}
+        defaults = [value for value in fields.values() if value is not _NO_DEFAULT]
+        body = {key: item for key, item in namespace.items() if key not in own}
+        names = tuple(fields)
+        core = {"__slots__": (), "_fields": names, "__match_args__": names, "__new__": _new(names, defaults),
+                "_field_defaults": dict(zip(names[len(names) - len(defaults):], defaults)),
+                **{field: _tuplegetter(index, None) for index, field in enumerate(names)}}
+        if "__new__" in body:  # its ``super().__new__`` is the generated one: a class of its own below
+            bases = (type.__new__(mcls, name, bases, {**core, "__module__": body.get("__module__"),
+                                                      "__qualname__": body.get("__qualname__", name)}),)
+            core = {"__slots__": ()}
+        return type.__new__(mcls, name, bases, {**core, **body})
+
+
+if TYPE_CHECKING:
+    @dataclass_transform(frozen_default=True)
+    class Value:
+        """To a type checker, the base of frozen dataclasses: typed fields, the same constructor."""
+else:
+    Value = type.__new__(_ValueType, "Value", (tuple,), {
+        "__module__": __name__, "__qualname__": "Value", "__slots__": (), "_fields": (), "_field_defaults": {},
+        "__eq__": _same_value, "__ne__": _other_value, "__hash__": tuple.__hash__, "__bool__": _always_true,
+        "_make": classmethod(_make), "_replace": _replace_fields, "_asdict": _as_dict, "__repr__": _value_repr,
+        "__getnewargs__": _new_args,
+        "__doc__": "The base of every value class (``class X(Value):``), built by ``type`` itself: what every "
+                   "value has, ``collections.namedtuple``'s methods written once and attrs' equality and truth."})
+
+
 def value_class(cls: type) -> type:  # type: ignore[no-redef]
-    """``cls`` (annotated fields, defaults last, methods) as an immutable named tuple.
-
-    Fields a value-class base defines come first, in its order; ``ClassVar``
-    annotations are class attributes, not fields. Other bases (mixins of
-    methods, with ``__slots__ = ()``) are kept after the tuple, so their
-    methods are inherited. Instances compare equal only to instances of the
-    same class, hash by value and are always true.
-
-    ``typing.NamedTuple`` would do the same, but it turns each annotation into
-    a ``ForwardRef`` and compiles it (0.27 ms a class here), and
-    ``collections.namedtuple`` compiles a ``__new__`` for each class (~0.09 ms
-    with the class around it); this builds one class in ~0.02 ms (``_new``,
-    ``_SHARED``): the annotations stay documentation, never evaluated.
-    """
-    inherited: dict[str, object] = {}
-    for base in reversed(cls.__mro__[1:]):
-        for name in getattr(base, "_fields", ()):
-            inherited[name] = base._field_defaults.get(name, _NO_DEFAULT)  # type: ignore[attr-defined]
-    own = {name: annotation for name, annotation in cls.__dict__.get("__annotations__", {}).items()
-           if not _is_class_var(annotation)}
-    fields = {**inherited, **{name: cls.__dict__.get(name, _NO_DEFAULT) for name in own}}
-    defaults = [value for value in fields.values() if value is not _NO_DEFAULT]
-    body = {key: item for key, item in cls.__dict__.items()
-            if key not in own and key not in ("__dict__", "__weakref__")}
-    bases = tuple(base for base in cls.__bases__ if base is not object)
-    if not any(issubclass(base, tuple) for base in bases):
-        bases = (tuple, *bases)
-    names = tuple(fields)
-    core = {**_SHARED, "_fields": names, "__match_args__": names, "__new__": _new(names, defaults),
-            "_field_defaults": dict(zip(names[len(names) - len(defaults):], defaults)),
-            **{name: _tuplegetter(index, None) for index, name in enumerate(names)}}
-    if "__new__" in body:  # its ``super().__new__`` is the generated one: a class of its own below
-        bases = (type(cls.__name__, bases, {**core, "__module__": body.get("__module__"),
-                                            "__qualname__": body.get("__qualname__", cls.__name__)}),)
-        core = dict(_SHARED)
-    made = type(cls.__name__, bases, {**core, **body})
+    """``cls``, a class already built, as a value class (``class cls(Value):``, built again): for a class
+    made at run time (``type(...)``). A class statement names ``Value`` as its base instead, built once."""
+    if isinstance(cls, _ValueType):  # a value class's subclass: its class statement built it
+        return cls
+    body = {key: item for key, item in cls.__dict__.items() if key not in ("__dict__", "__weakref__")}
+    made = _ValueType(cls.__name__, (Value, *(base for base in cls.__bases__ if base is not object)), body)
     for item in body.values():
         _point_class_cells(item, cls, made)
     return made
@@ -284,9 +305,6 @@ def _point_class_cells(item: object, old: type, new: type) -> None:
                 cell.cell_contents = new
         except ValueError:  # an empty cell
             continue
-
-
-_NO_DEFAULT = object()
 
 
 def replace(value: _V, **changes: object) -> _V:

@@ -131,12 +131,12 @@ def main() -> None:
                 print(f"# repetition {rep + 1}: {key} {ir / 1e6:.1f} M", file=sys.stderr, flush=True)
         if rep == -1:
             counts.clear()
-    stack, bare = statistics.median(counts["stack floor"]), statistics.median(counts["stack floor without attrs"])
+    floors = [statistics.median(counts[floor]) if floor in counts else None for floor in FLOORS]  # a floor --rows left out: no ratio
     print(f"{'':48} {'Ir (M)':>8} {'/stack':>7} {'/no-attrs':>9}   "
           f"(callgrind, medians of {repeat} after a warm-up; load {os.getloadavg()[0]:.1f})")
     for key, values in counts.items():
         ir = statistics.median(values)
-        print(f"{key:48} {ir / 1e6:8.1f} {ir / stack:7.3f} {ir / bare:9.3f}")
+        print(f"{key:48} {ir / 1e6:8.1f}", *(f"{ir / floor:7.3f}" if floor else f"{'-':>7}" for floor in floors))
 
 
 if __name__ == "__main__":

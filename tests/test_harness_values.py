@@ -1,14 +1,14 @@
-"""The harness protocol's values (``baton.harnesses.protocol.value_class``): named tuples, no attrs."""
+"""The harness protocol's values (``baton.values.Value``): named tuples, no attrs."""
 
 from __future__ import annotations
 
 import pytest
 
-from baton.harnesses.protocol import SessionMetadata, value_class
+from baton.harnesses.protocol import SessionMetadata
+from baton.values import Value
 
 
-@value_class
-class Sample:
+class Sample(Value):
     """A sample value."""
 
     name: str

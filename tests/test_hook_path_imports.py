@@ -397,7 +397,7 @@ STEADY_START_MODULES = STEADY_MODULES | {
 the kept hooks' runner, ``baton.commands.deferred``, nor a session's drafts, ``baton.commands.session_drafts``)."""
 STEADY_CLASSES: set[str] = set()
 """The attrs classes both define: none (the output screen's, the ledger's, the events', the
-baton's and the commands' values are named tuples, ``baton.values.value_class``, or plain classes)."""
+baton's and the commands' values are named tuples, ``baton.values.Value``, or plain classes)."""
 RECORD_START_CLASSES: set[str] = set()
 """The attrs classes that record a start define besides: none."""
 STEADY_READ_CLASSES = STEADY_CLASSES | RECORD_START_CLASSES
@@ -468,7 +468,7 @@ _ATTRS_MODULES = ("attr", "attrs", "cattrs", "baton.model")
 def test_a_steady_hook_path_command_imports_no_attrs(steady, command):
     """attrs' import is ~0.3x the stack's floor and each class it builds ~0.2 ms
     (docs/performance.md): every value a steady hook-path command builds is a named
-    tuple (``baton.values.value_class``) or a plain class, so none of them loads attrs."""
+    tuple (``baton.values.Value``) or a plain class, so none of them loads attrs."""
     loaded = _loaded(steady, *command)
     assert "baton.app" in loaded  # it ran through the application
     assert not [m for m in loaded if m in _ATTRS_MODULES or m.startswith(("attr.", "cattrs."))], sorted(loaded)
@@ -777,14 +777,14 @@ _SECRET_PATTERNS_AT_EXIT = _PATTERNS_AT_EXIT.replace('and "/redaction/" not in w
 @pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
 def test_a_steady_session_hook_compiles_no_prechecked_secret_rule_for_ordinary_text(steady, event):
     """The brief's prose holds ``.``, ``ey`` and ``1/`` (keywords of the Discord bot token, JWT and
-    Asana token rules) and ``%``-escapes (an owner's ``@`` in a stream name): their pre-checks
+    Asana token rules), may hold ``token`` or ``secret`` (``named-secret-in-prose``'s) and ``%``-escapes (an owner's ``@`` in a stream name): their pre-checks
     (``baton.domain.redaction.rules``) and the escape view's string tests (``baton.domain.percent.escapes``)
     keep those patterns uncompiled (~0.5-1.2 M instructions each, issue 27)."""
     from baton.domain.redaction import DEFAULT_RULES
     from baton.domain.redaction.walk import _ESCAPE
 
     prechecked = {rule.regex for rule in DEFAULT_RULES if getattr(rule, "could_match", None) is not None}
-    assert len(prechecked) == 3
+    assert len(prechecked) == 4
     made = {entry.split(":", 1)[1]
             for entry in _made_by_a_steady_hook(steady, event, _SECRET_PATTERNS_AT_EXIT, "no-secret-patterns-1")}
     assert made  # the screen did compile the rules the text may match

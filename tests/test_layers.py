@@ -41,7 +41,7 @@ def test_the_application_object_imports_no_adapter():
 def test_the_ledger_imports_nothing_above_it():
     """DESIGN.md: ``ledger/`` knows envelopes, feeds, locks, hashes and replay;
     it imports only itself and the shared leaves (errors, canonical bytes, the
-    model decorators and ``value_class``), at the top of a module or inside a function."""
+    model decorators and ``Value``), at the top of a module or inside a function."""
     allowed = ("baton.ledger", "baton.errors", "baton.canonical", "baton.model", "baton.values")
     offenders = {str(p.relative_to(BATON)): sorted(m for m in _imports(p) if m.startswith("baton")
                                                   and not any(m == a or m.startswith(a + ".") for a in allowed))

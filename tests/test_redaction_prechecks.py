@@ -13,12 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baton.domain.redaction import DEFAULT_RULES
+from baton.domain.redaction import DEFAULT_RULES, RedactionPolicy
 from baton.domain.redaction.rules import (
     PRECHECKED_LENGTH,
     could_be_asana_token,
     could_be_discord_bot_token,
     could_be_jwt,
+    could_be_named_in_prose,
 )
 
 RULES = {rule.name: rule for rule in DEFAULT_RULES}
@@ -107,3 +108,69 @@ def test_a_real_shaped_token_passes_its_precheck_and_is_redacted(name, text):
 
     assert PRECHECKED[name](text)
     assert f"[REDACTED:{name}]" in redact_text(text, RedactionPolicy())
+
+
+PROSE_PIECES = st.sampled_from(["token ", "the secret is ", "password was '", "api key ", " ", "\n", "é", "=",
+                                "Zq8Wm3Rt7Yp2Kx5Lb4Nc6Vd", "wJalrXUtnFEMI/K7MDENG/bPxRfiCY", "abcdefgh", "ABCDEFGH",
+                                "01234567", "Ab9", "+/_-", "01a25116-6d81-7713-ad79-c722908b1787", "ß", "٣", ".", "`"])
+"""``named-secret-in-prose``'s parts and near misses: its nouns and fillers, token characters of one
+class only, a UUID (hex, no upper case), another script's digit and letter, punctuation."""
+
+
+def _named_in_prose_redacts(text: str) -> bool:
+    return any(span for span in RULES["named-secret-in-prose"].spans(text, RedactionPolicy()))
+
+
+def test_named_secret_in_prose_carries_its_precheck():
+    assert RULES["named-secret-in-prose"].could_match is could_be_named_in_prose
+
+
+@given(st.lists(PROSE_PIECES, max_size=30))
+def test_named_secret_in_prose_precheck_says_no_only_to_texts_the_rule_redacts_nothing_from(pieces):
+    """Its pre-check holds the rule's value test (upper- and lower-case letters and digits in the
+    token), not only its pattern: a UUID or a commit id after ``token`` matches the pattern and is
+    never redacted by it, and is the ordinary text the check lets through uncompiled."""
+    text = "".join(pieces)
+    assert could_be_named_in_prose(text) or not _named_in_prose_redacts(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the token is Zq8Wm3Rt7Yp2Kx5Lb4Nc6Vd", "aws secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Ws2Kd9e",
+    "password was 'Zq8Wm3Rt7Yp2Kx5Lb4Nc6Vd'", "the leaked credentials Zq8Wm3Rt7Yp2Kx5Lb4Nc6Vd were rotated",
+])
+def test_named_secret_in_prose_precheck_says_yes_to_a_named_secret(text):
+    assert _named_in_prose_redacts(text) and could_be_named_in_prose(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Compare tokens in constant time (round 118): baton 01a25116-6d81-7713-ad79-c722908b1787",
+    "the secret fixed in commit 1f2e3d4c5b6a79880f1e2d3c4b5a69788f0e1d2c",
+    "password hashing moved to RedactionPolicyThresholds",
+])
+def test_named_secret_in_prose_precheck_says_no_to_ordinary_prose_and_ids(text):
+    assert not could_be_named_in_prose(text)
+
+
+def test_named_secret_in_prose_precheck_says_yes_to_a_text_too_long_to_precheck():
+    assert could_be_named_in_prose("token " + "a" * PRECHECKED_LENGTH)
+
+
+def test_screening_prose_that_names_tokens_beside_ids_compiles_no_named_secret_pattern():
+    """A brief's ``Compare tokens in constant time`` beside a baton's id and a commit id: the screen
+    leaves the text as it is without compiling the rule's pattern (3.9 M instructions, in every
+    start and ``bootstrap`` whose brief says ``token``, issue 27)."""
+    import subprocess
+    import sys
+
+    line = ("- Compare tokens in constant time (round 118), baton 01a25116-6d81-7713-ad79-c722908b1787, "
+            "head 870e0104fe13, the secret fixed in commit 1f2e3d4c5b6a79880f1e2d3c4b5a69788f0e1d2c")
+    code = (
+        "import re, sys\n"
+        "made, compile_now = [], re._compile\n"
+        "re._compile = lambda pattern, flags: made.append(pattern) or compile_now(pattern, flags)\n"
+        "from baton.domain.redaction import RedactionPolicy, redact_payload\n"
+        "from baton.domain.redaction.table import _NAMED_IN_PROSE\n"
+        f"assert redact_payload({line!r}, RedactionPolicy()).payload == {line!r}\n"
+        "print(_NAMED_IN_PROSE in made)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "False", (r.stdout, r.stderr[-2000:])

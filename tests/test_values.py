@@ -1,4 +1,4 @@
-"""``baton.values.value_class``: named tuples that behave as the attrs values they replace."""
+"""``baton.values.Value``: named tuples that behave as the attrs values they replace, each built once by its class statement."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import pytest
 
-from baton.values import replace, value_class
+from baton.values import Value, replace, value_class
 
 
 class _Greeting:
@@ -18,27 +18,23 @@ class _Greeting:
         return f"hello {self.name}"  # type: ignore[attr-defined]
 
 
-@value_class
-class _Base(_Greeting):
+class _Base(Value, _Greeting):
     KIND: ClassVar[str] = "base"
     name: str = ""
     size: int = 0
 
 
-@value_class
 class _Child(_Base):
     KIND = "child"
     note: str | None = None
 
 
-@value_class
-class _Twin:
+class _Twin(Value):
     name: str = ""
     size: int = 0
 
 
-@value_class
-class _Empty:
+class _Empty(Value):
     pass
 
 
@@ -79,8 +75,7 @@ def test_replace_gives_a_copy_with_the_changes() -> None:
     assert replace(value, note="m") == _Child(name="a", note="m") and value.note == "n"
 
 
-@value_class
-class _Tidy:
+class _Tidy(Value):
     name: str = ""
 
     def __new__(cls, name: str = "") -> "_Tidy":
@@ -94,6 +89,31 @@ class _Tidy:
 def test_a_bare_super_in_a_value_class_reaches_the_named_tuple() -> None:
     assert _Tidy("  a ").name == "a"
     assert _Tidy("b").shout == "_TIDY(NAME='B')"
+
+
+class _Counted:
+    __slots__ = ()
+    built: ClassVar[list[type]] = []
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        _Counted.built.append(cls)
+
+
+class _Once(Value, _Counted):
+    name: str = ""
+
+
+def test_a_value_class_is_built_once_by_its_class_statement() -> None:
+    """The class ``class _Once(Value, ...)`` binds is the only one built for it (a decorator
+    rebuilding it would build two, and ``__init_subclass__`` would see both)."""
+    assert _Counted.built == [_Once]
+    assert _Once("a") == _Once(name="a") and _Once._fields == ("name",) and not hasattr(_Once(), "__dict__")
+
+
+def test_a_class_made_at_run_time_becomes_a_value_class() -> None:
+    made = value_class(type("Made", (_Greeting,), {"__annotations__": {"name": "str"}, "__module__": __name__}))
+    assert made("ann").greet() == "hello ann" and isinstance(made("ann"), Value) and made("a") == made(name="a")
 
 
 def test_the_shared_empty_mapping_copies_and_pickles_as_itself() -> None:

@@ -19,7 +19,7 @@ from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, 
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 from baton.process_end import note_unread, output_gone
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@value_class
-class Noted:
+class Noted(Value):
     """A handler's result with its word about the text printed: ``note``, said
     on stderr after the text (not with ``--json``, whose answer says it in its
     own fields) — ``handoff list``: how many matches the limit left out. (A value

@@ -18,7 +18,7 @@ from baton.domain.batons import CLAIMED, BatonRecord, read_command, superseded_u
 from baton.domain.stored_resume import resume_of_stored
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start claims through here)
 if TYPE_CHECKING:
@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from baton.events.baton import BatonCreated
 
 
-@value_class
-class CreatedBaton:
+class CreatedBaton(Value):
     """A baton left (``baton_create``, ``baton_hand_on``): its record as stored, the
     pending baton it superseded, and what redaction changed in its payload."""
 

@@ -14,7 +14,7 @@ from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_n
 from baton.domain.feed_vouch import FeedVouch
 from baton.ledger.clock import rfc3339_micros
 from baton.projections.batons import unseen_sources
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -25,8 +25,7 @@ if TYPE_CHECKING:
 
 # -- the active baton (``session handoff``) --------------------------------------------
 
-@value_class
-class ActiveBatonResult:
+class ActiveBatonResult(Value):
     context: SessionContext
     record: BatonRecord | None
     freshness: str | None = None

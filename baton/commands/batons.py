@@ -45,7 +45,7 @@ from baton.ledger.clock import rfc3339_micros
 from baton.projections.batons import baton_records
 from baton.projections.handoffs import resumed_at
 from baton.projections.sessions import sessions_named
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -54,8 +54,7 @@ if TYPE_CHECKING:
 
 # -- reading ---------------------------------------------------------------------
 
-@value_class
-class Peek:
+class Peek(Value):
     """A baton as a claimer read it, with the version of its stream at that moment."""
 
     record: BatonRecord

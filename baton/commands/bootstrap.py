@@ -93,7 +93,7 @@ from baton.projections import handoffs
 from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts, unseen_sources
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 from baton.projections.sessions import session_doc
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -369,8 +369,7 @@ def _left_at_this_tip(project: "Project", runner, detached: list[BatonRecord],
     return out
 
 
-@value_class
-class BootstrapResult:
+class BootstrapResult(Value):
     context: SessionContext
     session_id: str | None
     max_bytes: int
@@ -659,8 +658,7 @@ ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: the claim, inside a write scope."""
 
 
-@value_class
-class Offer:
+class Offer(Value):
     """The waiting baton's section and the brief around it (``Start.offer``);
     ``done`` when nothing is left to claim (peeking, or it does not fit)."""
 

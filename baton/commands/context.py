@@ -56,7 +56,7 @@ from baton.process_end import DoneSoFar
 from baton.project import BATON_DIR, ProjectPaths, git_toplevel, not_a_directory, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -72,8 +72,7 @@ kept (None: nothing could be). Given to the one step (``Project.reading``,
 project."""
 
 
-@value_class
-class Limits:
+class Limits(Value):
     """How long a process waits for the ledger lock, and how much of the ledger
     a catch-up may fold: given when the project is opened (``Project.open``),
     or to one step (``Project.writing(limits)``), never changed on the opened
@@ -610,7 +609,7 @@ class Project:
             return draft
         data = dict(outcome.payload)
         data["_redacted"] = list(data.get("_redacted") or []) + records
-        return draft._replace(  # type: ignore[attr-defined]  # a named tuple's (value_class)
+        return draft._replace(  # type: ignore[attr-defined]  # a named tuple's (a value class)
             data=data, actor=actor.payload if actor else draft.actor,
             session=session.payload if session else draft.session)
 
@@ -1020,6 +1019,6 @@ def _stream_name_findings(stream: str, redactions) -> list:
     field = f"stream name (from {_STREAM_SOURCES.get(kind, 'an id, owner or branch')})"
     seen: dict[str, object] = {}
     for r in redactions:
-        seen.setdefault(r.rule, r._replace(field=field))  # a named tuple's (value_class)
+        seen.setdefault(r.rule, r._replace(field=field))  # a named tuple's (a value class)
     return list(seen.values())
 

@@ -38,7 +38,7 @@ import orjson
 from baton.domain.redaction import redact_text
 from baton.errors import BatonError, ConfigError, InputError, LedgerBusy, PolicyBlock
 from baton.project import KEPT_HOOK_SUFFIX, KEPT_PRE_COMPACT, KEPT_SESSION_END, ProjectPaths, resolve_root
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -54,8 +54,7 @@ SUFFIX = KEPT_HOOK_SUFFIX
 FAILED = ".failed"
 
 
-@value_class
-class DeferredHook:
+class DeferredHook(Value):
     """One hook kept for later (a file of ``.baton/deferred/``)."""
 
     name: str
@@ -88,8 +87,7 @@ class DeferredHook:
         return root
 
 
-@value_class
-class DeferredRun:
+class DeferredRun(Value):
     """A kept hook run by the catch-up: what it did, or why it was set aside."""
 
     hook: DeferredHook

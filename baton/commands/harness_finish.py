@@ -28,7 +28,7 @@ from baton.ledger.ids import is_uuid7, uuid7_millis
 from baton.projections import handoffs
 from baton.projections.handoffs import origin_session
 from baton.projections.sessions import open_at, session_doc
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -42,8 +42,7 @@ HandOnInScope = Callable[..., "CreatedBaton"]
 """``baton_hand_on.hand_on_in_scope``: a handoff handed on as a baton, inside a write scope."""
 
 
-@value_class
-class EndNotice:
+class EndNotice(Value):
     """What a session's end says it did not do, for the next session start."""
 
     text: str
@@ -56,8 +55,7 @@ class EndNotice:
     says what is true now (``Baton.notice_fates``)."""
 
 
-@value_class
-class SessionFinishResult:
+class SessionFinishResult(Value):
     session_id: str
     ended: bool
     """False: the session had already ended and nothing new was handed on."""

@@ -44,7 +44,7 @@ from baton.domain.unended import left_waiting, unended_for
 from baton.errors import BatonError, IndexBehind
 from baton.projections import handoffs
 from baton.projections.sessions import open_at, session_doc
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -53,8 +53,7 @@ if TYPE_CHECKING:
     from baton.commands.context import Limits, Project
 
 
-@value_class
-class SessionStartResult:
+class SessionStartResult(Value):
     session_id: str
     harness: str | None
     source: str | None
@@ -163,8 +162,7 @@ def session_line(session_id: str, harness: str | None, also: str = "", *, contin
             f"handed on to the next session when this one ends.{current}\n")
 
 
-@value_class
-class Starting:
+class Starting(Value):
     """A harness's session start, read (``start_session``): ``done`` when it
     delivers no brief (a repeated start), else ``brief``, the session-start
     brief's steps (``bootstrap.Start``), then ``delivered``."""

@@ -28,7 +28,7 @@ from pathlib import Path
 from baton import gitinfo
 from baton.domain.identifiers import name_problem
 from baton.domain.redaction import redact_strings
-from baton.values import value_class
+from baton.values import Value
 from baton.writer_id import user_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
@@ -42,8 +42,7 @@ DETACHED_BRANCH = "(detached)"
 (``git check-ref-format --branch``), so no real branch is ever given what is left there."""
 
 
-@value_class
-class SessionContext:
+class SessionContext(Value):
     owner: str
     branch: str
 

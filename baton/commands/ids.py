@@ -29,13 +29,12 @@ from baton.domain.wording import clipped, counted
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.events.names import handoff_stream
 from baton.projections import handoffs
-from baton.values import value_class
+from baton.values import Value
 
 _MAX_LISTED = 10
 
 
-@value_class
-class Candidate:
+class Candidate(Value):
     id: str
     status: str
     created_at: str
@@ -50,8 +49,7 @@ def _candidate(row: Any) -> Candidate:
     return Candidate(id=row.id, status=row.status, created_at=row.created_at, title=row.title)
 
 
-@value_class
-class Place:
+class Place(Value):
     """Where a command runs — the current branch and worktree label (what
     ``latest`` prefers) — and the project whose reader's rule says which
     handoffs ``latest`` passes over (withheld: ``feed_vouch.withheld_among``)."""

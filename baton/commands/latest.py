@@ -22,7 +22,7 @@ from baton.domain.teammate_archive import archived_latest
 from baton.errors import NotFound
 from baton.projections import handoffs
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
-from baton.values import value_class
+from baton.values import Value
 
 LATEST = "latest"
 
@@ -39,8 +39,7 @@ def _none_withheld(ids: Sequence[str]) -> Mapping[str, Any]:
     return {}
 
 
-@value_class
-class LatestChoice:
+class LatestChoice(Value):
     """What ``latest`` named, and how far it had to look."""
 
     id: str

@@ -13,7 +13,7 @@ from baton.domain.identifiers import session_id_refusal
 from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
 from baton.projections.sessions import session_doc
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -54,8 +54,7 @@ def check_objective(objective: str | None) -> str | None:
     return value
 
 
-@value_class
-class SessionObjective:
+class SessionObjective(Value):
     owner: str
     branch: str
     objective: str

@@ -30,14 +30,13 @@ from baton.domain.quality import score_quality
 from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
 from baton.policy import load_policy
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
-@value_class
-class ResumeResult:
+class ResumeResult(Value):
     handoff_id: str
     status: str
     format: str

@@ -52,7 +52,7 @@ from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.projections.batons import unseen_sources
 from baton.projections.sessions import session_doc
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -78,8 +78,7 @@ CreateInScope = Callable[..., "CreatedBaton"]
 
 # -- begin ----------------------------------------------------------------------------
 
-@value_class
-class SessionBeginResult:
+class SessionBeginResult(Value):
     session_id: str
     context: SessionContext
     harness: str | None
@@ -255,8 +254,7 @@ def begin_session(
 
 # -- end --------------------------------------------------------------------------------
 
-@value_class
-class SessionEndResult:
+class SessionEndResult(Value):
     session_id: str
     context: SessionContext
     created: CreatedBaton | None

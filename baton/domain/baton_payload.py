@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from baton.domain.batons import OPEN_QUESTIONS_FIELD, SCOPE_FIELD, STEPS_REQUIRED
 from baton.errors import InputError
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -25,8 +25,7 @@ _LIST_FIELDS = (
 )
 
 
-@value_class
-class BatonPayload:
+class BatonPayload(Value):
     """What a session hands on, after empty entries are filtered out."""
 
     next_steps: tuple[str, ...]

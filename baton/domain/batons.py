@@ -24,7 +24,7 @@ from baton.domain.freshness_states import (
 )
 from baton.domain.percent import quote, unquote
 from baton.domain.short_ids import id_key, short_id
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -246,8 +246,7 @@ def same_owner(a: str, b: str) -> bool:
     return owner_match_key(a) == owner_match_key(b)
 
 
-@value_class
-class BatonRecord:
+class BatonRecord(Value):
     """A baton as the index keeps it: the spec's HandoffRecord plus a status.
 
     ``id`` is the id of the handoff record that carries the baton's content.
@@ -1274,8 +1273,7 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-@value_class
-class FittedSection:
+class FittedSection(Value):
     text: str
     shown: int
     omitted: int
@@ -1315,8 +1313,7 @@ def _more_line(left_out: int, more_hint: str) -> str:
     return f"- … {left_out} more left out to fit the brief ({more_hint})"
 
 
-@value_class
-class AssembledBrief:
+class AssembledBrief(Value):
     text: str
     bytes: int
     handoff_included: bool

@@ -55,7 +55,7 @@ from baton.domain.quality import QualityScore, cited_ids, order_open_items
 from baton.domain.short_ids import short_id
 from baton.domain.wording import counted
 from baton.errors import InputError
-from baton.values import value_class
+from baton.values import Value
 
 PROMPT = "prompt"
 MD = "md"
@@ -82,8 +82,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / 4)
 
 
-@value_class
-class Brief:
+class Brief(Value):
     text: str
     format: str
     estimated_tokens: int

@@ -40,7 +40,7 @@ from datetime import timedelta
 
 from baton.domain.batons import CLAIMED, BatonRecord, record_only, shown_name
 from baton.domain.short_ids import parse_timestamp
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -54,8 +54,7 @@ CONTINUING_SOURCES = frozenset({"fork", "resume"})
 from an earlier conversation: told of a claim even by a session that has ended."""
 
 
-@value_class
-class ClaimedElsewhere:
+class ClaimedElsewhere(Value):
     """The newest baton of this owner and branch, claimed by another session."""
 
     handoff_id: str

@@ -55,7 +55,7 @@ from baton.domain.concurrent_edit_lines import CONFLICTS, edits_of
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.errors import HandoffInputError
 from baton.model import evolve
-from baton.values import value_class
+from baton.values import Value
 
 BODY = "body"
 """The member of a ``handoff.validated`` / ``handoff.promoted`` event's data holding the digest of the body read."""
@@ -78,8 +78,7 @@ _NOT_BODY = frozenset(("status", "updated_at", "validation", "flags", "resumed_a
                        "archived_reason", *FOLD_KEYS))
 
 
-@value_class
-class Writing:
+class Writing(Value):
     """Who wrote one event of the record, from its envelope."""
 
     event: str

@@ -33,7 +33,7 @@ import hashlib
 
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, redact_payload
-from baton.values import value_class
+from baton.values import Value
 
 PLAIN = "sha256"
 """The prefix of a hash of a file's raw bytes (no secret found in it)."""
@@ -65,8 +65,7 @@ def plain_hash(data: bytes) -> str:
     return f"{PLAIN}:{hashlib.sha256(data).hexdigest()}"
 
 
-@value_class
-class ScreenedContent:
+class ScreenedContent(Value):
     """A file's content through the secret screen."""
 
     holds_secret: bool

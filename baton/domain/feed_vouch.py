@@ -25,7 +25,7 @@ left out and counted, ``left_out_notice``), its "Latest ready handoff" pointer,
 
 from __future__ import annotations
 
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -43,8 +43,7 @@ UNCHECKED = "a feed no trusted key vouches for"
 """A feed with no verdict recorded (no signing in play, or a writer the baton's record does not name)."""
 
 
-@value_class
-class FeedVouch:
+class FeedVouch(Value):
     """A record from a feed no trusted key vouches for."""
 
     writer: str | None
@@ -146,8 +145,7 @@ COPY_MARK = "continues an unverified handoff"
 """What a command that copies an unverified handoff's content into this clone's own feed says."""
 
 
-@value_class
-class CopyVerdict:
+class CopyVerdict(Value):
     """What a command that copies handoffs' content into this clone's own feed (``fork``,
     ``handoff amend``, ``merge``, ``handoff prepare --from``, the pre-compaction draft) may do
     with them (``copy_rule``)."""

@@ -32,7 +32,7 @@ from baton.domain.freshness_states import STALE as STALE
 from baton.domain.freshness_states import UNKNOWN as UNKNOWN
 from baton.domain.freshness_states import drift_listed as drift_listed
 from baton.domain.wording import counted
-from baton.values import EMPTY_MAPPING, replace, value_class
+from baton.values import EMPTY_MAPPING, Value, replace
 
 # Kinds of artifact drift. ``modified`` and ``missing`` are classified content
 # drift; ``unclassified`` means the artifact could not be compared at all (an
@@ -71,8 +71,7 @@ def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
         raise ValueError(f"'{name}' must be in {allowed!r} (got {value!r})")
 
 
-@value_class
-class ArtifactDrift:
+class ArtifactDrift(Value):
     """One artifact whose content differs from what the handoff recorded."""
 
     path: str
@@ -96,8 +95,7 @@ class ArtifactDrift:
         }
 
 
-@value_class
-class HistoryFacts:
+class HistoryFacts(Value):
     """What the git adapter could tell of HEAD's history (a bounded walk from HEAD).
 
     ``reach`` maps a commit id (the captured head, each commit evidence ref) to
@@ -110,8 +108,7 @@ class HistoryFacts:
     branch_now: str | None = None  # None on a detached HEAD
 
 
-@value_class
-class CommitEvidence:
+class CommitEvidence(Value):
     """A commit evidence record's commit, and whether it is in HEAD's history."""
 
     id: str
@@ -126,8 +123,7 @@ class CommitEvidence:
         return {"id": self.id, "ref": self.ref, "reach": self.reach}
 
 
-@value_class
-class FreshnessReport:
+class FreshnessReport(Value):
     state: str
     evaluated: bool
     captured_head: str | None
@@ -394,8 +390,7 @@ def _algorithm(tagged_hash: str) -> str:
 
 # -- from what a command observed ---------------------------------------------------
 
-@value_class
-class ArtifactFact:
+class ArtifactFact(Value):
     """What a command observed about one artifact path, relative to the project root."""
 
     exists: bool
@@ -484,8 +479,7 @@ def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now
 # -- the record as a freshness reads it ---------------------------------------------
 
 
-@value_class
-class StoredRepository:
+class StoredRepository(Value):
     """A stored record's ``project.repository`` as a freshness reads it."""
 
     head: str | None
@@ -493,13 +487,11 @@ class StoredRepository:
     """The repository's JSON object, whose unknown members the model keeps as ``extra`` (its ``branch``)."""
 
 
-@value_class
-class StoredProject:
+class StoredProject(Value):
     repository: StoredRepository | None
 
 
-@value_class
-class StoredArtifact:
+class StoredArtifact(Value):
     path: str
     role: str
     content_hash: str | None
@@ -507,15 +499,13 @@ class StoredArtifact:
     """The artifact's JSON object (its ``content_hash_skipped``, an unknown member to the model)."""
 
 
-@value_class
-class StoredEvidence:
+class StoredEvidence(Value):
     id: str
     type: str
     ref: str | None
 
 
-@value_class
-class StoredRecord:
+class StoredRecord(Value):
     """The members of a stored handoff record that its freshness reads (``freshness_from_facts``,
     ``commit_evidence_refs``, the worktree's facts), under the record model's names."""
 

@@ -29,7 +29,7 @@ from baton.domain.batons import (
 from baton.domain.limits import SESSION_ID_MAX
 from baton.domain.percent import quote, unquote
 from baton.domain.redaction import RedactionPolicy, redact_strings, rule_label
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -47,8 +47,7 @@ FIELDS = (OWNER, BRANCH, SESSION, HARNESS, LABEL, KEY)
 AS_GIVEN = "as given"
 
 
-@value_class
-class IdentifierFinding:
+class IdentifierFinding(Value):
     """A rule matched ``field`` in ``form`` (``as given``, ``baton key``,
     ``stream name``, ``file name``, ``URL``...). Never holds the value."""
 

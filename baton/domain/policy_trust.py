@@ -46,7 +46,7 @@ from baton.domain.policy_keys import holds_trust_record, lists_command
 from baton.domain.policy_keys import signer_lines as signer_lines
 from baton.domain.regexes import lazy
 from baton.domain.writer_place import Place, check_place
-from baton.values import EMPTY_MAPPING, replace, value_class
+from baton.values import EMPTY_MAPPING, Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -95,8 +95,7 @@ SIGNERS_TRUST_STEPS = f"{SHOW_COMMAND}, then {TRUST_COMMAND}"
 """How a feed's verdict ends while the signer settings are not applied (``PolicyTrust.signers_note``)."""
 
 
-@value_class
-class Widening:
+class Widening(Value):
     """The widening settings of each policy source: ``(label, {key: value})``,
     sources in the order they are merged, only those with a widening value."""
 
@@ -305,8 +304,7 @@ _NO_SETTINGS: Any = EMPTY_MAPPING
 """A ``TrustRecord``'s settings when none are given: one shared, read-only empty mapping."""
 
 
-@value_class
-class TrustRecord:
+class TrustRecord(Value):
     """What ``baton policy trust`` recorded in this clone's ``.baton/policy-trust.json``."""
 
     digest: str
@@ -410,8 +408,7 @@ def revoked_keys(now: Sequence[str], record: TrustRecord | None, earlier: Sequen
     return tuple(key for key in before if key not in current)
 
 
-@value_class
-class PolicyTrust:
+class PolicyTrust(Value):
     """Whether the policy's widening settings apply in this clone, and why."""
 
     state: str
@@ -619,8 +616,7 @@ REQUIRED_BY_KEPT_TRUST = (f"signatures are required by the settings this clone t
 """A requirement kept while the checkout names no signers (``KEPT_SIGNERS_NOTE``)."""
 
 
-@value_class
-class SignersInForce:
+class SignersInForce(Value):
     """Which signers and requirement ``baton sync`` and ``baton verify`` apply here."""
 
     signers: tuple[str, ...] | None

@@ -15,7 +15,7 @@ from typing import Any
 
 from baton.domain.batons import open_blockers, ordered_open_items
 from baton.domain.wording import counted
-from baton.values import value_class
+from baton.values import Value
 
 RUBRIC_VERSION = 1
 
@@ -46,8 +46,7 @@ _VALID_ARTIFACT_ROLES = {"modified", "created", "read", "generated", "deleted"}
 _VALID_OUTCOMES = {"failed", "regressed", "abandoned"}
 
 
-@value_class
-class DimensionScore:
+class DimensionScore(Value):
     name: str
     score: int
     reasons: tuple[str, ...]
@@ -56,8 +55,7 @@ class DimensionScore:
         return {"score": self.score, "reasons": list(self.reasons)}
 
 
-@value_class
-class QualityScore:
+class QualityScore(Value):
     overall: float
     dimensions: tuple[DimensionScore, ...]
     rubric_version: int = RUBRIC_VERSION

@@ -27,11 +27,10 @@ from baton.domain.limits import REASON_MAX
 from baton.errors import HandoffNotYours
 from baton.events.names import HANDOFF, HANDOFF_ARCHIVED, split_stream
 from baton.ledger.envelope import Event
-from baton.values import value_class
+from baton.values import Value
 
 
-@value_class
-class ForeignArchive:
+class ForeignArchive(Value):
     """A handoff of this clone's user that another writer's archive reached here by ``baton sync``."""
 
     handoff: str

@@ -24,7 +24,7 @@ Pure: the caller stats the folder and reads ``local.json``.
 
 from __future__ import annotations
 
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (baton/values.py)
 if TYPE_CHECKING:
@@ -47,8 +47,7 @@ UNRECORDED = "unrecorded"
 KEEPS_WRITER = (SAME, MOVED, REMOUNTED, RELOCATED)
 
 
-@value_class
-class Place:
+class Place(Value):
     """Where a ``.baton/`` folder is: the root's real path, the host, the folder's device and inode."""
 
     root: str
@@ -71,8 +70,7 @@ class Place:
         return cls(root, host, dev, ino)
 
 
-@value_class
-class PlaceCheck:
+class PlaceCheck(Value):
     """What a clone found when it opened: the recorded place, this one, and the verdict."""
 
     verdict: str

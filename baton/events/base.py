@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from baton.events.names import DECODED, FAMILIES, load_family, split_stream, stream_of
 from baton.ledger.envelope import Event, EventDraft
-from baton.values import EMPTY_MAPPING, value_class
+from baton.values import EMPTY_MAPPING, Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
@@ -28,17 +28,15 @@ if TYPE_CHECKING:
     _C = TypeVar("_C")
     _T = TypeVar("_T")
 
-    # What ``value_class`` builds, spelled so that type checkers see keyword-only fields.
+    # What a value class is, spelled so that type checkers see keyword-only fields.
     @dataclass_transform(kw_only_default=True, frozen_default=True)
-    def event_class(cls: type[_C]) -> type[_C]: ...
+    class EventValue:
+        """To a type checker, the base of frozen dataclasses whose fields are keyword-only."""
 else:
-    def event_class(cls: type) -> type:
-        made = value_class(cls)
-        made.__repr__ = _event_repr  # not the named tuple's, which a subclass would inherit first
-        return made
-"""Every event class is made this way: a named tuple (``baton.values.value_class``),
+    EventValue = Value
+"""Every event class is a value class (``baton.values.Value``): a named tuple, built once,
 whose fields are the base's (``key``, ``extra``) then the class's payload
-members, with a hand-written ``__repr__``. Every command (hooks included)
+members, with a hand-written ``__repr__`` (``DomainEvent``'s, which each inherits). Every command (hooks included)
 defines the classes of the families it writes, and a replay builds one per
 event it decodes: a named tuple is cheaper to define and to build than an
 attrs class."""
@@ -56,9 +54,10 @@ its class's ``__new__`` puts a new empty list in its place, as attrs'
 ``factory=list`` did, so no two events share one."""
 
 
-@event_class
-class DomainEvent:
+class DomainEvent(EventValue):
     """One recorded fact, typed. Subclasses add their payload members as fields."""
+
+    __repr__ = _event_repr  # not the named tuple's: every event class inherits it
 
     TYPE: ClassVar[str] = ""
     SCHEMA: ClassVar[int] = 1

@@ -4,7 +4,7 @@ from the rest of the catalogue (``baton.events.base``)."""
 from __future__ import annotations
 
 from baton.events import names
-from baton.events.base import DomainEvent, event_class, register
+from baton.events.base import DomainEvent, register
 from baton.events.names import BATON
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -13,7 +13,6 @@ if TYPE_CHECKING:
 
 # -- session batons -----------------------------------------------------------------
 
-@event_class
 class BatonEvent(DomainEvent):
     """The telemetry every baton event carries (the spec's sessionId, branch,
     owner, shared, handoffId), named as the spec's ``operation``."""
@@ -31,7 +30,6 @@ class BatonEvent(DomainEvent):
 
 
 @register
-@event_class
 class BatonCreated(BatonEvent):
     TYPE = names.BATON_CREATED
     ERASABLE = ("owner", "branch", "payload")
@@ -47,7 +45,6 @@ class BatonCreated(BatonEvent):
 
 
 @register
-@event_class
 class BatonClaimed(BatonEvent):
     TYPE = names.BATON_CLAIMED
 
@@ -59,13 +56,11 @@ class BatonClaimed(BatonEvent):
 
 
 @register
-@event_class
 class BatonCancelled(BatonEvent):
     TYPE = names.BATON_CANCELLED
 
 
 @register
-@event_class
 class BatonDismissed(BatonEvent):
     TYPE = names.BATON_DISMISSED
 

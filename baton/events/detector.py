@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from baton.events import names
-from baton.events.base import DomainEvent, event_class, register
+from baton.events.base import DomainEvent, register
 from baton.events.names import DETECTOR
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 # Stream ``detector/<session id>`` (``detector/-`` when no session is named).
 
 @register
-@event_class
 class DetectorRecommended(DomainEvent):
     """A recommendation shown, or a draft prepared: the score, the inputs used
     and the reasons, so every recommendation is auditable (§9.2)."""
@@ -37,7 +36,6 @@ class DetectorRecommended(DomainEvent):
 
 
 @register
-@event_class
 class DetectorSnoozed(DomainEvent):
     TYPE = names.DETECTOR_SNOOZED
     STREAM = DETECTOR
@@ -47,7 +45,6 @@ class DetectorSnoozed(DomainEvent):
 
 
 @register
-@event_class
 class DetectorDisabled(DomainEvent):
     """No more recommendations for this session."""
 
@@ -58,7 +55,6 @@ class DetectorDisabled(DomainEvent):
 
 
 @register
-@event_class
 class DetectorEnabled(DomainEvent):
     TYPE = names.DETECTOR_ENABLED
     STREAM = DETECTOR

@@ -4,7 +4,7 @@ resumed, superseded, archived, flagged, forgotten."""
 from __future__ import annotations
 
 from baton.events import names
-from baton.events.base import CATALOGUE, EMPTY, FRESH_LIST, DomainEvent, event_class, register
+from baton.events.base import CATALOGUE, EMPTY, FRESH_LIST, DomainEvent, register
 from baton.events.names import HANDOFF
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 # -- handoffs ----------------------------------------------------------------------
 
 @register
-@event_class
 class HandoffCaptured(DomainEvent):
     """A new record (capture, prepare, a session baton's draft, an amend's child)."""
 
@@ -32,7 +31,6 @@ class HandoffCaptured(DomainEvent):
 
 
 @register
-@event_class
 class HandoffRevised(DomainEvent):
     TYPE = names.HANDOFF_REVISED
     STREAM = HANDOFF
@@ -48,7 +46,6 @@ class HandoffRevised(DomainEvent):
 
 
 @register
-@event_class
 class HandoffValidated(DomainEvent):
     TYPE = names.HANDOFF_VALIDATED
     STREAM = HANDOFF
@@ -57,7 +54,6 @@ class HandoffValidated(DomainEvent):
 
 
 @register
-@event_class
 class HandoffPromoted(DomainEvent):
     TYPE = names.HANDOFF_PROMOTED
     STREAM = HANDOFF
@@ -66,7 +62,6 @@ class HandoffPromoted(DomainEvent):
 
 
 @register
-@event_class
 class HandoffResumed(DomainEvent):
     TYPE = names.HANDOFF_RESUMED
     STREAM = HANDOFF
@@ -77,7 +72,6 @@ class HandoffResumed(DomainEvent):
 
 
 @register
-@event_class
 class HandoffSuperseded(DomainEvent):
     TYPE = names.HANDOFF_SUPERSEDED
     STREAM = HANDOFF
@@ -86,7 +80,6 @@ class HandoffSuperseded(DomainEvent):
 
 
 @register
-@event_class
 class HandoffArchived(DomainEvent):
     TYPE = names.HANDOFF_ARCHIVED
     STREAM = HANDOFF
@@ -96,7 +89,6 @@ class HandoffArchived(DomainEvent):
 
 
 @register
-@event_class
 class HandoffFlagged(DomainEvent):
     TYPE = names.HANDOFF_FLAGGED
     STREAM = HANDOFF
@@ -105,7 +97,6 @@ class HandoffFlagged(DomainEvent):
 
 
 @register
-@event_class
 class HandoffForgotten(DomainEvent):
     """``baton forget``: the payloads (``data``) of ``events`` — this handoff's
     events and those of the batons that carried it — were erased, their

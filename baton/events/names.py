@@ -1,7 +1,7 @@
 """The names of the event catalogue: stream families and event type names.
 
 The modules beside this one define one class per event type (a named
-tuple, ``baton.values.value_class``), one
+tuple, ``baton.values.Value``), one
 module per aggregate (``baton.events.catalogue`` re-exports them all); they
 are what every writer and decider uses. Reading needs only the names: the
 projections route an event by its type and stream, and a command whose

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from baton.events import names
-from baton.events.base import DomainEvent, event_class, register
+from baton.events.base import DomainEvent, register
 from baton.events.names import PROJECT
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -13,7 +13,6 @@ if TYPE_CHECKING:
 # -- project -----------------------------------------------------------------------
 
 @register
-@event_class
 class ProjectInitialized(DomainEvent):
     TYPE = names.PROJECT_INITIALIZED
     STREAM = PROJECT

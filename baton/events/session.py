@@ -5,7 +5,7 @@ apart from the rest of the catalogue (``baton.events.base``)."""
 from __future__ import annotations
 
 from baton.events import names
-from baton.events.base import DomainEvent, event_class, register
+from baton.events.base import DomainEvent, register
 from baton.events.names import OBJECTIVE, SESSION
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 # -- sessions and their objectives -------------------------------------------------------
 
 @register
-@event_class
 class SessionBegun(DomainEvent):
     TYPE = names.SESSION_BEGUN
     STREAM = SESSION
@@ -34,7 +33,6 @@ class SessionBegun(DomainEvent):
 
 
 @register
-@event_class
 class SessionEnded(DomainEvent):
     TYPE = names.SESSION_ENDED
     STREAM = SESSION
@@ -47,7 +45,6 @@ class SessionEnded(DomainEvent):
 
 
 @register
-@event_class
 class SessionResumed(DomainEvent):
     """A started session's repeated start in another harness process (a conversation resumed,
     ``claude --resume``, ``codex exec resume``): the process it runs in now, in place of the one its
@@ -62,7 +59,6 @@ class SessionResumed(DomainEvent):
 
 
 @register
-@event_class
 class ObjectiveSet(DomainEvent):
     TYPE = names.OBJECTIVE_SET
     STREAM = OBJECTIVE
@@ -75,7 +71,6 @@ class ObjectiveSet(DomainEvent):
 
 
 @register
-@event_class
 class ObjectiveCleared(DomainEvent):
     TYPE = names.OBJECTIVE_CLEARED
     STREAM = OBJECTIVE

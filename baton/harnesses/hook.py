@@ -50,8 +50,9 @@ import orjson
 
 from baton.errors import BatonError, ConfigError, FolderGone, InputError, LedgerCorrupt, NotInitialized, UnsafePath
 from baton.harnesses import adapter as adapter_named
-from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
+from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT
 from baton.process_end import exit_now
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -65,8 +66,7 @@ overrides). Below every timeout ``install-hooks`` writes, so Baton gives up — 
 leaves its notice — before the harness kills it."""
 
 
-@value_class
-class HookOutcome:
+class HookOutcome(Value):
     """What the hook prints: ``answer`` on stdout, ``problem`` (one line) on stderr."""
 
     answer: str

@@ -414,7 +414,7 @@ def _placed(specs: list[ConfigFile], base: Path,
             f"lines {harness} would run both, a second Baton process answering with nothing)") \
         if doubled else hooks_file.note
     rest = {key: value for key, value in hooks_file.merge.items() if key != "hooks"}
-    placed_hooks = hooks_file._replace(  # type: ignore[attr-defined]  # a named tuple's (value_class)
+    placed_hooks = hooks_file._replace(  # type: ignore[attr-defined]  # a named tuple's (a value class)
         merge={**rest, **({"hooks": stays} if stays else {})},
         omitted=hooks_file.omitted + tuple(("hook", harness, event) for event in moved), note=note)
     placed_personal = personal._replace(  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ harness pushes by running a command, so none has one (``None``).
 No adapter reads the transcript: ``transcript_path`` is never opened.
 
 The values here (the payload's context and metadata, an adapter's hooks and
-files) are named tuples (``baton.values.value_class``), not attrs classes: immutable, compared by
+files) are named tuples (``baton.values.Value``), not attrs classes: immutable, compared by
 value, and defined without attrs, whose import and class building are about
 half of a process that only answers a prompt. ``baton hook … UserPromptSubmit``
 with an ordinary prompt imports no attrs at all (``docs/performance.md``).
@@ -29,7 +29,7 @@ import os
 import orjson
 
 from baton.domain.shell_words import quote, split
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -59,8 +59,7 @@ compacts). The prompt hook is wired by default only where it keeps a baton
 (docs/hooks.md, "What each hook costs")."""
 
 
-@value_class
-class ProjectContext:
+class ProjectContext(Value):
     """Where the harness says the session works (its ``cwd``), if it says, and the
     project folder it names for every hook (``project_dir``: Claude Code's
     ``$CLAUDE_PROJECT_DIR``), which stays put while the session's ``cwd`` moves."""
@@ -90,8 +89,7 @@ def workspace_root(roots: object) -> str | None:
                  and os.path.isfile(os.path.join(root, ".baton", "config.json"))), named[0])
 
 
-@value_class
-class SessionMetadata:
+class SessionMetadata(Value):
     harness: str
     event: str
     """The event as the harness names it (``SessionStart``, ``PreCompress``…)."""
@@ -109,8 +107,7 @@ class SessionMetadata:
     itself is never kept: only this conclusion leaves the adapter."""
 
 
-@value_class
-class HookCommand:
+class HookCommand(Value):
     """One hook ``install-hooks`` writes: the harness's event, an optional matcher."""
 
     event: str
@@ -120,8 +117,7 @@ class HookCommand:
     sets it for this event rather than for every hook (``matcher_groups``'s ``extra``)."""
 
 
-@value_class
-class ConfigFile:
+class ConfigFile(Value):
     """A project file ``install-hooks`` merges into: JSON members, or a TOML table appended when missing."""
 
     path: str
@@ -215,8 +211,7 @@ def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
     return None
 
 
-@value_class
-class CommandHookAdapter:
+class CommandHookAdapter(Value):
     """A harness whose hooks are commands fed a JSON object on stdin (all four shipped ones).
 
     They differ in event names, the payload's field names, the answer's shape,
@@ -358,7 +353,7 @@ class CommandHookAdapter:
         omitted = tuple(("hook", self.name, hook.event) for hook in self.hooks if hook not in hooks)
         if not omitted:
             return files
-        return [spec._replace(omitted=omitted)  # type: ignore[attr-defined]  # a named tuple's (value_class)
+        return [spec._replace(omitted=omitted)  # type: ignore[attr-defined]  # a named tuple's (a value class)
                 if spec.merge and "hooks" in spec.merge else spec for spec in files]
 
 
@@ -432,8 +427,7 @@ def agents_skill() -> "ConfigFile":
     return ConfigFile(AGENTS_SKILL_FILE, text=skill_text())
 
 
-@value_class
-class SkillText:
+class SkillText(Value):
     """``baton skill``: the agent skill's text, to put where a harness reads it."""
 
     text: str

@@ -19,7 +19,7 @@ import heapq
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, FeedScan, last_line_length
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, LedgerProtocol
-from baton.values import replace, value_class
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
@@ -152,8 +152,7 @@ class ChangeStream:
                 for feed, (event, end, line) in self._last.items()}
 
 
-@value_class
-class _Read:
+class _Read(Value):
     """One feed's run in a ``ReadLog``: its lists grow in place; a new end is a new run (``replace``)."""
 
     start: Cursor

@@ -19,7 +19,7 @@ import orjson
 from baton.canonical import CANONICAL, canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
 from baton.ledger.clock import next_hlc
-from baton.values import EMPTY_MAPPING, value_class
+from baton.values import EMPTY_MAPPING, Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
@@ -39,9 +39,8 @@ _REQUIRED = {
 }
 
 
-@value_class
-class EventDraft:
-    """What a command asks the ledger to append; the ledger seals it (a named tuple: ``value_class``)."""
+class EventDraft(Value):
+    """What a command asks the ledger to append; the ledger seals it (a named tuple: ``baton.values.Value``)."""
 
     type: str
     stream: str
@@ -55,9 +54,8 @@ _NO_EXTRA: Mapping[str, Any] = EMPTY_MAPPING
 """The ``extra`` of an event built without one: shared, so read-only."""
 
 
-@value_class
-class Event:
-    """A sealed line of a feed (a named tuple: ``value_class``; built positionally
+class Event(Value):
+    """A sealed line of a feed (a named tuple: ``baton.values.Value``; built positionally
     on the read and append paths, in field order)."""
 
     v: int

@@ -28,16 +28,15 @@ from baton.canonical import canonical_bytes, sha256_tag
 from baton.errors import EnvelopeError, LedgerCorrupt
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import KNOWN_FIELDS, Event
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Iterator
 
 
-@value_class
-class FeedHead:
-    """How far a reader has got in one feed (a named tuple: ``value_class``)."""
+class FeedHead(Value):
+    """How far a reader has got in one feed (a named tuple: ``baton.values.Value``)."""
 
     offset: int = 0
     seq: int = 0
@@ -52,8 +51,7 @@ class FeedHead:
         return cls(offset=raw["offset"], seq=raw["seq"], hash=raw.get("hash"), hlc=raw.get("hlc", 0))
 
 
-@value_class
-class FeedProblem:
+class FeedProblem(Value):
     feed: str
     offset: int
     seq: int | None
@@ -64,8 +62,7 @@ class FeedProblem:
         return {"feed": self.feed, "offset": self.offset, "seq": self.seq, "kind": self.kind, "message": self.message}
 
 
-@value_class
-class TornTail:
+class TornTail(Value):
     offset: int
     length: int
     reason: str
@@ -74,9 +71,8 @@ class TornTail:
         return {"offset": self.offset, "length": self.length, "reason": self.reason}
 
 
-@value_class
-class FeedScan:
-    """What one read of a feed found (a named tuple: ``value_class``; ``scan_bytes``
+class FeedScan(Value):
+    """What one read of a feed found (a named tuple: ``baton.values.Value``; ``scan_bytes``
     fills its lists while it reads, then makes the scan it returns)."""
 
     feed: str

@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager
 from baton.errors import StorageError
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
@@ -36,9 +36,8 @@ else:
     Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
 
-@value_class
-class Cursor:
-    """How far a reader has got in one feed, and how to check it still holds (a named tuple: ``value_class``)."""
+class Cursor(Value):
+    """How far a reader has got in one feed, and how to check it still holds (a named tuple: ``baton.values.Value``)."""
 
     head: FeedHead = FeedHead()
     ident: int | None = None
@@ -57,17 +56,15 @@ class Cursor:
         return (a.offset, a.seq, a.hash) == (b.offset, b.seq, b.hash)
 
 
-@value_class
-class FeedInfo:
+class FeedInfo(Value):
     """A feed's size in bytes and its identity (inode; None in memory)."""
 
     size: int
     ident: int | None
 
 
-@value_class
-class Changes:
-    """What the feeds gained after some cursors (a named tuple: ``value_class``).
+class Changes(Value):
+    """What the feeds gained after some cursors (a named tuple: ``baton.values.Value``).
 
     ``scans`` holds, per feed that gained events, only those events (with
     their line ends); ``cursors`` the new cursor of each of those feeds;
@@ -96,8 +93,7 @@ class FeedRewritten(StorageError):
         self.feed = feed
 
 
-@value_class
-class Seed:
+class Seed(Value):
     """What an index that folded the ledger up to ``cursors`` knows.
 
     ``stream_version(stream)`` is the version of ``stream`` among the folded

@@ -36,7 +36,7 @@ from baton.errors import BatonError
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
@@ -190,8 +190,7 @@ def summary_text(doc: Doc) -> str:
 
 # -- typed queries over the rows ------------------------------------------------------
 
-@value_class
-class HandoffSummary:
+class HandoffSummary(Value):
     """One record as its row holds it: what lists and id lookups show."""
 
     id: str

@@ -62,7 +62,7 @@ from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProt
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.process_end import keep_until_exit
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -107,8 +107,7 @@ def index_path_too_long(baton_dir: Path, databases: tuple[str, ...] = ("index.sq
             f"{SQLITE_MAX_PATHNAME - 1} bytes, and .baton/{name} would take {longest - 1}")
 
 
-@value_class
-class CatchUp:
+class CatchUp(Value):
     events: int
     rebuilt: bool
     reason: str | None = None

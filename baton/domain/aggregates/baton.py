@@ -53,7 +53,7 @@ from baton.errors import (
 from baton.events.base import DomainEvent, decode, derived
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
-from baton.values import replace, value_class  # a BatonRecord, the key's state and the commands are value classes
+from baton.values import Value, replace  # a BatonRecord, the key's state and the commands are value classes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start claims through here)
 if TYPE_CHECKING:
@@ -66,8 +66,7 @@ _SUMMARY_FIELDS = ("id", "status", "createdAt", "sessionId", "claimedAt", "claim
                    "endedAt")
 
 
-@value_class
-class BatonKey:
+class BatonKey(Value):
     key: str
     version: int = 0
     current: BatonRecord | None = None
@@ -108,8 +107,7 @@ class BatonKey:
 
 # -- commands ------------------------------------------------------------------------
 
-@value_class
-class CreateBaton:
+class CreateBaton(Value):
     record: BatonRecord
     session: str | None = None
     harness: str | None = None
@@ -117,15 +115,13 @@ class CreateBaton:
     """Why a baton is handed on again (``BatonCreated.reason``)."""
 
 
-@value_class
-class ClaimBaton:
+class ClaimBaton(Value):
     handoff_id: str
     session: str
     claimed_at: str
 
 
-@value_class
-class CancelBaton:
+class CancelBaton(Value):
     session: str | None = None
     by: str | None = None
     """Who cancels it (this clone's git identity); None: not checked (a caller that already knows)."""
@@ -133,8 +129,7 @@ class CancelBaton:
     """Cancel it even when it is neither ``by``'s nor left by ``by`` (the user's explicit choice)."""
 
 
-@value_class
-class DismissBaton:
+class DismissBaton(Value):
     handoff_id: str
     session: str | None = None
     via: str = "cli"
@@ -308,8 +303,7 @@ def _require_pending(current: BatonRecord, verb: str, *, claimed_note: str = "")
 
 # -- evolve --------------------------------------------------------------------------
 
-@value_class
-class Folded:
+class Folded(Value):
     """One event folded into a key's state."""
 
     state: BatonKey

@@ -42,7 +42,7 @@ from baton.domain.batons import context_key
 from baton.events.base import DomainEvent, decode
 from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded, SessionResumed
 from baton.ledger.envelope import Event
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
@@ -55,8 +55,7 @@ def _text(value: Any) -> str | None:
 
 # -- sessions ----------------------------------------------------------------------
 
-@value_class
-class BeginSession:
+class BeginSession(Value):
     session: str
     owner: str
     branch: str
@@ -66,8 +65,7 @@ class BeginSession:
     harness_process: dict[str, Any] | None = None
 
 
-@value_class
-class EndSession:
+class EndSession(Value):
     session: str
     owner: str
     branch: str
@@ -75,8 +73,7 @@ class EndSession:
     left_baton: str | None = None
 
 
-@value_class
-class ResumeSession:
+class ResumeSession(Value):
     """A started session's repeated start, in the harness process ``harness_process``."""
 
     session: str
@@ -157,16 +154,14 @@ def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> d
 
 # -- objectives ----------------------------------------------------------------------
 
-@value_class
-class SetObjective:
+class SetObjective(Value):
     owner: str
     branch: str
     objective: str
     session: str | None = None
 
 
-@value_class
-class ClearObjective:
+class ClearObjective(Value):
     owner: str
     branch: str
     session: str | None

@@ -13,7 +13,7 @@ from baton.domain.redaction.rules import ACTIONS, REDACT, RULE_NAME_PATTERN, Pat
 from baton.domain.redaction.table import DEFAULT_RULE_NAMES, DEFAULT_RULES
 from baton.domain.regexes import compiled
 from baton.errors import PolicyConfigError
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:
@@ -35,10 +35,9 @@ DEFAULT_PATH_FIELDS = frozenset(
 with ``"type": "file"`` also makes its ``ref`` path-like."""
 
 
-@value_class
-class RedactionPolicy:
+class RedactionPolicy(Value):
     """Which rules run and the two numbers a value test reads: a named tuple
-    (``value_class``), compared and hashed by value, changed with ``_replace``."""
+    (``baton.values.Value``), compared and hashed by value, changed with ``_replace``."""
 
     rules: tuple[Rule, ...] = DEFAULT_RULES
     entropy_threshold: float = DEFAULT_ENTROPY_THRESHOLD
@@ -209,7 +208,7 @@ def build_redaction_policy(
         if index is None:
             problems.append(f"actions names unknown rule {rule_name!r}")
             continue
-        rules[index] = rules[index]._replace(action=action)  # type: ignore[union-attr]  # a named tuple's (value_class)
+        rules[index] = rules[index]._replace(action=action)  # type: ignore[union-attr]  # a named tuple's (a value class)
     if isinstance(entropy_threshold, bool) or not isinstance(entropy_threshold, (int, float)) \
             or not 0 <= entropy_threshold <= 16:
         problems.append(f"entropy_threshold must be a number of bits per character from 0 to 16, not {entropy_threshold!r}")

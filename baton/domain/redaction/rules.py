@@ -10,7 +10,7 @@ taken for a secret, the keyword prefilter, and applying one rule to a text.
 - :class:`PathRule`: file-name globs applied to path-like fields only.
 
 Patterns are compiled on first use (``baton.domain.regexes``), not at import.
-The rules are named tuples (``baton.values.value_class``), not attrs
+The rules are named tuples (``baton.values.Value``), not attrs
 classes: the output screen every answer passes loads neither attrs nor
 ``typing`` (``docs/performance.md``). A rule's tests (``confirm``,
 ``key_test``, ``value_test``) are module-level functions built once with the
@@ -28,7 +28,7 @@ from collections import Counter
 
 from baton.domain.redaction.secret_rules import DOCUMENTED_EXAMPLES, PLACEHOLDER_MARKS, PLACEHOLDER_WORDS
 from baton.domain.regexes import compiled, lazy
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:
@@ -79,8 +79,7 @@ class Thresholds(Protocol):
     def min_secret_length(self) -> int: ...
 
 
-@value_class
-class PatternRule:
+class PatternRule(Value):
     """A regular expression over any string value (and dict key).
 
     ``keywords`` (lower case) is the prefilter: a string that contains none
@@ -195,6 +194,24 @@ def could_be_asana_token(text: str) -> bool:
         if text[slash - 1] in "12" and len(digits) == 13 and digits.isdecimal():
             return True
         slash = text.find("/", slash + 1)
+    return False
+
+
+_NOT_IN_A_TOKEN = {code: " " for code in range(128) if not (chr(code).isalnum() or chr(code) in "+/_-")}
+"""Every ASCII character outside ``[A-Za-z0-9+/_-]``, to a blank (``str.translate``)."""
+
+
+def could_be_named_in_prose(text: str) -> bool:
+    """``named-secret-in-prose`` redacts ``[A-Za-z0-9+/_-]{16,}`` (and up to two ``=``) only when
+    upper- and lower-case letters and digits are all in it (its ``confirm``): a run of sixteen or
+    more such characters holding all three. True of every text the rule redacts from (not of every
+    text its pattern matches: a commit id or a UUID matches it and is never redacted by it)."""
+    if len(text) > PRECHECKED_LENGTH:
+        return True
+    for run in text.translate(_NOT_IN_A_TOKEN).split():
+        if len(run) >= 16 and any(c.isupper() for c in run) and any(c.islower() for c in run) \
+                and any(c.isdigit() for c in run):
+            return True
     return False
 
 
@@ -359,8 +376,7 @@ def _could_assign_regex(last_words: tuple[str, ...]) -> str:
 
 
 
-@value_class
-class AssignmentRule:
+class AssignmentRule(Value):
     """``name = value`` text and ``{"name": "value"}`` pairs whose name says
     "secret" and whose value looks like one. Only the value is replaced."""
 
@@ -416,8 +432,7 @@ class AssignmentRule:
         return True
 
 
-@value_class
-class PathRule:
+class PathRule(Value):
     """File-name globs for path-like fields. A glob without ``/`` is matched
     against the last component; with ``/``, against the path's tail.
     Matching ignores case (``ID_RSA`` on a case-insensitive disk is ``id_rsa``)."""

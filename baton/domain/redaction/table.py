@@ -21,6 +21,7 @@ from baton.domain.redaction.rules import (
     could_be_asana_token,
     could_be_discord_bot_token,
     could_be_jwt,
+    could_be_named_in_prose,
     high_entropy_value,
     is_placeholder,
     names_an_example,
@@ -536,7 +537,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # Last of the text rules: a value another rule knows (a token's prefix, an assignment) is
     # redacted under that rule's name.
     _pattern("named-secret-in-prose", "a token-like value right after a word naming a secret",
-             _NAMED_IN_PROSE, keywords=_PROSE_KEYWORDS, confirm=_named_in_prose_value, min_entropy=3.5),
+             _NAMED_IN_PROSE, keywords=_PROSE_KEYWORDS, confirm=_named_in_prose_value, min_entropy=3.5,
+             could_match=could_be_named_in_prose),
     PathRule("dotenv-file", "reference to a .env file",
              globs=(".env", ".env.*", "*.env", ".envrc"),
              exempt=(".env.example", ".env.sample", ".env.template", ".env.dist", "*.env.example")),

@@ -29,15 +29,14 @@ from baton.domain.redaction.rules import (
     replacement_for,
 )
 from baton.domain.regexes import compiled, lazy
-from baton.values import value_class
+from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:
     from typing import Any
 
 
-@value_class
-class Redaction:
+class Redaction(Value):
     """One field changed by one rule. Never holds the removed value."""
 
     field: str
@@ -49,8 +48,7 @@ class Redaction:
         return {"field": self.field, "rule": self.rule, "reason": self.reason, "replacement": self.replacement}
 
 
-@value_class
-class RedactionOutcome:
+class RedactionOutcome(Value):
     """The cleaned payload and what was done to it.
 
     ``blocked`` lists matches of rules whose action is "block": their values
