@@ -481,9 +481,11 @@ class Baton:
         if isinstance(handoff, dict):
             self._identifiers(owner=handoff.get("owner"), branch=handoff.get("branch"))
         options: dict[str, Any] = {"harness": harness, "owner": owner, "branch": branch, "shared": shared}
-        if owner is None and branch is None and shared is None and sessions.as_payload(handoff, None, None, None, allow_empty=True) is None:
-            # No baton of its own: the session's ready handoff is handed on, as its end hook does.
-            finished = self.finish_harness_session(session_id, harness=harness)
+        if not sessions.leaves_own_baton(handoff):
+            # No baton of its own: the session's ready handoff is handed on, as its end hook does, in the
+            # scope given (the owner, branch and sharing scope the baton, never decide whether it is handed on).
+            finished = self.finish_harness_session(session_id, harness=harness, owner=owner, branch=branch,
+                                                   shared=bool(shared))
             if finished.end is not None:
                 return replace(finished.end, told=finished.notices, handed_on=finished.baton is not None)
         from baton.commands import harness_finish
@@ -606,8 +608,11 @@ class Baton:
 
     def finish_harness_session(self, session_id: str | None, *, harness: str | None = None,
                                reason: str | None = None, event: str | None = None,
-                               unprompted: bool = False) -> SessionFinishResult:
+                               unprompted: bool = False, owner: str | None = None, branch: str | None = None,
+                               shared: bool = False) -> SessionFinishResult:
         """A harness ended a session: end it, handing on the ready handoff it wrote.
+        ``owner``, ``branch``, ``shared``: the scope of that baton (``session end --shared``), when given;
+        else the session's owner on the branch the handoff was captured on.
         ``unprompted``: the session's start claimed a baton and no request was made since
         (``baton.harnesses.hook_project.leave_mark``): that baton is handed on again (``harness_finish``).
 
@@ -621,13 +626,15 @@ class Baton:
         with self._kept_if_held_up(KEPT_SESSION_END, event, session_id, harness=harness,
                                    reason=reason) as deferral:
             finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
-                                                     deferral=deferral, unprompted=unprompted)
+                                                     deferral=deferral, unprompted=unprompted, owner=owner,
+                                                     branch=branch, shared=shared)
             if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
                 from baton.commands import baton_hand_on
 
                 finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
                                                          hand_on_in_scope=baton_hand_on.hand_on_in_scope,
-                                                         deferral=deferral, unprompted=unprompted)
+                                                         deferral=deferral, unprompted=unprompted, owner=owner,
+                                                         branch=branch, shared=shared)
         assert finished is not None
         return finished
 

@@ -379,7 +379,9 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
     records.add_argument("--failed-attempt", metavar="JSON|TEXT", nargs="+", action="extend",
                          help='{"approach", "outcome", "reason", "evidence_ids"} or the approach (outcome failed)')
     records.add_argument("--open-item", metavar="JSON|TEXT", nargs="+", action="extend",
-                         help='{"description", "priority", "suggested_action", "acceptance_check"} or the description')
+                         help='{"description", "priority", "suggested_action", "acceptance_check"} or the description; '
+                              'validation needs one item with suggested_action and acceptance_check (JSON), '
+                              'or the work completed')
     records.add_argument("--risk", metavar="JSON|TEXT", nargs="+", action="extend",
                          help='{"description", "severity", "mitigation"} or the description')
     origin = p.add_argument_group("origin")

@@ -218,6 +218,8 @@ class ContentOptions:
     base: str = ""
     """Where the command runs, relative to the worktree's top (:func:`cwd_in_worktree`):
     the directory the paths in ``scope``, ``artifacts`` and a ``file`` evidence's ref are taken from."""
+    root: str | None = None
+    """The worktree's top: where an ``--artifact PATH:ROLE``'s parts are looked for (``_artifact_item``)."""
 
     def to_changes(self) -> dict[str, Any]:
         """The flags as a partial payload (only what was given).
@@ -251,7 +253,7 @@ class ContentOptions:
         if self.decisions:
             out["decisions"] = [_json_item("--decision", t, as_text="decision") for t in self.decisions]
         if self.artifacts:
-            out["artifacts"] = [_artifact_item(t, self.base) for t in self.artifacts]
+            out["artifacts"] = [_artifact_item(t, self.base, self.root) for t in self.artifacts]
         if self.evidence:
             out["evidence"] = [_typed_ref(self.base, _json_item("--evidence", t, as_text=None))
                                for t in self.evidence]
@@ -274,12 +276,20 @@ class ContentOptions:
 _ROLES = ("modified", "created", "read", "generated", "deleted")
 
 
-def _artifact_item(text: str, base: str = "") -> dict[str, Any]:
+_ROLE_LIKE = re.compile(r"[\w-]+")
+"""A word after a path's last colon that reads as a role (``raed``, ``weird-role``, ``42``), not a name's tail."""
+
+
+def _artifact_item(text: str, base: str = "", root: str | None = None) -> dict[str, Any]:
     """``PATH`` (role modified) or ``PATH:ROLE``, or a JSON object; the path
-    taken from ``base`` (:func:`typed_from`). A word after the last colon
-    that is no role (``src/a.py:raed``) is refused rather than taken as part
-    of the path, where it would name a file that does not exist; a file whose
-    name really ends so is given as JSON."""
+    taken from ``base`` (:func:`typed_from`). After the last colon, a word that
+    is no role is refused — rather than taken as part of the path, where it
+    would name a file that does not exist — when the part before it names a
+    file (``a.txt:weird-role``) or the word reads as a role (``src/a.py:raed``,
+    ``a.py:42``), unless the whole text names a file (one whose name really has
+    that colon). The files are looked for under ``root`` (the worktree's top),
+    else the current directory; a file so named that does not exist is given
+    as JSON."""
     if text.strip().startswith("{"):
         item = _json_item("--artifact", text, as_text=None)
         if isinstance(item.get("path"), str):
@@ -288,11 +298,20 @@ def _artifact_item(text: str, base: str = "") -> dict[str, Any]:
     path, sep, role = text.rpartition(":")
     if sep and path and role.lower() in _ROLES:
         return {"path": typed_from(base, path), "role": role.lower()}
-    if sep and path and role.isascii() and role.isalpha():
-        raise InputError(f"--artifact {text!r}: {role!r} is not a role ({', '.join(_ROLES)}); for a file whose "
-                         f"name ends in ':{role}', write --artifact '{{\"path\": \"{text}\", \"role\": \"modified\"}}'",
-                         details={"artifact": text, "roles": list(_ROLES)})
+    if sep and path and not _names_a_file(root, typed_from(base, text)) \
+            and (_ROLE_LIKE.fullmatch(role) or _names_a_file(root, typed_from(base, path))):
+        raise InputError(f"--artifact {text!r}: {role!r} is not a role (the roles: {', '.join(_ROLES)}); for a "
+                         f"file whose name ends in ':{role}', write --artifact '{{\"path\": \"{text}\", \"role\": "
+                         f"\"modified\"}}'", details={"artifact": text, "roles": list(_ROLES)})
     return {"path": typed_from(base, text), "role": "modified"}
+
+
+def _names_a_file(root: str | None, path: str) -> bool:
+    """Whether ``path`` (relative to ``root``, else the current directory) names a file or folder."""
+    try:
+        return os.path.lexists(os.path.join(root, path) if root else path)
+    except (OSError, ValueError):  # a name the system cannot take (a NUL byte): no such file
+        return False
 
 
 def capture_payload(content: "ContentOptions", *, input_source: str | None = None, prompter: Prompter | None = None,

@@ -23,6 +23,7 @@ from baton.errors import (
 from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons, local_metrics, scope_handoff_as_baton
 from tests.batons_support import ALICE, BOB, active, capture_handoff, events, leave, start
 from tests.fold_support import assert_batch_folds_like_one_by_one
+from tests.test_batons_scope import make_ready
 
 
 def test_handoff_created_carries_session_branch_owner_shared_and_handoff_id(project):
@@ -345,7 +346,9 @@ def test_a_shared_baton_is_left_while_a_key_holds_another_branchs_pending_baton(
 def test_handing_on_a_handoff_to_a_branch_whose_key_holds_another_branchs_baton_is_refused(project):
     underscore = leave(project, "s1", branch="feature_x")
     rich = capture_handoff(project, {"work": {"title": "t", "objective": "o"},
-                                     "open_items": [{"description": "Add the fixture", "priority": "high"}]})
+                                     "open_items": [{"description": "Add the fixture", "priority": "high",
+                                                     "suggested_action": "Write it", "acceptance_check": "It runs"}]})
+    make_ready(project, rich)
     with pytest.raises(BatonKeyHeld):
         scope_handoff_as_baton(project, rich, owner=ALICE, branch="feature/x")
     assert active(project, branch="feature_x").id == underscore.id

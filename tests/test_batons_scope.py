@@ -41,8 +41,15 @@ def make_ready(project, handoff_id):
     assert handoff_status(project, handoff_id) == "ready", report.render()
 
 
+def ready(project, payload=RICH) -> str:
+    """A ready handoff: only a handoff its receiver can resume is handed on."""
+    handoff_id = capture(project, payload)
+    make_ready(project, handoff_id)
+    return handoff_id
+
+
 def test_a_rich_handoff_scoped_to_owner_and_branch_is_delivered_at_session_start(project):
-    handoff_id = capture(project)
+    handoff_id = ready(project)
     created = scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main").created.record
     assert created.id == handoff_id
     assert created.next_steps == ("[high] Add the duplicate-callback fixture — Create it and run the auth suite",)
@@ -53,24 +60,22 @@ def test_a_rich_handoff_scoped_to_owner_and_branch_is_delivered_at_session_start
 
 
 def test_a_rich_handoff_can_be_shared(project):
-    handoff_id = capture(project)
+    handoff_id = ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main", shared=True)
     assert active(project, owner=BOB, branch="dev").id == handoff_id
 
 
 def test_claiming_a_ready_handoff_marks_it_resumed(project):
-    handoff_id = capture(project)
-    make_ready(project, handoff_id)
+    handoff_id = ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     start(project, session="s2")
     assert handoff_status(project, handoff_id) == "resumed"
 
 
 def test_a_newer_baton_supersedes_the_baton_but_not_the_ready_handoff_record(project):
-    first = capture(project)
-    make_ready(project, first)
+    first = ready(project)
     scope_handoff_as_baton(project, first, owner=ALICE, branch="main")
-    second = capture(project)
+    second = ready(project)
     scope_handoff_as_baton(project, second, owner=ALICE, branch="main")
     assert handoff_status(project, first) == "ready"
     assert active(project).id == second
@@ -85,7 +90,7 @@ def test_a_session_end_baton_stays_a_draft_when_claimed(project):
 
 
 def test_a_handoff_without_open_items_cannot_be_a_baton(project):
-    handoff_id = capture(project, {"work": {"title": "t", "objective": "o"}})
+    handoff_id = ready(project, {"work": {"title": "t", "objective": "o", "state": "completed"}})
     with pytest.raises(InputError, match="nextSteps must contain at least one non-empty step"):
         scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
 
@@ -96,7 +101,7 @@ def test_scoping_an_unknown_handoff_exits_4(project):
 
 
 def test_a_handoff_cannot_be_pending_twice(project):
-    handoff_id = capture(project)
+    handoff_id = ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     with pytest.raises(Conflict):
         scope_handoff_as_baton(project, handoff_id, owner=BOB, branch="dev")
@@ -105,8 +110,7 @@ def test_a_handoff_cannot_be_pending_twice(project):
 def test_dismissing_a_handoff_handed_on_several_times_dismisses_its_pending_baton(project):
     from tests.app_support import cancel_baton, dismiss_baton, end_session, list_pending_batons
 
-    handoff_id = capture(project)
-    make_ready(project, handoff_id)
+    handoff_id = ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main", shared=True)
     end_session(project, "x", {"nextSteps": ["a"], "shared": True})  # supersedes the shared one
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
@@ -118,8 +122,7 @@ def test_dismissing_a_handoff_handed_on_several_times_dismisses_its_pending_bato
 
 
 def test_handing_on_accepts_latest_like_every_id_argument(project):
-    handoff_id = capture(project)
-    make_ready(project, handoff_id)
+    handoff_id = ready(project)
     assert scope_handoff_as_baton(project, "latest", owner=ALICE, branch="main").created.record.id == handoff_id
 
 
@@ -134,7 +137,7 @@ def test_a_capture_cannot_pose_as_a_session_baton(project):
 
 
 def test_a_rich_handoff_delivered_as_a_baton_brings_its_objective_and_current_state(project):
-    handoff_id = capture(project)
+    handoff_id = ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     brief = start(project, session="s2").brief.text
     assert "**Objective:** Reject replayed callbacks" in brief
@@ -145,7 +148,7 @@ def test_a_rich_handoff_delivered_as_a_baton_brings_its_objective_and_current_st
 def test_the_active_baton_view_shows_the_carried_objective_too(project):
     from tests.app_support import show_active_baton
 
-    handoff_id = capture(project)
+    handoff_id = ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     shown = show_active_baton(project, owner=ALICE, branch="main")
     assert "**Objective:** Reject replayed callbacks" in shown.render()
@@ -155,7 +158,7 @@ def test_the_active_baton_view_shows_the_carried_objective_too(project):
 def test_a_session_begin_that_claims_a_rich_handoff_shows_its_objective(project):
     from tests.app_support import begin_session
 
-    handoff_id = capture(project)
+    handoff_id = ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     begun = begin_session(project, session_id="s3", owner=ALICE, branch="main")
     assert begun.record.id == handoff_id
@@ -164,7 +167,7 @@ def test_a_session_begin_that_claims_a_rich_handoff_shows_its_objective(project)
 
 def test_a_small_budget_delivers_the_baton_without_its_handoffs_summary_rather_than_not_at_all(project):
     long_text = "word " * 78
-    handoff_id = capture(project, {**RICH, "work": {"title": "OAuth", "objective": long_text},
+    handoff_id = ready(project, {**RICH, "work": {"title": "OAuth", "objective": long_text},
                                    "summary": {"current_state": long_text}})
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     got = start(project, session="s2", max_bytes=1024)

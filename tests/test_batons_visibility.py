@@ -27,6 +27,15 @@ def capture(project, payload) -> str:
     return handoff_id
 
 
+def _ready(project) -> str:
+    """The rich handoff made ready: only a handoff its receiver can resume is handed on."""
+    from tests.app_support import promote_handoff
+
+    handoff_id = capture(project, RICH)
+    promote_handoff(project, handoff_id, accept_warnings="test fixture")
+    return handoff_id
+
+
 RICH = {
     "work": {"title": "OAuth callback", "objective": "Reject replayed callbacks"},
     "open_items": [{"description": "Add the duplicate-callback fixture", "suggested_action": "Write it",
@@ -87,7 +96,7 @@ def test_an_ordinary_handoffs_traps_and_decisions_reach_every_owner_and_branch(p
 
 
 def test_a_rich_handoff_scoped_privately_keeps_its_traps_and_decisions_from_other_owners(project):
-    handoff_id = capture(project, RICH)
+    handoff_id = _ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     result = start(project, owner=BOB, branch="main", session="s1")
     assert "Library X" not in result.brief.text
@@ -95,7 +104,7 @@ def test_a_rich_handoff_scoped_privately_keeps_its_traps_and_decisions_from_othe
 
 
 def test_a_rich_handoff_scoped_as_a_shared_baton_still_reaches_every_brief(project):
-    handoff_id = capture(project, RICH)
+    handoff_id = _ready(project)
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main", shared=True)
     start(project, owner=ALICE, branch="main", session="s1")  # claims it
     result = start(project, owner=BOB, branch="dev", session="s2")

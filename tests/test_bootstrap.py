@@ -248,7 +248,8 @@ def git_project(tmp_path):
 RICH = {
     "work": {"title": "OAuth callback", "objective": "Reject replayed callbacks"},
     "summary": {"current_state": "Helper written; fixture missing."},
-    "open_items": [{"description": "Add the duplicate-callback fixture"}],
+    "open_items": [{"description": "Add the duplicate-callback fixture", "suggested_action": "Write it",
+                    "acceptance_check": "A replayed callback is rejected"}],
 }
 
 
@@ -263,6 +264,9 @@ def _capture_and_scope(root) -> str:
             handoff_id = capture_in_scope(scope, RICH).handoff_id
     finally:
         opened.close()
+    from tests.test_batons_scope import make_ready
+
+    make_ready(root, handoff_id)  # only a handoff its receiver can resume is handed on
     scope_handoff_as_baton(root, handoff_id, owner=ALICE, branch="main")
     return handoff_id
 

@@ -33,7 +33,7 @@ def test_a_draft_is_never_named_as_the_latest_ready_handoff(project):
 
 def test_a_delivered_baton_takes_the_place_of_the_pointer(project):
     _ready(project)
-    other = capture(project)
+    other = _ready(project)
     scope_handoff_as_baton(project, other, owner=ALICE, branch="main")
     got = start(project, session="s1")
     assert got.record.id == other and LATEST_HEADING not in got.brief.text

@@ -329,9 +329,13 @@ def _sibling_took_it(capsys, project) -> str:
 
 
 def _a_handoff(capsys, project) -> str:
-    """A handoff with an open item (any live one can be handed on)."""
-    return run_json(capsys, project, "checkpoint", "create", "--title", "Parser", "--objective", "Parse",
-                    "--open-item", "Wire the parser", "--session", "fork-2")["id"]
+    """A ready handoff with an open item (only a handoff its receiver can resume is handed on)."""
+    item = '{"description": "Wire the parser", "suggested_action": "Edit it", "acceptance_check": "It parses"}'
+    handoff_id = run_json(capsys, project, "checkpoint", "create", "--title", "Parser", "--objective", "Parse",
+                          "--open-item", item, "--session", "fork-2")["id"]
+    run_json(capsys, project, "handoff", "validate", handoff_id)
+    run_json(capsys, project, "handoff", "ready", handoff_id, "--accept-warnings", "synthetic test data")
+    return handoff_id
 
 
 def test_session_end_leaving_a_baton_says_which_session_took_the_previous_one(project, capsys):

@@ -8,7 +8,8 @@ import attrs
 
 from baton.app import Baton
 from baton.cli import REPLACE_FLAGS
-from baton.cli_handlers.record_fields import CONTENT_DESTS, name_item_flags, name_redactions
+from baton.cli_handlers.output import Noted
+from baton.cli_handlers.record_fields import CONTENT_DESTS, lacking_note, name_item_flags, name_redactions
 from baton.cli_input import (
     ContentOptions,
     amend_inputs,
@@ -29,7 +30,7 @@ def _content(args: argparse.Namespace, app: Baton):
         why_it_matters=args.why_it_matters, decisions=args.decision or (), artifacts=args.artifact or (),
         evidence=args.evidence or (), failed_attempts=args.failed_attempt or (), open_items=args.open_item or (),
         risks=args.risk or (), harness=args.harness, model=args.model, actor_type=args.actor_type,
-        base=cwd_in_worktree(app.project.paths.worktree),
+        base=cwd_in_worktree(app.project.paths.worktree), root=str(app.project.paths.worktree),
     )
 
 
@@ -53,7 +54,8 @@ def checkpoint_create(app: Baton, args: argparse.Namespace):
             raise name_item_flags(exc, vars(args)) from None
         rest = [p for p in exc.problems if p not in MISSING_FLAGS]
         raise HandoffInputError(rest, message=f"checkpoint create needs {' and '.join(flags)}") from None
-    return _named(captured, args)
+    note = lacking_note(captured, captured.lacking)  # an open item given as plain text: validation will fail it
+    return Noted(_named(captured, args), note) if note else _named(captured, args)
 
 
 def _named(captured, args: argparse.Namespace):

@@ -89,7 +89,14 @@ def failed_fields_note(result: Any) -> str | None:
         return None
     paths = [finding.get("path", "") for check in report.get("checks", ()) if check.get("status") == "fail"
              for finding in check.get("findings", ()) if finding.get("status") == "fail"]
-    fields = list(dict.fromkeys(field_of(path) for path in paths if field_of(path) in FLAGS))
+    return lacking_note(result, [field_of(path) for path in paths])
+
+
+def lacking_note(result: Any, fields: Any) -> str | None:
+    """The flags that fill ``fields`` (record fields; those no flag fills left out), as ``baton handoff
+    amend`` takes them for the handoff ``result`` names, or None (none a flag fills): a failed validation
+    (``failed_fields_note``), and a capture that validation will find lacking (``CaptureResult.lacking``)."""
+    fields = list(dict.fromkeys(field for field in fields if field in FLAGS))
     if not fields:
         return None
     token = short_id(str(getattr(result, "handoff_id", "")))

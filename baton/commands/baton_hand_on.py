@@ -11,8 +11,9 @@ from baton.commands.baton_claim import CreatedBaton, append_created
 from baton.commands.batons import current_batons, stored_baton
 from baton.commands.identity import SessionContext, recorded_owner
 from baton.commands.ids import place_of, resolve_handoff_id
-from baton.domain.batons import STEPS_REQUIRED, BatonRecord, baton_content_of_handoff, baton_key
-from baton.errors import Conflict, InputError, NotFound
+from baton.domain.batons import SCOPE_FIELD, STEPS_REQUIRED, BatonRecord, baton_content_of_handoff, baton_key
+from baton.domain.lifecycle_table import allowed_for, hand_on_refusal
+from baton.errors import Conflict, InputError, NotFound, TransitionError
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
@@ -36,6 +37,11 @@ def hand_on_in_scope(scope: WriteScope, token: str, ctx: SessionContext, *, shar
     if record.get("status") in ("archived", "superseded"):
         raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
                        details={"handoff_id": record["id"], "status": record["status"]})
+    refusal = hand_on_refusal(record["status"], record.get("flags") or (), baton=SCOPE_FIELD in record)
+    if refusal is not None:
+        raise TransitionError(handoff_id=record["id"], status=record["status"], flags=tuple(record.get("flags") or ()),
+                              action="hand on", allowed=allowed_for(record["status"], record.get("flags") or ()),
+                              reason=refusal)
     content = baton_content_of_handoff(record)
     if not content["nextSteps"]:
         raise InputError(STEPS_REQUIRED + f" (handoff {record['id']} has no open item)")

@@ -59,7 +59,7 @@ from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifier_problems, handoff_identifiers
 from baton.domain.limits import AGENT_RECORD_BYTES
 from baton.domain.paths import lexical_problem, normalize_project_path
-from baton.domain.readiness import transcript_field_paths
+from baton.domain.readiness import open_items_lacking, transcript_field_paths
 from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
 from baton.domain.session_names import ended_session_hint, no_start_hint
@@ -94,6 +94,9 @@ class CaptureResult:
     """What ``handoff amend`` closed, dropped or replaced (``{op, target, section?}``)."""
     hints: tuple[str, ...] = ()
     """Keys of the input one typo away from a schema field (``domain.field_hints``)."""
+    lacking: tuple[str, ...] = ()
+    """The record fields validation will find lacking, told at capture (``open_items``: items given,
+    none with a suggested action and an acceptance check: ``readiness.open_items_lacking``)."""
     unverified: tuple[str, ...] = ()
     """Per parent copied from a feed no trusted key vouches for: the warning that the copy continues
     an unverified handoff (``baton.domain.feed_vouch.copy_rule``)."""
@@ -583,7 +586,8 @@ def capture_in_scope(
     events = record(scope, decided, version=0, actor=actor if actor is not None else recorded_owner(project),
                     session=session)
     stored = scope.runner.get("handoffs", handoff_id) or cast("HandoffCaptured", decided[0]).handoff
-    return CaptureResult(handoff_id, stored, redactions, events, handoff_file(stored))
+    return CaptureResult(handoff_id, stored, redactions, events, handoff_file(stored),
+                         lacking=("open_items",) if open_items_lacking(draft) else ())
 
 
 def _resolved_parent(scope: Any, parent: str | None, relation: str) -> str | None:
@@ -672,8 +676,15 @@ def capture_handoff(
         captured = capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session,
                                     actor=actor)
         unknown = _unknown_session(scope.runner, project.writer, session) if session else None
-    hints = unknown_field_hints(payload) + ((unknown,) if unknown else ()) + unhashed_hints(captured.record)
+    hints = unknown_field_hints(payload) + ((unknown,) if unknown else ()) + unhashed_hints(captured.record) \
+        + ((NOT_ACTIONABLE,) if captured.lacking else ())
     return attrs.evolve(captured, hints=hints) if hints else captured
+
+
+NOT_ACTIONABLE = ("open_items: no open item has both suggested_action and acceptance_check (a description alone "
+                  "is not a next step a successor can check), so validation will fail its actionability check: "
+                  "give one with description, suggested_action and acceptance_check, or mark the work completed")
+"""The hint of a capture whose open items validation will find none actionable (``CaptureResult.lacking``)."""
 
 
 def unhashed_hints(record: dict[str, Any]) -> tuple[str, ...]:

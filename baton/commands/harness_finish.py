@@ -363,10 +363,13 @@ def begun_here(project: "Project", session_id: str | None) -> bool:
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                    reason: str | None = None, hand_on_in_scope: HandOnInScope | None = None,
-                   deferral: "Deferral | None" = None, unprompted: bool = False) -> SessionFinishResult | None:
+                   deferral: "Deferral | None" = None, unprompted: bool = False, owner: str | None = None,
+                   branch: str | None = None, shared: bool = False) -> SessionFinishResult | None:
     """End the session, handing on the ready handoff it wrote as a baton
     (with ``hand_on_in_scope``; without it, None and nothing written when
     there is one: the application then loads the hand-on and calls again).
+    ``owner``, ``branch``, ``shared``: that baton's scope, each when given (``session end
+    --shared``); the handoff is the session's own all the same (its owner's, the person ending it).
     ``deferral``: a hook's, kept should its catch-up be handed on (``Project.behind``).
     ``unprompted``: the session's start claimed a baton and the session made no request since
     (``baton.harnesses.hook_project.leave_mark``): a session that readied nothing hands that baton on again,
@@ -383,6 +386,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
     sid = required_session_id(session_id)
     notices: list[EndNotice] = []
     here = context_of(project)  # git's identity and branch: read before the lock
+    given = context_of(project, owner=owner, branch=branch) if owner or branch else None
     with project.writing(deferral=deferral) as scope:
         runner = scope.runner
         session = session_doc(runner, project.writer, sid)
@@ -396,6 +400,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
             # ``git checkout -b``), wherever this end runs (a kept end run from the main worktree once the
             # session's linked worktree was removed; a session that switched back before it ended)
             here = SessionContext(owner=here.owner, branch=key_branch)
+        to = _scoped(here, given, owner, branch)
         again = claimed_unprompted(runner, session, sid) \
             if unprompted and candidate is None and not withheld and not ended_before else None
         if (candidate is not None or again is not None) and hand_on_in_scope is None:
@@ -409,7 +414,8 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         with scope.batch():
             if candidate is not None and hand_on_in_scope is not None:
                 try:
-                    handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
+                    handed = hand_on_in_scope(scope, candidate["id"], to, shared=shared, session=sid,
+                                              harness=harness)
                 except (Conflict, InputError) as exc:
                     notices.append(EndNotice(f"Handoff {candidate['id']} was not handed on: {exc.message}",
                                              candidate["id"], "ready"))
@@ -427,6 +433,15 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         end = settled(scope, end)
     return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices),
                                settles=settles, end=end)
+
+
+def _scoped(here: SessionContext, given: SessionContext | None, owner: str | None,
+            branch: str | None) -> SessionContext:
+    """The owner and branch a handed-on baton is for: ``here`` (the session's owner, on the branch its
+    handoff was captured on), with the ``owner`` and ``branch`` given (``given``) in their place."""
+    if given is None:
+        return here
+    return SessionContext(owner=given.owner if owner else here.owner, branch=given.branch if branch else here.branch)
 
 
 UNPROMPTED = "unprompted"

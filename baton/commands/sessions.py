@@ -33,6 +33,7 @@ from baton.commands.record import record
 from baton.commands.session_records import objective_events, record_begin, started_before
 from baton.domain.aggregates import session as aggregate
 from baton.domain.baton_payload import as_payload
+from baton.domain.baton_payload import leaves_own_baton as leaves_own_baton  # the application asks it here
 from baton.domain.batons import (
     BatonRecord,
     context_key,

@@ -142,6 +142,18 @@ def as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool
     )
 
 
+def leaves_own_baton(handoff: Any) -> bool:
+    """Whether a session's end leaves a baton of its own: its payload has entries
+    (``parse_payload``). Else the end hands on the session's ready handoff, as its
+    harness's end hook does. The owner, branch and sharing given beside the payload
+    only scope whichever baton the end leaves; they never decide which one.
+
+    Raises:
+        InputError: as ``parse_payload``.
+    """
+    return as_payload(handoff, None, None, None, allow_empty=True) is not None
+
+
 def handoff_payload_for_baton(
     payload: BatonPayload,
     *,

@@ -40,3 +40,18 @@ def allowed_for(status: str, flags: Iterable[str]) -> tuple[str, ...]:
     if flags:
         allowed = tuple(a for a in allowed if a != PROMOTE)
     return allowed
+
+
+def hand_on_refusal(status: str, flags: Iterable[str], *, baton: bool) -> str | None:
+    """Why a handoff of ``status`` with ``flags`` cannot be handed on as a baton
+    (``session handoff --from``), or None: only a record a receiver can resume is —
+    a ready or resumed one, or a session baton's own record (``baton``: delivered
+    unvalidated by design, and resumed as such). Handing on a draft or a validated
+    record would point its receiver at a resume that is refused."""
+    if baton or RESUME in allowed_for(status, flags):
+        return None
+    if status == "validated":
+        return "only a ready handoff can be handed on: make it ready first"
+    if status == "draft":
+        return "only a ready handoff can be handed on: validate it, then make it ready"
+    return None

@@ -152,6 +152,18 @@ def actionable_open_items(h: Handoff) -> list[int]:
     return [i for i, o in enumerate(h.open_items) if not blank(o.suggested_action) and not blank(o.acceptance_check)]
 
 
+def actionable(h: Handoff) -> bool:
+    """Whether a successor has a next step or nothing left to do: the work done (explicitly, or every
+    definition-of-done item completed) or an actionable open item (validation's actionability check)."""
+    return is_explicitly_completed(h) or definition_of_done_satisfied(h) or bool(actionable_open_items(h))
+
+
+def open_items_lacking(h: Handoff) -> bool:
+    """Whether ``h`` has open items, none actionable, and validation will fail it for that (``actionable``):
+    a capture of plain-text items (a description alone) is told so then, not only at validation."""
+    return bool(h.open_items) and not actionable(h)
+
+
 def moved_since_validation(h: Handoff, head_now: str | None, drifted: tuple[str, ...] = ()) -> str | None:
     """Why the validation report no longer describes the repository, or None:
     its head moved since the report was made, or an artifact the report found

@@ -47,6 +47,7 @@ from baton.domain.quality import score_quality
 from baton.domain.readiness import (  # noqa: F401  # noqa: F401
     ADVISORY_CHECKS,
     TRANSCRIPT_KEYS,
+    actionable,
     actionable_open_items,
     blank,
     definition_of_done_satisfied,
@@ -403,7 +404,7 @@ def check_actionability(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     out: list[Finding] = []
     if blank(h.work.objective):
         out.append(_f("fail", "work.objective", "an objective is required"))
-    if is_explicitly_completed(h) or definition_of_done_satisfied(h) or actionable_open_items(h):
+    if actionable(h):
         return out
     if h.open_items:
         out.append(_f("fail", "open_items", "no open item has both suggested_action and acceptance_check"))
