@@ -209,3 +209,12 @@ def test_a_long_reason_recorded_before_the_limit_is_shortened_wherever_it_is_tol
     assert f"(reason: {'q' * 500}…)" in line and len(line) < 1000
     out = run_json(capsys, a, "bootstrap", "--peek")
     assert f"(reason: {'q' * 500}…)" in out["brief"] and out["bytes"] <= 8192
+
+
+def test_handoff_show_names_the_archiver_as_the_actor_its_event_names(capsys, tmp_path):
+    """tester25 T9: ``archived_by`` named the archiver under ``owner`` only; events say ``actor``."""
+    a, b, ident = team(capsys, tmp_path)
+    bob_archives(capsys, a, b, ident)
+    for clone in (a, b):
+        archived_by = run_json(capsys, clone, "handoff", "show", ident)["handoff"]["archived_by"]
+        assert archived_by["actor"] == BOB and archived_by["writer"] == writer(b)

@@ -233,8 +233,10 @@ def archived_over(h: Handoff, archived: Handoff, by: Writing) -> Handoff:
 
 
 def archived_by(h: Handoff, by: Writing) -> Handoff:
-    """``h`` (just archived by ``by``) naming who archived it (``ARCHIVED_BY``)."""
-    return evolve(h, extra={**h.extra, ARCHIVED_BY: by.to_json()})
+    """``h`` (just archived by ``by``) naming who archived it (``ARCHIVED_BY``): ``actor``, the git
+    identity that ran the archive, as its event names it (tester25 T9); ``owner`` holds the same,
+    as docs/handoffs.md documented it before."""
+    return evolve(h, extra={**h.extra, ARCHIVED_BY: {**by.to_json(), "actor": by.owner or None}})
 
 
 def readied(h: Handoff, by: Writing) -> Handoff:
