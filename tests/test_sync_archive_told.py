@@ -218,3 +218,36 @@ def test_handoff_show_names_the_archiver_as_the_actor_its_event_names(capsys, tm
     for clone in (a, b):
         archived_by = run_json(capsys, clone, "handoff", "show", ident)["handoff"]["archived_by"]
         assert archived_by["actor"] == BOB and archived_by["writer"] == writer(b)
+
+
+def fresh_clone(tmp_path: Path, a: Path, email: str) -> Path:
+    """A new clone of the team's remote, of the user ``email``, that never synced."""
+    from dulwich import porcelain
+
+    from tests.app_support import init_project
+    from tests.sync_support import _quiet
+
+    clone = tmp_path / f"fresh-{email.split('@')[0]}"
+    porcelain.clone(str(tmp_path / "remote.git"), str(clone), **_quiet()).close()
+    init_project(clone)
+    as_user(clone, email)
+    return clone
+
+
+def test_a_first_sync_into_an_empty_index_tells_a_teammates_archive_of_your_handoff(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path)
+    bob_archives(capsys, a, b, ident)
+    carol_again = fresh_clone(tmp_path, a, CAROL)
+    code, out, err = run(capsys, carol_again, "sync")
+    assert code == 0, err
+    assert (f"ARCHIVED: your handoff {ident} (new to this clone, whose first sync brought it) was archived by "
+            f"writer {writer(b)} ({BOB}, as claimed)") in out
+
+
+def test_a_first_sync_into_an_empty_index_tells_no_archive_of_someone_elses_handoff(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path)
+    bob_archives(capsys, a, b, ident)
+    dave = fresh_clone(tmp_path, a, "dave@example.com")
+    code, out, err = run(capsys, dave, "sync")
+    assert code == 0, err
+    assert "ARCHIVED" not in out
