@@ -251,3 +251,35 @@ def test_a_first_sync_into_an_empty_index_tells_no_archive_of_someone_elses_hand
     code, out, err = run(capsys, dave, "sync")
     assert code == 0, err
     assert "ARCHIVED" not in out
+
+
+def test_an_archive_made_apart_sorting_after_a_validation_made_apart_is_a_conflict_line(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path, made_ready=False)
+    run_json(capsys, a, "handoff", "validate", ident)  # Carol validates; Bob, apart, archives the draft he read
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--not-mine")
+    run(capsys, a, "sync")
+    run(capsys, b, "sync")
+    told = run(capsys, a, "sync")[1]
+    held = run_json(capsys, a, "handoff", "show", ident)["handoff"]
+    assert held == run_json(capsys, b, "handoff", "show", ident)["handoff"]
+    assert held["status"] == "archived" and "conflicted" in held["flags"]
+    (edit,) = held["concurrent_edits"]
+    assert (edit["action"], edit["outcome"], edit["writer"]) == ("validated", "archived_over", writer(a))
+    assert f"CONFLICT handoff {ident[-8:]}: {CAROL} (writer {writer(a)})'s validation" in told
+    assert "was archived over" in told
+
+
+def test_an_archive_made_apart_sorting_after_a_resume_made_apart_is_a_conflict_line(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path)
+    run_json(capsys, b, "resume", ident, "--mark-resumed")  # Bob resumes; Carol, apart, archives the ready one
+    run_json(capsys, a, "handoff", "archive", ident, "--reason", "stale")
+    run(capsys, a, "sync")
+    run(capsys, b, "sync")
+    told = run(capsys, a, "sync")[1]
+    held = run_json(capsys, a, "handoff", "show", ident)["handoff"]
+    assert held == run_json(capsys, b, "handoff", "show", ident)["handoff"]
+    assert held["status"] == "archived" and "conflicted" in held["flags"]
+    (edit,) = held["concurrent_edits"]
+    assert (edit["action"], edit["outcome"], edit["writer"]) == ("resumed", "archived_over", writer(b))
+    assert f"CONFLICT handoff {ident[-8:]}: {BOB} (writer {writer(b)})'s resume" in told
+    assert "was archived over" in told

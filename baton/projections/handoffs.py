@@ -95,7 +95,9 @@ class HandoffsBase:
     (``concurrent_edits.READIED``), an archive made apart that sorts after that
     promotion lists it, and a resume that reaches an archived record is listed
     as not applied (notice25), so an index folded before is replayed once; 13: ``archived_by``
-    names the archiver as ``actor`` too (tester25 T9), so an index folded before is replayed once."""
+    names the archiver as ``actor`` too (tester25 T9), and a record keeps who validated and who
+    resumed it, so an archive made apart that sorts after either lists it, so an index folded before
+    is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
