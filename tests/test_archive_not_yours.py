@@ -21,6 +21,11 @@ ALICE = "alice@example.com"
 
 def test_archiving_a_handoff_whose_baton_waits_for_a_teammate_is_refused_and_writes_nothing(capsys, tmp_path):
     _a, b, ident = left_for_bob(capsys, tmp_path, CAROL)
+    refused_and_nothing_written(capsys, b, ident)
+
+
+def refused_and_nothing_written(capsys, b, ident: str) -> None:
+    """Carol's `handoff archive IDENT` on ``b`` is refused, `baton_not_yours`, and writes nothing."""
     before = ledger_size(b)
     code, out, _ = run(capsys, b, "handoff", "archive", ident, "--reason", "cleanup", "--json")
     assert code == 4
@@ -71,14 +76,7 @@ def handed_on_shared(capsys, tmp_path, *more: str) -> tuple[Path, Path, str]:
 
 def test_archiving_a_handoff_handed_on_as_a_shared_baton_for_a_teammate_is_refused(capsys, tmp_path):
     _a, b, ident = handed_on_shared(capsys, tmp_path, "--owner", BOB)
-    before = ledger_size(b)
-    code, out, _ = run(capsys, b, "handoff", "archive", ident, "--reason", "x", "--json")
-    assert code == 4
-    error = json.loads(out)["error"]
-    assert error["code"] == "baton_not_yours"
-    assert "not yours (carol@example.com) to dismiss" in error["message"] and "--not-mine" in error["message"]
-    assert ledger_size(b) == before
-    assert pending_ids(capsys, b) == [ident]
+    refused_and_nothing_written(capsys, b, ident)
 
 
 def test_handing_your_handoff_on_as_a_shared_baton_keeps_a_teammate_from_archiving_it(capsys, tmp_path):

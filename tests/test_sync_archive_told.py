@@ -253,10 +253,9 @@ def test_a_first_sync_into_an_empty_index_tells_no_archive_of_someone_elses_hand
     assert "ARCHIVED" not in out
 
 
-def test_an_archive_made_apart_sorting_after_a_validation_made_apart_is_a_conflict_line(capsys, tmp_path):
-    a, b, ident = team(capsys, tmp_path, made_ready=False)
-    run_json(capsys, a, "handoff", "validate", ident)  # Carol validates; Bob, apart, archives the draft he read
-    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--not-mine")
+def archived_over(capsys, a: Path, b: Path, ident: str) -> tuple[str, dict]:
+    """Both clones sync (a, b, a): what ``a``'s last sync said, and the one edit made apart the
+    archived, conflicted record lists (the same on both clones)."""
     run(capsys, a, "sync")
     run(capsys, b, "sync")
     told = run(capsys, a, "sync")[1]
@@ -264,6 +263,14 @@ def test_an_archive_made_apart_sorting_after_a_validation_made_apart_is_a_confli
     assert held == run_json(capsys, b, "handoff", "show", ident)["handoff"]
     assert held["status"] == "archived" and "conflicted" in held["flags"]
     (edit,) = held["concurrent_edits"]
+    return told, edit
+
+
+def test_an_archive_made_apart_sorting_after_a_validation_made_apart_is_a_conflict_line(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path, made_ready=False)
+    run_json(capsys, a, "handoff", "validate", ident)  # Carol validates; Bob, apart, archives the draft he read
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--not-mine")
+    told, edit = archived_over(capsys, a, b, ident)
     assert (edit["action"], edit["outcome"], edit["writer"]) == ("validated", "archived_over", writer(a))
     assert f"CONFLICT handoff {ident[-8:]}: {CAROL} (writer {writer(a)})'s validation" in told
     assert "was archived over" in told
@@ -273,13 +280,7 @@ def test_an_archive_made_apart_sorting_after_a_resume_made_apart_is_a_conflict_l
     a, b, ident = team(capsys, tmp_path)
     run_json(capsys, b, "resume", ident, "--mark-resumed")  # Bob resumes; Carol, apart, archives the ready one
     run_json(capsys, a, "handoff", "archive", ident, "--reason", "stale")
-    run(capsys, a, "sync")
-    run(capsys, b, "sync")
-    told = run(capsys, a, "sync")[1]
-    held = run_json(capsys, a, "handoff", "show", ident)["handoff"]
-    assert held == run_json(capsys, b, "handoff", "show", ident)["handoff"]
-    assert held["status"] == "archived" and "conflicted" in held["flags"]
-    (edit,) = held["concurrent_edits"]
+    told, edit = archived_over(capsys, a, b, ident)
     assert (edit["action"], edit["outcome"], edit["writer"]) == ("resumed", "archived_over", writer(b))
     assert f"CONFLICT handoff {ident[-8:]}: {BOB} (writer {writer(b)})'s resume" in told
     assert "was archived over" in told
