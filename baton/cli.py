@@ -296,8 +296,8 @@ def add_session_commands(sub, common) -> None:
     what.add_argument("--cancel", action="store_true", help="cancel this owner's pending baton on this branch "
                                                             "(another owner's, with --owner, only one you left, "
                                                             "or with --not-mine)")
-    what.add_argument("--dismiss", metavar="ID", help="dismiss one pending baton by id: one left for you, one you "
-                                                      "left, or a shared one (another owner's baton left by "
+    what.add_argument("--dismiss", metavar="ID", help="dismiss one pending baton by id: one left for you or one you "
+                                                      "left, shared or not (another owner's baton left by "
                                                       "someone else only with --not-mine)")
     what.add_argument("--from", dest="from_id", metavar="ID", help="scope an existing handoff as a baton")
     p.add_argument("--shared", action="store_true", help="with --from: share it with every owner and branch")

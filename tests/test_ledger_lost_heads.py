@@ -292,3 +292,13 @@ def test_a_cut_at_any_byte_past_the_acknowledged_lines_is_a_torn_tail_the_next_w
         sound = feed.read_bytes()
     assert len(quarantined(project)) == len(range(1, len(unacknowledged) - 1, 7))
     assert verified(project)
+
+
+def test_status_says_a_loss_once_however_many_reads_it_makes(written):
+    """tester25 T9: ``baton status`` printed the warning three times (once per read)."""
+    project, feed, lines = written
+    feed.write_bytes(b"".join(lines[:-1]))
+    for _ in range(2):
+        r = run_baton("status", "--project", str(project))
+        assert r.returncode == 0, r.stderr
+        assert r.stderr.count("events this project acknowledged are gone") == 1, r.stderr

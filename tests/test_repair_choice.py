@@ -23,13 +23,13 @@ def _never(*_args):
 
 def test_an_own_feed_synced_beyond_its_cut_is_restored_instead():
     plans = [_cut("own", 1), _cut("zed", 3)]
-    chosen = decide_repair(plans, [], "own", synced=lambda: 5, restore=lambda damaged: _restore("own", 5))
+    chosen = decide_repair(plans, [], "own", synced=lambda feed: 5 if feed == "own" else 3, restore=lambda _feed, damaged: _restore("own", 5))
     assert [(p.feed, p.restored) for p in chosen] == [("own", 5), ("zed", 0)]
 
 
 def test_a_cut_that_keeps_everything_the_ref_holds_is_not_restored():
     plans = [_cut("own", 5)]
-    assert decide_repair(plans, [], "own", synced=lambda: 5, restore=_never) == plans
+    assert decide_repair(plans, [], "own", synced=lambda _feed: 5, restore=_never) == plans
 
 
 def test_despite_synced_cuts_and_never_reads_the_ref():
@@ -39,12 +39,38 @@ def test_despite_synced_cuts_and_never_reads_the_ref():
 
 def test_a_repair_of_another_feed_never_restores_this_clones_feed():
     plans = [_cut("zed", 1)]
-    assert decide_repair(plans, [], "own", feed="zed", synced=_never, restore=_never) == plans
+    assert decide_repair(plans, [], "own", feed="zed", synced=lambda feed: 0 if feed == "zed" else _never(),
+                         restore=_never) == plans
+
+
+def test_a_teammates_feed_synced_beyond_its_cut_is_restored_instead():
+    plans = [_cut("own", 5), _cut("zed", 1)]
+    chosen = decide_repair(plans, [], "own", synced=lambda feed: 5,
+                           restore=lambda feed, damaged: _restore(feed, 4) if feed == "zed" else None)
+    assert [(p.feed, p.restored) for p in chosen] == [("own", 0), ("zed", 4)]
+
+
+def test_a_teammates_feed_is_restored_despite_synced_too():
+    plans = [_cut("zed", 1)]
+    chosen = decide_repair(plans, [], "own", despite_synced=True, synced=lambda feed: 4,
+                           restore=lambda feed, damaged: _restore(feed, 4))
+    assert [(p.feed, p.restored) for p in chosen] == [("zed", 4)]
+
+
+def test_a_teammates_feed_the_ref_holds_no_further_is_cut():
+    plans = [_cut("zed", 3)]
+    assert decide_repair(plans, [], "own", synced=lambda feed: 3 if feed == "zed" else 0,
+                         restore=lambda feed, damaged: _never() if feed == "zed" else None) == plans
+
+
+def test_a_repair_of_this_clones_feed_only_never_restores_a_teammates():
+    plans = [_cut("zed", 1)]
+    assert decide_repair(plans, [], "own", feed="own", despite_synced=True, synced=_never, restore=_never) == plans
 
 
 def test_a_sound_own_feed_is_offered_for_a_restore_without_asking_how_far_it_was_synced():
     offered = []
-    decide_repair([], [], "own", synced=_never, restore=lambda damaged: offered.append(damaged))
+    decide_repair([], [], "own", synced=_never, restore=lambda _feed, damaged: offered.append(damaged))
     assert offered == [None]
 
 

@@ -252,3 +252,78 @@ def test_only_the_told_once_marks_of_notices_a_brief_showed_are_recorded_as_told
         assert read_told(opened) == ["claim-1"]
     finally:
         opened.close()
+
+
+def test_handoff_show_names_the_archiver_as_the_actor_its_event_names(capsys, tmp_path):
+    """tester25 T9: ``archived_by`` named the archiver under ``owner`` only; events say ``actor``."""
+    a, b, ident = team(capsys, tmp_path)
+    bob_archives(capsys, a, b, ident)
+    for clone in (a, b):
+        archived_by = run_json(capsys, clone, "handoff", "show", ident)["handoff"]["archived_by"]
+        assert archived_by["actor"] == BOB and archived_by["writer"] == writer(b)
+
+
+def fresh_clone(tmp_path: Path, a: Path, email: str) -> Path:
+    """A new clone of the team's remote, of the user ``email``, that never synced."""
+    from dulwich import porcelain
+
+    from tests.app_support import init_project
+    from tests.sync_support import _quiet
+
+    clone = tmp_path / f"fresh-{email.split('@')[0]}"
+    porcelain.clone(str(tmp_path / "remote.git"), str(clone), **_quiet()).close()
+    init_project(clone)
+    as_user(clone, email)
+    return clone
+
+
+def test_a_first_sync_into_an_empty_index_tells_a_teammates_archive_of_your_handoff(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path)
+    bob_archives(capsys, a, b, ident)
+    carol_again = fresh_clone(tmp_path, a, CAROL)
+    code, out, err = run(capsys, carol_again, "sync")
+    assert code == 0, err
+    assert (f"ARCHIVED: your handoff {ident} (new to this clone, whose first sync brought it) was archived by "
+            f"writer {writer(b)} ({BOB}, as claimed)") in out
+
+
+def test_a_first_sync_into_an_empty_index_tells_no_archive_of_someone_elses_handoff(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path)
+    bob_archives(capsys, a, b, ident)
+    dave = fresh_clone(tmp_path, a, "dave@example.com")
+    code, out, err = run(capsys, dave, "sync")
+    assert code == 0, err
+    assert "ARCHIVED" not in out
+
+
+def archived_over(capsys, a: Path, b: Path, ident: str) -> tuple[str, dict]:
+    """Both clones sync (a, b, a): what ``a``'s last sync said, and the one edit made apart the
+    archived, conflicted record lists (the same on both clones)."""
+    run(capsys, a, "sync")
+    run(capsys, b, "sync")
+    told = run(capsys, a, "sync")[1]
+    held = run_json(capsys, a, "handoff", "show", ident)["handoff"]
+    assert held == run_json(capsys, b, "handoff", "show", ident)["handoff"]
+    assert held["status"] == "archived" and "conflicted" in held["flags"]
+    (edit,) = held["concurrent_edits"]
+    return told, edit
+
+
+def test_an_archive_made_apart_sorting_after_a_validation_made_apart_is_a_conflict_line(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path, made_ready=False)
+    run_json(capsys, a, "handoff", "validate", ident)  # Carol validates; Bob, apart, archives the draft he read
+    run_json(capsys, b, "handoff", "archive", ident, "--reason", "stale", "--not-mine")
+    told, edit = archived_over(capsys, a, b, ident)
+    assert (edit["action"], edit["outcome"], edit["writer"]) == ("validated", "archived_over", writer(a))
+    assert f"CONFLICT handoff {ident[-8:]}: {CAROL} (writer {writer(a)})'s validation" in told
+    assert "was archived over" in told
+
+
+def test_an_archive_made_apart_sorting_after_a_resume_made_apart_is_a_conflict_line(capsys, tmp_path):
+    a, b, ident = team(capsys, tmp_path)
+    run_json(capsys, b, "resume", ident, "--mark-resumed")  # Bob resumes; Carol, apart, archives the ready one
+    run_json(capsys, a, "handoff", "archive", ident, "--reason", "stale")
+    told, edit = archived_over(capsys, a, b, ident)
+    assert (edit["action"], edit["outcome"], edit["writer"]) == ("resumed", "archived_over", writer(b))
+    assert f"CONFLICT handoff {ident[-8:]}: {BOB} (writer {writer(b)})'s resume" in told
+    assert "was archived over" in told

@@ -18,7 +18,7 @@ from baton.commands.identity import context_of
 from baton.domain.concurrent_edits import READIED
 from baton.domain.teammate_archive import ForeignArchive, foreign_archives
 from baton.errors import BatonError
-from baton.events.names import HANDOFF_ARCHIVED
+from baton.events.names import HANDOFF_ARCHIVED, HANDOFF_CAPTURED
 from baton.ledger.tail import TailWant
 from baton.projections.handoffs import authors_of
 
@@ -34,15 +34,19 @@ def collect(project: "Project", seen: dict[str, int], imported: Iterable[str]) -
     in ``imported``, after the hybrid logical clock ``seen`` held for it as the sync began), judged
     against the index as it stood before folding them; kept for ``status`` and the next brief."""
     since = {feed: seen.get(feed, 0) for feed in imported if feed != project.writer}
-    if not since or not seen:  # nothing imported, or a clone whose index held nothing: it showed none
+    if not since:  # nothing imported
         return []
+    first = not any(feed != project.writer for feed in seen)  # the first sync: no teammate's event was here
+    kinds = (HANDOFF_ARCHIVED, HANDOFF_CAPTURED) if first else (HANDOFF_ARCHIVED,)  # then: who captured it
     try:
-        events = [e for e in project.ledger.iter_tail(TailWant(lambda kind, _name, _hlc: kind == HANDOFF_ARCHIVED,
-                                                               after_hlc=min(since.values()) - 1))
-                  if e.type == HANDOFF_ARCHIVED and e.writer in since and e.hlc > since[e.writer]]
+        read = [e for e in project.ledger.iter_tail(TailWant(lambda kind, _name, _hlc: kind in kinds,
+                                                             after_hlc=min(since.values()) - 1))
+                if e.type in kinds and e.writer in since and e.hlc > since[e.writer]]
+        events = [e for e in read if e.type == HANDOFF_ARCHIVED and e.writer in since]
         if not events:
             return []
-        found = foreign_archives(events, _held(project, [e.stream.partition("/")[2] for e in events]),
+        ids = [e.stream.partition("/")[2] for e in events]
+        found = foreign_archives(events, {**(_captured(read, ids) if first else {}), **_held(project, ids)},
                                  my_writer=project.writer, my_owner=context_of(project).owner)
         keep(project, found)
     except (BatonError, sqlite3.Error, OSError):  # the notice is lost, never the sync
@@ -59,6 +63,20 @@ def _held(project: "Project", ids: list[str]) -> dict[str, dict[str, Any]]:
         doc = runner.get("handoffs", ident)
         if isinstance(doc, dict):
             out[ident] = {"status": doc.get("status"), "writer": writer, "owner": owner, "readied": doc.get(READIED)}
+    return out
+
+
+def _captured(read: list[Any], ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Per handoff id, who captured it (its ``handoff.captured`` event's feed and git identity), for
+    a clone's first sync (its index held no teammate's event): a record it did not hold was never
+    here, so an archive of this user's handoff is told as new to the clone (``status`` ``""``)."""
+    wanted = set(ids)
+    out: dict[str, dict[str, Any]] = {}
+    for event in read:
+        ident = event.stream.partition("/")[2]
+        if event.type == HANDOFF_CAPTURED and ident in wanted and ident not in out:
+            out[ident] = {"status": "", "writer": event.writer,
+                          "owner": event.actor if isinstance(event.actor, str) else "", "readied": None}
     return out
 
 

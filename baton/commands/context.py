@@ -384,7 +384,9 @@ class Project:
         """Told, by a reading command, after its catch-up, that a feed lost
         lines the index acknowledged (the refusal a write
         would meet): the read still answers, from what the feeds hold, but
-        says so (the command line writes it on stderr)."""
+        says so (the command line writes it on stderr) — once per damage in this process, however
+        many reads a command makes (``baton status`` makes several: tester25 T9)."""
+        self._damage_told: set[str] = set()
         self.on_progress: Progress | None = None
         """Told how a catch-up goes (events folded, of about how many) when a
         command brings the index up to date without a progress of its own (the
@@ -764,7 +766,8 @@ class Project:
                 if self.on_damage is not None:  # one query of feed_heads; a feed read only when one is short
                     lost = getattr(self.ledger, "lost_acknowledged", None)
                     found = lost() if lost is not None else None
-                    if found:
+                    if found and found not in self._damage_told:
+                        self._damage_told.add(found)
                         self.on_damage(found)
         except IndexBehind as exc:
             if "background_pid" in exc.details:

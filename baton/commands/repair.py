@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 import attrs
 
 from baton.commands.context import foreign_feed_name, foreign_refusal
-from baton.commands.repair_plan import landed, plan_lines, repair_plans, seq_range
+from baton.commands.repair_plan import feed_named, landed, plan_lines, repair_plans, seq_range
 from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
@@ -54,6 +54,8 @@ class RepairResult:
     line_endings: dict[str, int] = attrs.field(factory=dict)
     """Feeds whose lines ended in CRLF → how many: put back to LF by this run (or, with
     ``--dry-run``, to be; ``baton.ledger.line_endings``)."""
+    own: str | None = None
+    """This clone's writer: the plan names its own feed as its own."""
 
     @property
     def exit_code(self) -> int:
@@ -74,7 +76,7 @@ class RepairResult:
     def render(self) -> str:
         shown = [*self.line_ending_lines(), *(_link_line(link) for link in self.links)]
         for u in self.finished:  # repairs a killed ``repair --yes`` left unrecorded
-            shown.extend(plan_lines(u.repair, "Would set aside" if self.dry_run else "Set aside"))
+            shown.extend(plan_lines(u.repair, "Would set aside" if self.dry_run else "Set aside", self.own))
             shown.append(f"  the bytes are in .baton/quarantine/{u.file} (manifest beside it): a `baton repair --yes` "
                          f"killed after changing feed {u.repair.feed} left this repair unrecorded; "
                          + ("`--yes` records it" if self.dry_run else "recorded now as a ledger.repaired event"))
@@ -92,7 +94,7 @@ class RepairResult:
         verb = "Set aside" if self.repaired else "Would set aside"
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
             if plan.cut is not None:
-                lines.extend(plan_lines(plan, verb))
+                lines.extend(plan_lines(plan, verb, self.own))
             for head in plan.lost:
                 lines.append(f"{'Acknowledged' if self.repaired else 'Would acknowledge'} as lost: {plan.feed} "
                              f"seq {head['seq']} (recorded by {head['source']})")
@@ -184,7 +186,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         if finished and not dry_run:
             before = record_repairs(project, finished, [], [], progress)
         return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
-                            finished, crlf)
+                            finished, crlf, project.writer)
     if feed is not None:
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
@@ -199,7 +201,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
                          "first, which takes the events back from the remote; `despite_synced` repairs anyway "
                          "(docs/sync.md)", details={"feed": own, "synced_seq": seq, "kept_seq": kept})
     if not yes and restore is not None:
-        raise InputError(f"`baton repair` would restore this clone's own feed {restore.feed} as its ledger ref holds "
+        raise InputError(f"`baton repair` would restore {feed_named(restore.feed, project.writer)} as its ledger ref holds "
                          f"it (seq 1-{restore.restored}, the remote's copy at the last sync) and set "
                          f"{counted(len(restore.set_aside), 'line')} of the local file that cannot be proven to "
                          "follow it aside into .baton/quarantine/: `yes` does it, `dry_run` shows them first")
@@ -220,7 +222,8 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     after = record_repairs(project, finished, plans, quarantined, progress)
-    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf)
+    return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf,
+                        project.writer)
 
 
 def put_back_line_endings(project: "Project", feed: str | None, *, dry_run: bool, yes: bool) -> dict[str, int]:

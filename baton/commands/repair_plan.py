@@ -3,7 +3,9 @@ the same by ``baton repair`` and ``baton verify``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import ast
+import re
+from typing import TYPE_CHECKING, Iterable
 
 import baton.ledger.files as files
 from baton.commands.context import foreign_feed_name
@@ -11,6 +13,7 @@ from baton.commands.synced_feed import synced_copy, synced_seq
 from baton.domain.repair_choice import decide_repair
 from baton.domain.wording import counted
 from baton.errors import StorageError
+from baton.ledger.feed import FeedHead, FeedProblem, scan_bytes
 from baton.ledger.repair import FeedRepair, Unfinished, plan_repair, plan_restore, unfinished_repairs
 from baton.ledger.repair_dependents import with_own_dependents
 from baton.ledger.verify import VerifyReport
@@ -37,26 +40,57 @@ def repair_plans(project: "Project", report: VerifyReport, finished: list[Unfini
         name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel)))), own,
         lambda: synced_seq(project, own))
     return decide_repair(plans, [u.repair for u in finished], own, feed=feed, despite_synced=despite_synced,
-                         synced=lambda: synced_seq(project, own),
-                         restore=lambda damaged: restore_plan(project, report, damaged))
+                         synced=lambda name: synced_seq(project, name),
+                         restore=lambda name, damaged: restore_plan(project, report, name, damaged))
 
 
-def restore_plan(project: "Project", report: VerifyReport, damaged: FeedRepair | None) -> FeedRepair | None:
-    """This clone's own feed restored from its ledger ref (``plan_restore``) when the ref holds
-    it and the file does not extend that copy (``damaged``: the feed's cut, None when it has
-    none): damaged where a cut would fork it against the remote's copy, or forked already by an
+def restore_plan(project: "Project", report: VerifyReport, feed: str,
+                 damaged: FeedRepair | None) -> FeedRepair | None:
+    """``feed`` (this clone's own, or its copy of a teammate's) restored from its ledger ref
+    (``plan_restore``) when the ref holds it and the file does not extend that copy (``damaged``:
+    the feed's cut, None when it has none): damaged where a cut would fork this clone's own feed
+    against the remote's copy or lose a teammate's events the ref holds, or forked already by an
     earlier repair. None otherwise (then a plain repair)."""
-    own = project.writer
-    base = synced_copy(project, own, unless_held=damaged is None)  # a sound file that extends it: not read
+    base = synced_copy(project, feed, unless_held=damaged is None)  # a sound file that extends it: not read
     if base is None:
         return None
     try:
-        raw = files.read_range(str(project.paths.ledger_dir / f"{own}.jsonl"), 0)
+        raw = files.read_range(str(project.paths.ledger_dir / f"{feed}.jsonl"), 0)
     except FileNotFoundError:
         raw = b""
     except OSError as exc:
-        raise StorageError(f"cannot read feed {own}: {exc}") from exc
-    return plan_restore(own, base, raw, report)
+        raise StorageError(f"cannot read feed {feed}: {exc}") from exc
+    return plan_restore(feed, base, raw, report)
+
+
+_GAP = re.compile(r"stream (?P<stream>.+): expected version (?P<want>\d+), found (?P<found>\d+)")
+
+
+def gaps_filled(plans: list[FeedRepair], problems: Iterable[FeedProblem]) -> dict[tuple[str, int | None], str]:
+    """The ``stream_gap``s a restore of ``plans`` fills, by ``(feed, seq)`` of the event after the gap,
+    each with where the missing versions are: an event of an undamaged feed that builds on events
+    this clone's damaged copy of another feed lost, which its ledger ref still holds (tester25 T5)."""
+    restored: dict[tuple[str, int], tuple[str, int]] = {}
+    for plan in plans:
+        if plan.restored:
+            for event in scan_bytes(plan.feed, plan.base, FeedHead(), collect=True).events:
+                restored[(event.stream, event.stream_version)] = (plan.feed, event.seq)
+    out: dict[tuple[str, int | None], str] = {}
+    for problem in problems:
+        found = _GAP.fullmatch(problem.message) if problem.kind == "stream_gap" and problem.seq is not None else None
+        if not restored or found is None:
+            continue
+        try:
+            stream = ast.literal_eval(found["stream"])
+        except (ValueError, SyntaxError):
+            continue
+        where = [restored.get((stream, v)) for v in range(int(found["want"]), int(found["found"]))]
+        if where and all(w is not None for w in where):
+            feeds = sorted({w[0] for w in where if w is not None})
+            out[(problem.feed, problem.seq)] = (
+                f"the missing {'version is' if len(where) == 1 else 'versions are'} in feed {', '.join(feeds)}, "
+                f"which the repair restores from the ledger ref: feed {problem.feed} itself is sound")
+    return out
 
 
 def seq_range(last: int) -> str:
@@ -64,11 +98,12 @@ def seq_range(last: int) -> str:
     return "no event" if not last else "seq 1" if last == 1 else f"seq 1-{last}"
 
 
-def plan_lines(plan: FeedRepair, verb: str) -> list[str]:
-    """What a repair sets aside of one feed, and keeps, line by line (``repair`` and ``verify`` say the same)."""
+def plan_lines(plan: FeedRepair, verb: str, own: str | None = None) -> list[str]:
+    """What a repair sets aside of one feed, and keeps, line by line (``repair`` and ``verify`` say the
+    same); ``own``: this clone's writer, to name its own feed as its own."""
     kept = seq_range(plan.kept.seq)
     if plan.restored:
-        return restore_lines(plan, verb, kept)
+        return restore_lines(plan, verb, kept, own)
     after = (f" ({counted(len(plan.kept_after), 'line')} of them after the cut: they chain on past what is set aside)"
              if plan.kept_after else "")
     if not plan.set_aside:  # events run together or out of order: only put back, one a line, in chain order
@@ -87,11 +122,16 @@ def plan_lines(plan: FeedRepair, verb: str) -> list[str]:
     return lines
 
 
-def restore_lines(plan: FeedRepair, verb: str, kept: str) -> list[str]:
-    """A restore of this clone's own feed from its ledger ref (``plan_restore``), said line by line:
+def feed_named(feed: str, own: str | None) -> str:
+    """A feed as a restore names it: this clone's own, or its copy of a teammate's."""
+    return f"this clone's own feed {feed}" if feed == own else f"this clone's copy of feed {feed} (a teammate's)"
+
+
+def restore_lines(plan: FeedRepair, verb: str, kept: str, own: str | None = None) -> list[str]:
+    """A restore of a feed from this clone's ledger ref (``plan_restore``), said line by line:
     the byte offsets are the local file's."""
     restore = {"Set aside": "Restored", "Would set aside": "Would restore"}.get(verb, verb.replace("set aside", "restore"))
-    lines = [f"{restore} this clone's own feed {plan.feed} as its ledger ref holds it (seq 1-{plan.restored}, the "
+    lines = [f"{restore} {feed_named(plan.feed, own)} as its ledger ref holds it (seq 1-{plan.restored}, the "
              f"remote's copy at the last sync), keeping {kept}; "
              + (f"{'set' if verb == 'Set aside' else 'setting'} aside {counted(len(plan.set_aside), 'line')} "
                 f"({counted(plan.length, 'byte')}) of the local file that cannot be proven to follow it:"

@@ -11,7 +11,7 @@ import attrs
 from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
 from baton.commands.leftovers import leftover_temporaries
-from baton.commands.repair_plan import landed, plan_lines, repair_plans
+from baton.commands.repair_plan import gaps_filled, landed, plan_lines, repair_plans
 from baton.commands.synced_feed import synced_seq
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
@@ -74,6 +74,8 @@ class VerifyResult:
     others_forgets: frozenset[str] = frozenset()
     """The handoffs of ``report.unfinished_forgets`` whose forget another clone recorded (its
     ``handoff.forgotten`` not in this clone's feed): that clone's to finish, by its next sync."""
+    own: str | None = None
+    """This clone's writer: the plan names its own feed as its own."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -127,7 +129,8 @@ class VerifyResult:
     def render(self) -> str:
         r = self.report
         lines = []
-        failing = {p.feed for p in r.all_problems()}
+        filled = gaps_filled(self.repair, r.all_problems())  # a sound feed after a gap a restore fills
+        failing = {p.feed for p in r.all_problems() if (p.feed, p.seq) not in filled}
         lost_heads = {p.feed for p in r.all_problems() if p.kind in HEAD_PROBLEMS}
         for f in r.feeds:
             note = ""
@@ -144,7 +147,8 @@ class VerifyResult:
             where = f"byte {p.offset}" if p.offset >= 0 else "not read" if p.kind == SYMLINK_ESCAPE else "merged order"
             seq = f" seq {p.seq} ({where})" if p.seq is not None else \
                 "" if p.kind == LINE_ENDINGS else f" ({where}, no seq: the line does not parse)"
-            lines.append(f"  problem in {p.feed}{seq}: {p.kind}: {p.message}")
+            fill = filled.get((p.feed, p.seq))
+            lines.append(f"  problem in {p.feed}{seq}: {p.kind}: {p.message}" + (f" ({fill})" if fill else ""))
         if r.erased_by_forget:
             n = r.erased_by_forget
             lines.append(f"{n} payload{'' if n == 1 else 's'} erased by forget")
@@ -181,7 +185,7 @@ class VerifyResult:
                          "(docs/ledger.md, \"Line endings\")")
         for plan in self.repair:  # the plan `baton repair` carries out (``repair_plans``)
             if plan.cut is not None:
-                lines.extend(plan_lines(plan, "`baton repair --yes` would set aside"))
+                lines.extend(plan_lines(plan, "`baton repair --yes` would set aside", self.own))
             lines.extend(f"`baton repair --yes` would acknowledge as lost: {plan.feed} seq {head['seq']} "
                          f"(recorded by {head['source']})" for head in plan.lost)
         if self.synced_beyond is not None:
@@ -230,7 +234,8 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
                         leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer),
-                        signers_damaged=signers_problem(opened), others_forgets=others_forgets(opened, report))
+                        signers_damaged=signers_problem(opened), others_forgets=others_forgets(opened, report),
+                        own=opened.writer)
 
 
 OTHERS_FORGET = ("another clone recorded this forget and was interrupted: that clone's next `baton sync` finishes "

@@ -69,11 +69,17 @@ KEPT = 8
 body replaced longer ago than that is listed as not applied (``not_read``) rather than applied."""
 READIED = "readied"
 """The record member naming who made it ready (the ``handoff.promoted`` event's writing): an archive
-its writer could not have read (made apart) lists that promotion (``archived_after_ready``)."""
+its writer could not have read (made apart) lists that promotion (``archived_after_unseen``)."""
 ARCHIVED_BY = "archived_by"
 """The record member naming who archived it (the ``handoff.archived`` event's writing): ``resume
 latest`` says so when the newest ready handoff was archived (``baton.domain.teammate_archive``)."""
-FOLD_KEYS = (REVISION, CONFLICTS, READIED, ARCHIVED_BY)
+VALIDATED_BY = "validated_by"
+"""The record member naming who last validated it (the ``handoff.validated`` event's writing): an
+archive its writer could not have read lists that validation (``archived_after_unseen``)."""
+RESUMED_BY = "resumed_by"
+"""The record member naming who resumed it (the ``handoff.resumed`` event's writing): an archive its
+writer could not have read lists that resume (``archived_after_unseen``)."""
+FOLD_KEYS = (REVISION, CONFLICTS, READIED, ARCHIVED_BY, VALIDATED_BY, RESUMED_BY)
 _NOT_BODY = frozenset(("status", "updated_at", "validation", "flags", "resumed_at", "superseded_by",
                        "archived_reason", *FOLD_KEYS))
 
@@ -232,8 +238,10 @@ def archived_over(h: Handoff, archived: Handoff, by: Writing) -> Handoff:
 
 
 def archived_by(h: Handoff, by: Writing) -> Handoff:
-    """``h`` (just archived by ``by``) naming who archived it (``ARCHIVED_BY``)."""
-    return evolve(h, extra={**h.extra, ARCHIVED_BY: by.to_json()})
+    """``h`` (just archived by ``by``) naming who archived it (``ARCHIVED_BY``): ``actor``, the git
+    identity that ran the archive, as its event names it (tester25 T9); ``owner`` holds the same,
+    as docs/handoffs.md documented it before."""
+    return evolve(h, extra={**h.extra, ARCHIVED_BY: {**by.to_json(), "actor": by.owner or None}})
 
 
 def readied(h: Handoff, by: Writing) -> Handoff:
@@ -241,14 +249,31 @@ def readied(h: Handoff, by: Writing) -> Handoff:
     return evolve(h, extra={**h.extra, READIED: by.to_json()})
 
 
-def archived_after_ready(h: Handoff, archived: Handoff, by: Writing) -> Handoff:
-    """``archived`` (``h``, ready or resumed, archived by ``by``), listing the promotion that made
-    ``h`` ready when ``by``'s writer could not have read it (an archive made apart that sorts after
-    it): the archive stands, as when it sorts first, and the line names who made it ready."""
-    promotion = h.extra.get(READIED)
-    if not isinstance(promotion, dict) or not _unseen(by, promotion):
+def validated_by(h: Handoff, by: Writing) -> Handoff:
+    """``h`` (just validated by ``by``) naming who validated it (``VALIDATED_BY``)."""
+    return evolve(h, extra={**h.extra, VALIDATED_BY: by.to_json()})
+
+
+def resumed_by(h: Handoff, by: Writing) -> Handoff:
+    """``h`` (just resumed by ``by``) naming who resumed it (``RESUMED_BY``)."""
+    return evolve(h, extra={**h.extra, RESUMED_BY: by.to_json()})
+
+
+_TOLD_OVER = ((VALIDATED_BY, "validated"), (READIED, "promoted"), (RESUMED_BY, "resumed"))
+"""The lifecycle steps an archive made apart is told to have been made over (``archived_after_unseen``)."""
+
+
+def archived_after_unseen(h: Handoff, archived: Handoff, by: Writing) -> Handoff:
+    """``archived`` (``h``, archived by ``by``), listing the newest validation, promotion or resume of
+    ``h`` that ``by``'s writer could not have read (an archive made apart that sorts after it): the
+    archive stands, as when it sorts first, and the line names who made that step — one decider
+    for the three (tester25 item 4; before, only a promotion was told)."""
+    steps = [(step, action) for key, action in _TOLD_OVER
+             if isinstance(step := h.extra.get(key), dict) and _unseen(by, step)]
+    if not steps:
         return archived
-    edit = {**promotion, "outcome": "archived_over", "status": "archived", "action": "promoted",
+    step, action = max(steps, key=lambda s: int(s[0].get("stream_version") or 0))
+    edit = {**step, "outcome": "archived_over", "status": "archived", "action": action,
             "by": {**by.to_json(), "action": "archived"}}
     return evolve(archived, extra={**archived.extra, CONFLICTS: [*(archived.extra.get(CONFLICTS) or ()), edit]},
                   flags=_flagged(archived.flags))

@@ -10,7 +10,8 @@ names it as it arrives): who archived it, when, the reason, and ``baton handoff 
 Told to the one whose handoff it is: this clone's user captured it (``baton.domain.authorship.wrote``)
 or made it ready (the record's ``READIED`` names who did, as ``wrote`` reads a capture: an archive
 made apart that sorts after a ``ready`` is told to whoever made it ready). Only a handoff this clone
-held live before the sync (a clone that never showed it is told nothing), and never an archive
+held live before the sync (a clone that never showed it is told nothing, but for a first sync into
+an index that held no teammate's event: the caller gives who captured each, status ``""``), and never an archive
 recorded here, nor one recorded under this user's own git identity on another clone of theirs: that
 is their own archive, not a teammate's (tester25 T7). The reason is shown at most ``REASON_MAX``
 characters long (``handoff archive`` refuses a longer one; tester25 T3). Pure: the events and the records as they stood are passed in.
@@ -41,11 +42,13 @@ class ForeignArchive(Value):
     at: str
     reason: str | None
     was: str
-    """The handoff's status here before the sync brought the archive (``ready``, ``draft``…)."""
+    """The handoff's status here before the sync brought the archive (``ready``, ``draft``…); ``""``:
+    the clone's first sync (its index held no teammate's event) brought the handoff and its archive."""
 
     def line(self) -> str:
         """How ``baton sync``, ``status`` and the brief tell it (once, at the next start)."""
-        return (f"ARCHIVED: your handoff {self.handoff} ({self.was} here until then) was archived by "
+        here = f"{self.was} here until then" if self.was else "new to this clone, whose first sync brought it"
+        return (f"ARCHIVED: your handoff {self.handoff} ({here}) was archived by "
                 f"{archiver(self.writer, self.actor)} at {self.at}{reason_words(self.reason)}, so it is no "
                 f"longer offered to resume; `baton handoff show {self.handoff}` reads it (to go on with that "
                 f"work, capture a checkpoint that continues it: `baton checkpoint create`).")

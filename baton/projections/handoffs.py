@@ -66,7 +66,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 12
+    version = 13
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -94,7 +94,10 @@ class HandoffsBase:
     before is replayed once; 12: a ready record keeps who made it ready
     (``concurrent_edits.READIED``), an archive made apart that sorts after that
     promotion lists it, and a resume that reaches an archived record is listed
-    as not applied (notice25), so an index folded before is replayed once."""
+    as not applied (notice25), so an index folded before is replayed once; 13: ``archived_by``
+    names the archiver as ``actor`` too (tester25 T9), and a record keeps who validated and who
+    resumed it, so an archive made apart that sorts after either lists it, so an index folded before
+    is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True

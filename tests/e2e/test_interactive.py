@@ -51,6 +51,7 @@ import re
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -427,6 +428,23 @@ def codex_turn_held(terminal: Terminal, held: Held) -> None:
     terminal.wait_for(f"› {WRAP_UP}", why="the prompt typed", now=True)
     terminal.type("\r")
     held.wait_asked()
+
+
+@contextmanager
+def codex_turn_running(codex: CodexProject, openai: FakeResponses) -> Iterator[Terminal]:
+    """Codex's TUI with a turn running: the agent readies its handoff, and the model's next answer
+    is held open ("esc to interrupt" shows) while the block runs; then that answer is let go and
+    the Codex daemon stopped, whatever the block did."""
+    held = Held()
+    try:
+        openai.script = [*codex_hands_off()[:-1], held, "Going on."]
+        with codex_tui(codex) as terminal:
+            codex_turn_held(terminal, held)
+            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+            yield terminal
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
 
 
 def wait_on_screen(terminal: Terminal, holds: Any, why: str, timeout: float = 180) -> None:
@@ -854,24 +872,16 @@ def test_ctrl_c_during_a_codex_turn_cancels_it_and_its_interrupt_leaves_the_read
     of that turn, which records the session's end and leaves the readied handoff as its baton. The
     session goes on, and the next turn's ``Stop`` records no second end and leaves no second baton."""
     codex = codex_ready(tmp_path, openai, trap)
-    held = Held()
-    try:
-        openai.script = [*codex_hands_off()[:-1], held, "Going on."]
-        with codex_tui(codex) as terminal:
-            codex_turn_held(terminal, held)
-            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
-            terminal.type("\x03")
-            terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
-            terminal.wait_for("› 1. Cancel task", why="Codex's first choice, selected", now=True)
-            terminal.type("\r")
-            wait_on_screen(terminal, lambda shown: "Task is still running" not in shown
-                           and "esc to interrupt" not in shown, "the cancelled turn")
-            (created,) = wait_for_event(codex.project, codex.env, "baton.created")  # the Interrupt hook's
-            codex_prompt(terminal, "go on", "Going on.")
-            codex_exit(terminal)
-    finally:
-        held.release()
-        codex_daemon_stopped(codex)
+    with codex_turn_running(codex, openai) as terminal:
+        terminal.type("\x03")
+        terminal.wait_for("Task is still running", why="Codex's question after Ctrl-C in a turn")
+        terminal.wait_for("› 1. Cancel task", why="Codex's first choice, selected", now=True)
+        terminal.type("\r")
+        wait_on_screen(terminal, lambda shown: "Task is still running" not in shown
+                       and "esc to interrupt" not in shown, "the cancelled turn")
+        (created,) = wait_for_event(codex.project, codex.env, "baton.created")  # the Interrupt hook's
+        codex_prompt(terminal, "go on", "Going on.")
+        codex_exit(terminal)
     (sid,) = sessions_of(codex.project, codex.env, "session.begun")
     assert len(events(codex.project, codex.env, "baton.created")) == 1
     assert created["data"]["session"] == sid and sessions_of(codex.project, codex.env, "session.ended") == [sid]
@@ -1823,31 +1833,23 @@ def test_esc_during_a_codex_turn_on_a_busy_ledger_keeps_the_end_within_codex_s_l
     Once the lock is let go, that process records the end and hands the readied handoff on."""
     codex = codex_ready(tmp_path, openai, trap)
     codex.env = {k: v for k, v in codex.env.items() if k != "BATON_HOOK_LOCK_WAIT"}  # the default wait
-    held = Held()
-    try:
-        openai.script = [*codex_hands_off()[:-1], held, "Going on."]
-        with codex_tui(codex) as terminal:
-            codex_turn_held(terminal, held)
-            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
-            with lock_held_elsewhere(codex.project):
-                terminal.type("\x1b")
-                wait_on_screen(terminal, lambda shown: "esc to interrupt" not in shown and CODEX_READY in shown,
-                               "the interrupted turn")
-                deadline = time.monotonic() + 60
-                while not kept_hooks(codex.project):
-                    assert time.monotonic() < deadline, terminal.screen()
-                    time.sleep(0.2)
-                assert events(codex.project, codex.env, "baton.created") == []  # kept, not done: the lock is held
-            (created,) = wait_for_event(codex.project, codex.env, "baton.created")  # the waiting process's
-            assert "timed out" not in terminal.transcript() + terminal.screen()
-            codex_exit(terminal)
-        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
-        (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
-        assert created["data"]["session"] == sid and subject(created) == readied
-        assert sessions_of(codex.project, codex.env, "session.ended") == [sid]
-    finally:
-        held.release()
-        codex_daemon_stopped(codex)
+    with codex_turn_running(codex, openai) as terminal:
+        with lock_held_elsewhere(codex.project):
+            terminal.type("\x1b")
+            wait_on_screen(terminal, lambda shown: "esc to interrupt" not in shown and CODEX_READY in shown,
+                           "the interrupted turn")
+            deadline = time.monotonic() + 60
+            while not kept_hooks(codex.project):
+                assert time.monotonic() < deadline, terminal.screen()
+                time.sleep(0.2)
+            assert events(codex.project, codex.env, "baton.created") == []  # kept, not done: the lock is held
+        (created,) = wait_for_event(codex.project, codex.env, "baton.created")  # the waiting process's
+        assert "timed out" not in terminal.transcript() + terminal.screen()
+        codex_exit(terminal)
+    (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+    (readied,) = [e["stream"].split("/", 1)[1] for e in events(codex.project, codex.env, "handoff.promoted")]
+    assert created["data"]["session"] == sid and subject(created) == readied
+    assert sessions_of(codex.project, codex.env, "session.ended") == [sid]
 
 
 # -- inter22: /compact in an interactive Codex session that received a baton ------------------------

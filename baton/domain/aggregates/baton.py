@@ -206,10 +206,12 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
 
 
 def may_dismiss(record: BatonRecord, by: str) -> bool:
-    """Whether ``by`` may dismiss or cancel ``record`` without overriding: a shared baton (it is
-    for every owner), one left for ``by``, or one ``by`` left (``same_owner``)."""
-    return record.shared or same_owner(record.owner, by) or (record.left_by is not None
-                                                            and same_owner(record.left_by, by))
+    """Whether ``by`` may dismiss or cancel ``record`` without overriding: one left for ``by``, or
+    one ``by`` left (``same_owner``). A shared baton is no exception: any session may take it up,
+    but ending it unclaimed ends it for everyone, so it is its owner's (the owner it was left
+    under: whoever left it, or the ``owner`` they named) and its leaver's, as a private one is
+    (docs/batons.md, "Dismissing a baton"; tester25 T4)."""
+    return same_owner(record.owner, by) or (record.left_by is not None and same_owner(record.left_by, by))
 
 
 _GERUND = {"cancel": "cancelling", "dismiss": "dismissing"}
@@ -225,11 +227,15 @@ def _require_yours(current: BatonRecord, by: str | None, not_mine: bool, verb: s
     if by is None or not_mine or may_dismiss(current, by):
         return
     left = f"left by {shown_name(current.left_by)}" if current.left_by else "left by someone else"
+    anyway = f"({_GERUND[verb]} it anyway is a deliberate choice: `not_mine`)"
     raise BatonNotYours(
+        f"baton {current.id} is shared, {left} as {shown_name(current.owner)} on {shown_name(current.branch)}: "
+        f"any session may take it up at its start, but it is not yours ({shown_name(by)}) to {verb} for "
+        f"everyone; its owner or whoever left it may {verb} it {anyway}" if current.shared else
         f"baton {current.id} is for {shown_name(current.owner)} on {shown_name(current.branch)}, {left}: "
         f"not yours ({shown_name(by)}) "
         f"to {verb}; its owner claims it at their next session start, or dismisses it, as can "
-        f"whoever left it ({_GERUND[verb]} it anyway is a deliberate choice: `not_mine`)",
+        f"whoever left it {anyway}",
         details={"handoff_id": current.id, "owner": current.owner, "left_by": current.left_by,
                  "you": by})
 

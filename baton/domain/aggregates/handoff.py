@@ -281,8 +281,9 @@ def evolve(state: State, recorded: Event) -> State:
                                  report):
                     return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
                 hashes, skipped = event.extra.get(ARTIFACT_HASHES), event.extra.get(ARTIFACT_SKIPPED)
-                return _read_apart(state, event, _writing(recorded), lambda read: lifecycle.record_validation(
-                    with_artifact_hashes(read, hashes, skipped), _validation(report), now=_later(now, state)),
+                by = _writing(recorded)
+                return _read_apart(state, event, by, lambda read: apart.validated_by(lifecycle.record_validation(
+                    with_artifact_hashes(read, hashes, skipped), _validation(report), now=_later(now, state)), by),
                     "validated")
             case HandoffPromoted(accepted_warnings=reason):
                 hashes, skipped = event.extra.get(ARTIFACT_HASHES), event.extra.get(ARTIFACT_SKIPPED)
@@ -293,7 +294,7 @@ def evolve(state: State, recorded: Event) -> State:
             case HandoffResumed() if state.status == "archived":  # resumed on a clone that had not the archive
                 return apart.refused_action(state, _writing(recorded), "resumed")
             case HandoffResumed():
-                return lifecycle.resume(state, now=_later(now, state))
+                return apart.resumed_by(lifecycle.resume(state, now=_later(now, state)), _writing(recorded))
             case HandoffSuperseded(by=by):
                 return lifecycle.supersede(state, by=by, now=now)
             case HandoffArchived(reason=reason):
@@ -348,13 +349,13 @@ def _archived(state: Handoff, read: Any, by: apart.Writing, *, reason: str | Non
         live = lifecycle.archive(replace_fields(state, status="ready"), now=now, reason=reason)
         return apart.archived_over(state, live, by)
     if state.status not in ("draft", "validated"):
-        return apart.archived_after_ready(state, lifecycle.archive(state, now=now, reason=reason), by)
+        return apart.archived_after_unseen(state, lifecycle.archive(state, now=now, reason=reason), by)
     found = apart.read_body(state, read, by)
     earlier, left = found if found is not None else (state, [])  # a body past the kept chain: archived as it is
     archived = apart.settled(lifecycle.archive(earlier, now=now, reason=reason))
     for revision in left:
         archived = apart.left_out(archived, revision, by, "archived")
-    return archived
+    return apart.archived_after_unseen(state, archived, by) if not left else archived
 
 
 def _after_archive(state: Handoff, event: DomainEvent, by: apart.Writing) -> Handoff:
