@@ -1,4 +1,4 @@
-"""``baton install-hooks --harness claude-code``: what Claude Code (2.1.197 to 2.1.332) needs
+"""``baton install-hooks --harness claude-code``: what Claude Code (2.1.197 to 2.1.337) needs
 that the other harnesses do not (issue 23): a ``timeout`` on every hook entry
 (without one, all SessionEnd hooks together get 1.5 s and a busy machine
 loses the baton), and the project's MCP server approved in
