@@ -666,8 +666,8 @@ def add_hook_command(sub, common) -> None:
     p.add_argument("harness", metavar="HARNESS",
                    help=f"the harness running the hook: {', '.join(HARNESSES)}").completions = HARNESSES
     p.add_argument("event", metavar="EVENT",
-                   help="the harness's event: SessionStart, PreCompact, SessionEnd, UserPromptSubmit "
-                        "(claude-code); SessionStart, PreCompact, Stop, Interrupt, UserPromptSubmit (codex); SessionStart, "
+                   help="the harness's event: SessionStart, PreCompact, SessionEnd, UserPromptSubmit, "
+                        "Stop (claude-code); SessionStart, PreCompact, Stop, Interrupt, UserPromptSubmit (codex); SessionStart, "
                         "PreCompress, SessionEnd, BeforeAgent (gemini-cli); sessionStart, preCompact, sessionEnd, "
                         "beforeSubmitPrompt (cursor)")
     p.set_defaults(func=HOOK_FUNC)

@@ -16,17 +16,17 @@ of a fresh process with the copy as its working directory, and reads the instruc
 counted (``Collected``); the first repetition is a warm-up and is not kept. Prints the median
 per row (millions of instructions) and each beside the stack's floor (``import attrs, orjson,
 sqlite3, hashlib, argparse``, issue 27's hook-path target: at most 1.15x) and the floor without
-attrs (the prompt hook's target: at most 1.15x). Instruction counts barely move with the
-machine's load, unlike wall or CPU time: on a shared machine they are the figure to compare.
+attrs (the prompt hook's and the turn's end's target: at most 1.15x). Instruction counts barely
+move with the machine's load, unlike wall or CPU time: on a shared machine they are the figure to compare.
 
 Rows (``ROWS``): the two floors; ``bootstrap --json``; ``session handoff --json``; the
 SessionStart hook of a new session with no baton waiting (steady); the SessionStart hook of a
 new session receiving a baton, left for it by an unmeasured ``baton session end prep-N
---handoff-steps ...`` just before (its brief must show the baton); UserPromptSubmit and
+--handoff-steps ...`` just before (its brief must show the baton); UserPromptSubmit, Stop and
 SessionEnd of the session the steady start began (an ordinary prompt that asks for no
-handoff, an end that hands nothing on). Set ``BATON_HOOK_SERVER=0`` (the hook in its own
-process, not relayed to a hook server) and a long ``BATON_HOOK_DEADLINE`` (under callgrind a
-hook runs ~50x slower than its deadline expects).
+handoff, a turn's end that finds no mark, an end that hands nothing on). Set
+``BATON_HOOK_SERVER=0`` (the hook in its own process, not relayed to a hook server) and a long
+``BATON_HOOK_DEADLINE`` (under callgrind a hook runs ~50x slower than its deadline expects).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ FLOORS = {"stack floor": "import attrs, orjson, sqlite3, hashlib, argparse",
           "stack floor without attrs": "import orjson, sqlite3, hashlib, argparse"}
 ROWS = ("stack floor", "stack floor without attrs", "bootstrap --json", "session handoff",
         "hook SessionStart steady", "hook SessionStart receiving a baton", "hook UserPromptSubmit",
-        "hook SessionEnd")
+        "hook Stop", "hook SessionEnd")
 COMMANDS = {
     "bootstrap --json": ["bootstrap", "--json"],
     "session handoff": ["session", "handoff", "--json"],
@@ -52,6 +52,7 @@ COMMANDS = {
     "hook SessionStart receiving a baton": ["hook", "claude-code", "SessionStart"],
     "hook SessionEnd": ["hook", "claude-code", "SessionEnd"],
     "hook UserPromptSubmit": ["hook", "claude-code", "UserPromptSubmit"],
+    "hook Stop": ["hook", "claude-code", "Stop"],
 }
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
@@ -118,7 +119,7 @@ def main() -> None:
                 session = f"cg-{os.getpid()}-{n}"
                 if row == "hook SessionStart steady":
                     began[label] = session
-                elif row in ("hook SessionEnd", "hook UserPromptSubmit"):
+                elif row in ("hook SessionEnd", "hook UserPromptSubmit", "hook Stop"):
                     session = began.get(label, session)
                 elif row == "hook SessionStart receiving a baton":
                     subprocess.run([python, "-m", "baton", "session", "end", f"prep-{os.getpid()}-{n}",

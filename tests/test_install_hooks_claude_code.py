@@ -1,4 +1,4 @@
-"""``baton install-hooks --harness claude-code``: what Claude Code (2.1.197 to 2.1.332) needs
+"""``baton install-hooks --harness claude-code``: what Claude Code (2.1.197 to 2.1.337) needs
 that the other harnesses do not (issue 23): a ``timeout`` on every hook entry
 (without one, all SessionEnd hooks together get 1.5 s and a busy machine
 loses the baton), and the project's MCP server approved in
@@ -32,7 +32,8 @@ def test_every_hook_entry_carries_a_timeout_fitted_to_its_event(project_dir):
     timeouts = {event: [h.get("timeout") for h in found] for event, found in hooks.items()}
     # SessionEnd: long enough for the hand-on on a busy machine (Claude Code's default is 1.5 s);
     # the start and a prompt hold the session up, so theirs are short.
-    assert timeouts == {"SessionStart": [15], "PreCompact": [30], "SessionEnd": [30], "UserPromptSubmit": [15]}
+    assert timeouts == {"SessionStart": [15], "PreCompact": [30], "SessionEnd": [30], "UserPromptSubmit": [15],
+                        "Stop": [15]}
 
 
 def test_every_timeout_leaves_the_hook_room_to_give_up_first(project_dir):

@@ -263,3 +263,38 @@ def test_events_has_no_meaning_with_remove(project_dir, capsys):
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--remove", "--events", "start,end",
                    expect=2)
     assert "--events has no meaning with --remove" in out["error"]["message"]
+
+
+def _without_stop(project_dir) -> None:
+    """A Claude Code install made before its turn's end (``Stop``) was wired beside the prompt hook."""
+    install_hooks(project_dir, "claude-code", command=PROGRAM)
+    path = project_dir / HOOKS_FILE["claude-code"]
+    config = json.loads(path.read_text())
+    del config["hooks"]["Stop"]
+    path.write_text(json.dumps(config))
+
+
+def test_doctor_names_install_hooks_to_add_the_turn_s_end_an_earlier_claude_code_install_lacks(project_dir, capsys):
+    _without_stop(project_dir)
+    check = _doctor_check(capsys, project_dir, "claude-code")
+    assert check["status"] == "ok", check
+    assert ("no hook for Stop, so a baton a session claims at its start reaches the next session too when the "
+            "session's first input runs no prompt hook (bash mode, `! cmd`)") in check["detail"], check
+    assert f"install-hooks --harness claude-code --command {PROGRAM}` adds it" in check["detail"], check
+    assert "left out" not in check["detail"]
+
+
+def test_install_hooks_again_adds_the_turn_s_end_and_doctor_then_says_nothing_of_it(project_dir, capsys):
+    _without_stop(project_dir)
+    install_hooks(project_dir, "claude-code", command=PROGRAM)
+    assert "Stop" in _events(project_dir, "claude-code")
+    check = _doctor_check(capsys, project_dir, "claude-code")
+    assert check["status"] == "ok" and "no hook for" not in check["detail"], check
+
+
+def test_leaving_the_prompt_hook_out_leaves_claude_code_s_turn_s_end_out_too(project_dir):
+    """``Stop`` only removes the mark a start leaves when the prompt hook is wired: it goes with it."""
+    install_hooks(project_dir, "claude-code", command=PROGRAM, events=("start", "end", "compact"))
+    assert not {"UserPromptSubmit", "Stop"} & _events(project_dir, "claude-code")
+    install_hooks(project_dir, "claude-code", command=PROGRAM, events=("start", "end", "prompt"))
+    assert {"UserPromptSubmit", "Stop"} <= _events(project_dir, "claude-code")

@@ -22,8 +22,8 @@ STARTED_AT_ROOT = {
                   "nothing handed on at its end, no baton tools for the agent)",
 }
 """The harnesses that read the project's wiring only from the folder they are started in, and what
-one started in a subfolder does (run for real): Claude Code 2.1.332 reads ``.claude/settings.json``
-there, yet finds ``.mcp.json`` from it; Gemini CLI 0.61.0 reads ``.gemini/settings.json`` (hooks and
+one started in a subfolder does (run for real): Claude Code (2.1.332, 2.1.337) reads
+``.claude/settings.json`` there, yet finds ``.mcp.json`` from it; Gemini CLI 0.61.0 reads ``.gemini/settings.json`` (hooks and
 MCP servers alike) there. Codex 0.171.0 finds ``.codex/`` from a subfolder: not here."""
 
 

@@ -20,6 +20,7 @@ from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
     SESSION_START,
+    TURN_END,
     USER_PROMPT,
     CommandHookAdapter,
     ConfigFile,
@@ -43,6 +44,7 @@ HOOKS = (
     HookCommand("PreCompact", "manual|auto", timeout=30),
     HookCommand("SessionEnd", timeout=30),
     HookCommand("UserPromptSubmit", timeout=15),
+    HookCommand("Stop", timeout=15),
 )
 """Each with a ``timeout`` in seconds. Claude Code's default for a command hook is
 long, except at SessionEnd: without a ``timeout`` there, all SessionEnd hooks
@@ -52,7 +54,9 @@ baton on. With one, SessionEnd waits up to the largest (capped at 60 s;
 and a prompt wait on their hook, so theirs are short — yet above the hook's
 own deadline (``baton.harnesses.hook.DEADLINE_SECONDS``, 10 s) with room for
 the process to start: Baton gives up first and leaves its notice, and the
-harness's timeout only stops a hook that could not even do that."""
+harness's timeout only stops a hook that could not even do that. ``Stop`` (a turn's end, after the
+model answered; ``TURN_END``) is wired with the prompt hook: bash mode (``! cmd``) runs no
+``UserPromptSubmit`` yet sends the model a turn, whose ``Stop`` removes the start's mark."""
 
 
 SKILL_FILE = ".claude/skills/baton/SKILL.md"
@@ -92,7 +96,7 @@ def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...])
 ADAPTER = CommandHookAdapter(
     name="claude-code",
     kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "SessionEnd": SESSION_END,
-           "UserPromptSubmit": USER_PROMPT},
+           "UserPromptSubmit": USER_PROMPT, "Stop": TURN_END},
     hooks=HOOKS,
     files=_files,
     answer=hook_specific_output,

@@ -50,7 +50,7 @@ import orjson
 
 from baton.errors import BatonError, ConfigError, FolderGone, InputError, LedgerCorrupt, NotInitialized, UnsafePath
 from baton.harnesses import adapter as adapter_named
-from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT
+from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, TURN_END, USER_PROMPT
 from baton.process_end import exit_now
 from baton.values import Value
 
@@ -353,8 +353,8 @@ def marked_folder(chosen: Any, payload: Mapping[str, Any], project: str | os.Pat
 
 
 def prompted(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike | None, session_id: str) -> str:
-    """A prompt of session ``session_id`` was submitted: its mark, if its start left one, is
-    removed — one ``unlink`` per prompt (the first removes it; each later one finds nothing),
+    """A prompt of session ``session_id`` was submitted (or a turn of it ended, ``TURN_END``: the
+    model answered): its mark, if its start left one, is removed — one ``unlink`` per prompt (the first removes it; each later one finds nothing),
     nothing written to the ledger. For a harness whose brief comes with the first prompt
     (``brief_with_first_prompt``), the mark is read first: the brief its start kept there, returned
     (every later prompt finds no mark, reads nothing, and gets ""). Never fails the prompt."""
@@ -404,6 +404,12 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
                 raise InputError(f"`{given[0]}` must be a non-empty string, not "
                                  + ("a blank one" if isinstance(value, str) else JSON_KINDS.get(type(value), "that")))
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
+        if metadata.kind == TURN_END:
+            # The model answered a turn of this session: its start's mark, if left, is removed (one
+            # ``unlink``); nothing opened, nothing written, whatever the turn began with.
+            if chosen.prompt_hook_files:
+                prompted(chosen, payload, project, metadata.session_id)
+            return HookOutcome(run.empty, fixed=True)
         brief = ""
         if metadata.kind == USER_PROMPT and chosen.prompt_hook_files:
             brief = prompted(chosen, payload, project, metadata.session_id)

@@ -332,7 +332,8 @@ def continued(handoff_id: str, successor_id: str) -> str:
 # conversation's first prompt, and reaches no model when the conversation ends (or is replaced)
 # before one. Where the harness's prompt hook is wired in the project, a start that claimed a baton
 # leaves a mark, ``.baton/cache/unprompted/SESSION``; the session's first prompt hook removes it
-# (``hook.prompted``: one ``unlink``, nothing read or written to the ledger). The session's end that
+# (``hook.prompted``: one ``unlink``, nothing read or written to the ledger), as does the end of a turn the
+# model answered (Claude Code's ``Stop``, ``TURN_END``: its bash mode, ``! cmd``, runs no prompt hook). The session's end that
 # still finds it hands the baton on again (``harness_finish``, ``again``), and takes it away.
 #
 # No mark is left when the prompt hook is not wired (an end could not tell a request from none), nor

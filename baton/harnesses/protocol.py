@@ -42,8 +42,13 @@ SESSION_START = "session_start"
 PRE_COMPACT = "pre_compact"
 SESSION_END = "session_end"
 USER_PROMPT = "user_prompt"
+TURN_END = "turn_end"
+"""A turn's end after the model answered (Claude Code's ``Stop``): the session made a request, as a
+prompt says; the hook removes the start's mark (``baton.harnesses.hook.prompted``) and does nothing
+else. Wired with the prompt hook (its role is ``prompt``): a session whose first input runs no prompt
+hook (Claude Code's bash mode, ``! cmd``) still sends the model a turn, and that turn's end says so."""
 IGNORED = "ignored"
-KINDS = (SESSION_START, PRE_COMPACT, SESSION_END, USER_PROMPT)
+KINDS = (SESSION_START, PRE_COMPACT, SESSION_END, USER_PROMPT, TURN_END)
 
 HOOK_ROLES = {"start": SESSION_START, "end": SESSION_END, "compact": PRE_COMPACT, "prompt": USER_PROMPT}
 """``install-hooks --events``: the names of the four hook events, the same in every harness."""
@@ -340,8 +345,10 @@ class CommandHookAdapter(Value):
                      for hook in (self.hooks if hooks is None else hooks))
 
     def role(self, hook: HookCommand) -> str:
-        """The ``HOOK_ROLES`` name of one of this harness's hooks."""
+        """The ``HOOK_ROLES`` name of one of this harness's hooks (a turn's end's: ``prompt``)."""
         kind = self.kinds[hook.event]
+        if kind == TURN_END:
+            return "prompt"
         return next(role for role, known in HOOK_ROLES.items() if known == kind)
 
     def configuration(self, command: str, roles: Iterable[str] | None = None,

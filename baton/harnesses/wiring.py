@@ -72,6 +72,7 @@ from baton.harnesses.protocol import (
     HOOK_ROLES,
     OPTIONAL_ROLES,
     REQUIRED_ROLES,
+    USER_PROMPT,
     ConfigFile,
 )
 from baton.model import frozen
@@ -398,27 +399,33 @@ class HarnessWiring:
         chosen = adapter(self.harness)
         return _events_value(chosen, {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks})
 
-    def unkept_prompt(self) -> str | None:
-        """The prompt hook's event, when the harness's default wires it (Claude Code, Gemini CLI:
-        ``CommandHookAdapter.default_roles``) and it is not wired here (an install made before it was
-        the default, or an ``--events`` that leaves it out); else None."""
+    def unkept_prompt(self) -> tuple[str, ...]:
+        """The prompt hook's events not wired here — its prompt's and, in Claude Code, its turn's end's
+        (``TURN_END``) — when the harness's default wires them (Claude Code, Gemini CLI:
+        ``CommandHookAdapter.default_roles``): an install made before they were the default, or an
+        ``--events`` that leaves them out. Empty otherwise."""
         chosen = adapter(self.harness)
         if "prompt" not in chosen.default_roles():
-            return None
-        event = next((hook.event for hook in chosen.hooks if chosen.role(hook) == "prompt"), None)
-        return event if event is not None and event in self.left_out else None
+            return ()
+        return tuple(hook.event for hook in chosen.hooks if chosen.role(hook) == "prompt" and hook.event in self.left_out)
 
     def prompt_hint(self, command: str | None) -> str | None:
         """When ``unkept_prompt``: one phrase saying what its absence costs and the command that adds
-        it, keeping the other events wired and ``command``. None otherwise."""
-        event = self.unkept_prompt()
-        if event is None:
+        it, keeping the other events wired and ``command``. None otherwise. Without the prompt's own
+        hook no start leaves a mark, so a turn's end missing too is not named apart."""
+        events = self.unkept_prompt()
+        if not events:
             return None
         chosen = adapter(self.harness)
         roles = {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks} | {"prompt"}
-        return (f"no hook for {event}, so a baton a session claims at its start is spent when the session is "
-                f"closed before its first prompt; `{rerun(self.harness, command, _events_value(chosen, roles))}` "
-                "adds it (wired by default since 2026-12-07)")
+        prompt = next(event for event, kind in chosen.kinds.items() if kind == USER_PROMPT)
+        cost = ("so a baton a session claims at its start is spent when the session is closed before its first "
+                "prompt" if prompt in events else
+                "so a baton a session claims at its start reaches the next session too when the session's first "
+                "input runs no prompt hook (bash mode, `! cmd`)")
+        return (f"no hook for {prompt if prompt in events else events[0]}, {cost}; "
+                f"`{rerun(self.harness, command, _events_value(chosen, roles))}` adds it (wired by default since "
+                "2026-12-07)")
 
     def programs(self) -> list[str]:
         """The programs the hooks and the MCP server run, each once, in order."""
@@ -592,7 +599,7 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
         return "warn", "; ".join(wiring.shared_narrow) + (f"; {hint}" if hint else "")
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
-    chosen = [event for event in wiring.left_out if event != wiring.unkept_prompt()]
+    chosen = [event for event in wiring.left_out if event not in wiring.unkept_prompt()]
     said = ([f"no hook for {', '.join(chosen)}: left out, see --events"] if chosen else []) + ([hint] if hint else [])
     left_out = f" ({'; '.join(said)})" if said else ""
     where = ""

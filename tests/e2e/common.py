@@ -37,7 +37,7 @@ from baton.hook_server import stop_servers
 
 #: harness -> (npm package, pinned version, executable name)
 PINNED: dict[str, tuple[str, str, str]] = {
-    "claude-code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
+    "claude-code": ("@anthropic-ai/claude-code", "2.1.337", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
 }

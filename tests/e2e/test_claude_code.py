@@ -1,4 +1,4 @@
-"""Claude Code 2.1.332 (``PINNED``), the real program from npm, driven headless (``claude -p``)
+"""Claude Code 2.1.337 (``PINNED``), the real program from npm, driven headless (``claude -p``)
 against a scripted Anthropic model on loopback (``fake_anthropic``), with
 Baton's hooks and MCP server installed by ``baton install-hooks``.
 
@@ -368,7 +368,7 @@ def test_a_session_that_switches_branch_before_it_hands_off_leaves_its_baton_for
 
 
 def test_started_in_a_subfolder_it_runs_no_hook_and_batons_first_answer_says_so(claude, project, env, model):
-    """Claude Code 2.1.332 started in a subfolder of a project wired at its root runs none of the
+    """Claude Code 2.1.337 started in a subfolder of a project wired at its root runs none of the
     project's hooks (no session begins) yet finds ``.mcp.json``: Baton's first tool answer tells
     the agent why, once (docs/hooks.md, "Start Claude Code at the project root")."""
     sub = project / "src" / "deep"
@@ -478,7 +478,7 @@ def test_a_baton_left_on_a_detached_head_reaches_the_next_detached_session_and_a
 
 
 def test_disable_all_hooks_in_the_local_settings_runs_none_of_batons_hooks(claude, project, env, model):
-    """Claude Code 2.1.332's ``"disableAllHooks": true`` (here in ``.claude/settings.local.json``)
+    """Claude Code 2.1.337's ``"disableAllHooks": true`` (here in ``.claude/settings.local.json``)
     runs no hook at all: no session begins, no brief reaches the model — what ``install-hooks``
     and ``baton doctor`` warn of (docs/hooks.md, "Claude Code's off switch")."""
     left = run_baton(project, env, "session", "end", "earlier-session", "--handoff-steps", "Wire the quokka-7 parser")

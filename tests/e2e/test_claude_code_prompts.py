@@ -1,4 +1,4 @@
-"""Claude Code 2.1.332, run for real against a scripted Anthropic API: Baton's MCP prompts are its
+"""Claude Code 2.1.337, run for real against a scripted Anthropic API: Baton's MCP prompts are its
 slash commands (``/mcp__baton__<prompt>``), and the agent skill ``install-hooks`` wrote is one of
 its skills. Assertions look at what reached the model and at Claude Code's own init message.
 """
@@ -70,7 +70,7 @@ def test_claude_code_offers_every_baton_prompt_as_a_slash_command(claude):
     project, env, model = claude
     model.script = ["Hello."]
     init = _init(_run(project, env, "hello"))
-    # 2.1.332 adds the server's "source" ("project") to each entry
+    # 2.1.332 and later add the server's "source" ("project") to each entry
     assert [s["status"] for s in init["mcp_servers"] if s.get("name") == "baton"] == ["connected"]
     assert {f"mcp__baton__{name}" for name in PROMPT_NAMES} <= set(init["slash_commands"])
 

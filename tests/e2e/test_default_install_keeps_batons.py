@@ -4,11 +4,11 @@ scripted model on 127.0.0.1.
 
 Both harnesses run ``SessionStart`` when their TUI opens, before anything is typed, and its claim of
 the waiting baton is made then. The default install wires the prompt hook (``UserPromptSubmit``,
-``BeforeAgent``) beside start, end and compaction, so a session closed before its first prompt —
-whose brief reached no model — hands the baton it claimed on again at its end (``baton.created``,
-``reason: "unprompted"``) and the next session receives it; a session whose prompt reached the
-model spends it: claimed once, by that session (docs/batons.md, "A baton spent without reaching a
-model").
+``BeforeAgent``; in Claude Code a turn's end, ``Stop``, too) beside start, end and compaction, so a
+session closed before its first prompt — whose brief reached no model — hands the baton it claimed
+on again at its end (``baton.created``, ``reason: "unprompted"``) and the next session receives it;
+a session whose prompt reached the model spends it: claimed once, by that session (docs/batons.md,
+"A baton spent without reaching a model").
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def claude_installed(tmp_path: Path, model: FakeAnthropic, project: Path) -> dic
     installed = run_baton(project, env, "install-hooks", "--harness", "claude-code")
     assert installed.returncode == 0, installed.stderr
     hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
-    assert {"SessionStart", "SessionEnd", "PreCompact", "UserPromptSubmit"} <= set(hooks), hooks
+    assert {"SessionStart", "SessionEnd", "PreCompact", "UserPromptSubmit", "Stop"} <= set(hooks), hooks
     claude_home(env, project)
     return env
 
@@ -137,14 +137,13 @@ def test_with_the_default_install_a_claude_code_session_whose_prompt_reached_the
     assert claims(project, env) == [(handoff, began(project, env)[0])]
 
 
-def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_hands_its_baton_on_again(
+def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_spends_the_baton(
         tmp_path, anthropic):
-    """The same start, then ``! echo …`` as the first input (bash mode): Claude Code 2.1.332 runs the
-    command and sends the model a turn with its output — the first request, carrying the baton — but
-    runs no ``UserPromptSubmit`` for it (only that turn's ``Stop``). A known gap (docs/batons.md): the
-    mark the start left is still there at the end, so the end hands the baton on again as unprompted,
-    and the next session is given it too — claimed by both. Baton could tell only from the session's
-    transcript, which is outside the project root and never read."""
+    """The same start, then ``! echo …`` as the first input (bash mode): Claude Code runs the command
+    and sends the model a turn with its output — the first request, carrying the baton — but runs no
+    ``UserPromptSubmit`` for it, only that turn's ``Stop``. The default install wires ``Stop``, which
+    removes the start's mark: the end hands nothing on again, and the next session is not given the
+    baton — claimed once, by the session whose model was."""
     project = git_project(tmp_path / "project")
     env = claude_installed(tmp_path, anthropic, project)
     handoff = a_waiting_baton(project, env)
@@ -159,12 +158,10 @@ def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_hands
         claude_exit(claude)
     (first_request,) = anthropic.turns()
     assert f"(baton `{handoff}`)" in said(first_request) and "hi-from-bash-mode" in said(first_request)
-    (unprompted,) = unprompted_hand_ons(project, env)
-    assert unprompted["data"]["handoff_id"] == handoff
+    assert not unprompted_hand_ons(project, env)
     told = claude_next_session(project, env, anthropic)
-    assert f"(baton `{handoff}`)" in told, told
-    first, second = began(project, env)
-    assert claims(project, env) == [(handoff, first), (handoff, second)]
+    assert f"(baton `{handoff}`)" not in told, told
+    assert claims(project, env) == [(handoff, began(project, env)[0])]
 
 
 # -- Gemini CLI ------------------------------------------------------------------------------------

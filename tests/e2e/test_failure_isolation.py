@@ -1,4 +1,4 @@
-"""A broken Baton never breaks the harness, for real: Claude Code 2.1.332 against
+"""A broken Baton never breaks the harness, for real: Claude Code 2.1.337 against
 the scripted model, with Baton's project damaged, its lock held, its hooks
 stalled, or ``baton`` missing from PATH.
 

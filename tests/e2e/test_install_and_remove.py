@@ -1,6 +1,6 @@
 """``baton install-hooks`` as a person runs it, then the real harness: run again, and taken out.
 
-For each harness (Claude Code 2.1.332, Codex CLI 0.171.0, Gemini CLI 0.61.0), in a
+For each harness (Claude Code 2.1.337, Codex CLI 0.171.0, Gemini CLI 0.61.0), in a
 fresh git project that already holds a settings file of the person's own:
 
 - **Run twice.** The second ``install-hooks`` changes no file, and the harness then
@@ -34,7 +34,7 @@ from tests.e2e.test_gemini_cli import Session
 pytestmark = pytest.mark.e2e
 
 CLAUDE_BRIEF = "SessionStart hook additional context: "
-"""How Claude Code (2.1.197 and 2.1.332 alike) puts a SessionStart hook's context before the model."""
+"""How Claude Code (2.1.197, 2.1.332 and 2.1.337 alike) puts a SessionStart hook's context before the model."""
 
 
 def _install(project: Path, env: dict[str, str], harness: str, *more: str) -> dict[str, Any]:
