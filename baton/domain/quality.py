@@ -11,11 +11,14 @@ the two together and bump ``RUBRIC_VERSION``.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from baton.domain.batons import open_blockers, ordered_open_items
 from baton.domain.wording import counted
 from baton.values import value_class
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume loads this)
+if TYPE_CHECKING:
+    from typing import Any
 
 RUBRIC_VERSION = 1
 
