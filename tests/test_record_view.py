@@ -24,7 +24,7 @@ from baton.domain.handoff import MODEL_CLASSES, Handoff, _stored_plan, handoff_t
 from baton.domain.quality import score_quality
 from baton.domain.record_view import VIEWS, HandoffView, plan_of, read_record
 from baton.errors import HandoffInputError
-from tests.strategies import draft, handoffs
+from tests.strategies import handoffs, stored_draft
 
 _TEXT = st.text(max_size=8)
 _UNKNOWN = st.dictionaries(st.sampled_from(["x_note", "branch", "worktree", "open_questions"]),
@@ -121,26 +121,20 @@ def test_a_stored_records_score_and_brief_are_the_record_models(doc, state, form
 # -- a document not shaped as a stored record --------------------------------------------
 
 
-def _base(**changes) -> dict:
-    doc = handoff_to_json(draft())
-    doc.update(changes)
-    return doc
-
-
 @pytest.mark.parametrize("change", [
     {"decisions": "not an array"}, {"work": ["not", "an", "object"]}, {"decisions": None}, {"flags": None},
     {"project": {"repository": None}}, {"artifacts": [{"path": "a.py"}]}, {"automation": {"trigger": "hook", "score": "x"}},
 ], ids=str)
 def test_a_document_not_shaped_as_a_stored_record_is_read_by_the_record_model_which_says_why(change):
     with pytest.raises(HandoffInputError) as by_model:
-        stored_handoff(_base(**change))
+        stored_handoff(stored_draft(**change))
     with pytest.raises(HandoffInputError) as by_view:
-        read_record(_base(**change))
+        read_record(stored_draft(**change))
     assert str(by_view.value) == str(by_model.value)
 
 
 def test_a_document_the_values_decline_but_the_model_reads_is_read_by_the_model(monkeypatch):
     monkeypatch.setattr(record_view, "_read", lambda cls, obj: (_ for _ in ()).throw(TypeError("declined")))
-    doc = _base()
+    doc = stored_draft()
     assert type(read_record(doc)) is Handoff
     assert read_record(doc) == stored_handoff(doc)
