@@ -52,6 +52,7 @@ from baton.domain.lifecycle_table import allowed_for
 from baton.domain.lifecycle_table import transition_error as transition_error
 from baton.domain.readiness import ready_problems
 from baton.errors import HandoffInputError, PromotionRefused
+from baton.errors import TransitionError as TransitionError  # what its transitions raise, named here as before
 from baton.model import evolve
 
 # Fields that may still change after a record is ready.
