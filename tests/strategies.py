@@ -155,5 +155,12 @@ def draft(payload: dict | None = None, *, id: str = "018f0000-0000-7000-8000-000
                        project=SYNTHETIC_PROJECT if project is None else project)
 
 
+def stored_draft(**changes) -> dict:
+    """A draft's JSON as the index stores it, with ``changes`` to its members (to make one not shaped so)."""
+    doc = m.handoff_to_json(draft())
+    doc.update(changes)
+    return doc
+
+
 def evolve(h, **changes):
     return attrs.evolve(h, **changes)

@@ -574,16 +574,20 @@ def test_completing_handoff_ids_under_a_git_config_with_an_include_loads_no_dulw
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
 
 
-RESUME_CLASSES = {f"baton.domain.handoff.{name}" for name in (
-    "Actor", "Artifact", "Automation", "Check", "Decision", "Evidence", "FailedAttempt", "Freshness", "Handoff",
-    "Lineage", "OpenItem", "Origin", "Project", "Redaction", "Repository", "Risk", "Summary", "Validation", "Work")}
-"""The attrs classes ``resume latest`` defines: the record model's 19. Its freshness, score, brief,
-choice of ``latest`` and result are value classes, the brief's layout rows plain classes."""
-
-
-def test_resume_latest_defines_no_attrs_class_but_the_record_models(steady):
+def test_resume_latest_defines_no_attrs_class(steady):
+    """Its record is read as values (``baton.domain.record_view``), as are its freshness, score,
+    brief, choice of ``latest`` and result; the brief's layout rows are plain classes."""
     _, classes = _steady_run(steady, "resume", "latest")
-    assert classes == RESUME_CLASSES, sorted(classes ^ RESUME_CLASSES)
+    assert classes == set()
+
+
+def test_resume_latest_imports_neither_attrs_nor_typing_nor_the_record_model(steady):
+    """attrs with ``typing`` is a quarter of the stack's floor, the record model's 19 classes
+    another eighth (docs/performance.md): ``resume`` reads its record without them."""
+    loaded = _loaded(steady, "resume", "latest")
+    assert {"baton.commands.resume", "baton.domain.record_view"} <= loaded  # it read and rendered a record
+    assert not {"attrs", "typing", "baton.domain.handoff", "baton.model", "baton.domain.lifecycle"} & loaded, \
+        sorted(loaded)
 
 
 WALKERS = {"dulwich.repo", "dulwich.object_store", "dulwich.walk", "dulwich.porcelain", "baton.repo_state",
@@ -622,7 +626,7 @@ _STDLIB_NOT_NEEDED = ("argparse", "typing")
 @pytest.mark.parametrize("command", [("resume", "latest"), ("session", "end", "s8")], ids=" ".join)
 def test_resume_latest_and_ending_a_session_are_read_without_argparse(steady, command):
     """``resume latest`` and ``session end ID`` are fixed forms too (``cli_run.FIXED_POSITIONAL``):
-    no parser, no argparse (``resume`` loads the record model, and with attrs ``typing``, by design)."""
+    no parser, no argparse."""
     loaded = _loaded(steady, *command)
     assert "baton.app" in loaded  # it ran through the application
     assert not {"argparse", "baton.cli"} & loaded, sorted(loaded)

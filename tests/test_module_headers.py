@@ -45,7 +45,10 @@ LOADERS_BY_NAME = {
     "commands/harness_start.py": "the feed-vouch rule, only when a start that continues the conversation repeats "
                                  "a baton; a session's drafts (session_drafts), only after a compaction",
     "commands/ids.py": "the ledger's erasure scan, only when a token names a handoff with no record (a "
-                       "forgotten one: is its forget unfinished?)",
+                       "forgotten one: is its forget unfinished?); the record model, only to read a record as one "
+                       "(resume reads it as values: baton.domain.record_view)",
+    "domain/record_view.py": "the record model (baton.domain.handoff), only for a stored record the values "
+                             "decline (not shaped as a fold writes one)",
     "config.py": "the detector's settings checks, only for a config with a detector section",
     "commands/session_drafts.py": "what a draft still lacks (draft_fields), only when the session has a draft open",
     "commands/handoff_facts.py": "the repository's ignore rules (baton.git_status), only when a folder artifact "

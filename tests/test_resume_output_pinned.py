@@ -4,7 +4,8 @@ Pinned byte for byte (after the run's own ids, commit ids, times and paths are
 named in order of appearance) for varied projects: a record with every section,
 unicode and a redacted secret; the same record after the head moved and an
 artifact changed (the history walk, through a pack and loose objects); a session baton named by its id; a project
-outside git. The files were written by the implementation before the hook
+outside git; a project whose only ready handoff is on another branch (``latest``'s notice); a
+superseded handoff named by its id (the refusal, text and ``--json``). The files were written by the implementation before the hook
 path's ``resume`` was made lighter (issue 27): any change to what a user reads
 shows here. ``BATON_UPDATE_GOLDEN=1`` rewrites them.
 """
@@ -14,11 +15,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.app_support import end_session, promote_handoff, validate_handoff_command
+from tests.app_support import amend_handoff, end_session, promote_handoff, validate_handoff_command
 from tests.conftest import run_baton
 from tests.handoff_support import git_commit, git_init
 
@@ -71,6 +73,11 @@ def every_section(commit: str | None = None) -> dict:
     return body
 
 
+def _ready_id(root: Path) -> str:
+    """The one ready handoff's id."""
+    return json.loads(run_baton("resume", "latest", "--json", cwd=root, env={"BATON_HOOK_SERVER": "0"}).stdout)["id"]
+
+
 def _ready(root: Path, body: dict) -> str:
     from baton.app import Baton
 
@@ -97,6 +104,16 @@ def build(kind: str, root: Path) -> list[str]:
         porcelain.repack(str(root))  # the captured commit packed, the ones after it loose
         git_commit(root, {"src/app.py": "def handler(token):\n    return check(token)\n"}, message="moved on")
         git_commit(root, {"docs/notes.md": "more\n"}, message="and on")
+    if kind == "other-branch":  # none ready on this branch: the project's newest, with a notice
+        subprocess.run(["git", "checkout", "-q", "-b", "elsewhere"], cwd=root, check=True)
+    if kind == "superseded":  # amended and the amendment made ready: resuming the first is refused
+        from baton.cli_input import ContentOptions
+
+        first = _ready_id(root)
+        amended = amend_handoff(root, first, content=ContentOptions(discoveries=["The nonce is per request"]))
+        validate_handoff_command(root, amended.handoff_id)
+        promote_handoff(root, amended.handoff_id, accept_warnings="pinned")
+        return ["latest", first]
     if kind == "baton":
         left = end_session(root, "s1", {"nextSteps": ["carry on with the replay test — ✓"],
                                         "openQuestions": [f"Is the key {SECRET} still in the env?"]})
@@ -138,8 +155,10 @@ def check(name: str, got: str) -> None:
     assert path.read_text(encoding="utf-8") == got, f"{name} differs from what resume printed before"
 
 
-@pytest.mark.parametrize("kind", ["every-section", "stale", "baton", "no-git"])
+@pytest.mark.parametrize("kind", ["every-section", "stale", "baton", "no-git", "other-branch", "superseded"])
 def test_resume_prints_what_it_printed_before(tmp_path, kind):
+    """Every section of the brief (decisions, evidence, failed attempts, open items, risks,
+    artifacts, freshness, a baton's questions, ``latest``'s notice), and a refusal's words."""
     from tests.app_support import init_project
 
     root = tmp_path / "p"
@@ -148,6 +167,7 @@ def test_resume_prints_what_it_printed_before(tmp_path, kind):
     for n, token in enumerate(build(kind, root)):
         for json_flag in ([], ["--json"]):
             r = run_baton("resume", token, *json_flag, cwd=root, env={"BATON_HOOK_SERVER": "0"})
-            assert r.returncode == 0, r.stderr
+            refused = kind == "superseded" and n == 1
+            assert r.returncode == (4 if refused else 0), r.stderr
             suffix = f"{n}.json" if json_flag else f"{n}.txt"
-            check(f"{kind}-{suffix}", normalised(r.stdout, root))
+            check(f"{kind}-{suffix}", normalised(r.stdout + r.stderr if refused else r.stdout, root))

@@ -34,7 +34,7 @@ from tests.app_support import bootstrap, promote_handoff, validate_handoff_comma
 from tests.batons_support import events
 from tests.cli_support import run_json
 from tests.handoff_support import git_commit, git_init, payload
-from tests.strategies import draft, handoffs
+from tests.strategies import handoffs, stored_draft
 
 _TEXT = st.text(max_size=8)
 
@@ -93,23 +93,17 @@ def test_the_members_the_stored_reader_checks_are_the_record_models():
         - {"artifacts", "evidence"}
 
 
-def _base(**changes) -> dict:
-    doc = handoff_to_json(draft())
-    doc.update(changes)
-    return doc
-
-
 @pytest.mark.parametrize("change", [
     {"decisions": "not an array"}, {"work": ["not", "an", "object"]}, {"project": None}, {"artifacts": None},
     {"evidence": [{"id": "E-1", "type": "commit"}]}, {"artifacts": [{"path": "a.py"}]}, {"artifacts": ["a.py"]},
     {"project": {"id": "p", "repository": "git"}}, {"project": {"repository": None}},
 ], ids=str)
 def test_a_document_not_shaped_as_a_stored_record_is_left_to_the_record_model(change):
-    assert stored_record(_base(**change)) is None
+    assert stored_record(stored_draft(**change)) is None
 
 
 def test_a_document_without_a_required_member_is_left_to_the_record_model():
-    doc = _base()
+    doc = stored_draft()
     del doc["lineage"]
     assert stored_record(doc) is None
 
@@ -119,7 +113,7 @@ def test_a_baton_whose_record_is_not_shaped_as_one_is_judged_by_the_record_model
     fails as it did, with the model's reason (the start shows it as a notice)."""
     from baton.errors import HandoffInputError
 
-    doc = _base(decisions="not an array")
+    doc = stored_draft(decisions="not an array")
 
     class Runner:
         by_name = {"handoffs": None}

@@ -16,20 +16,22 @@ any query.
 
 from __future__ import annotations
 
-from typing import Any
-
 from baton import gitinfo
 from baton.commands.feed_vouch import withheld_among
 from baton.commands.handoff_facts import worktree_label
 from baton.commands.latest import LATEST, LatestChoice, resolve_latest
-from baton.domain.handoff import stored_handoff
 from baton.domain.limits import HANDOFF_ID_MAX
+from baton.domain.record_view import read_record
 from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
 from baton.domain.wording import clipped, counted
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.events.names import handoff_stream
 from baton.projections import handoffs
 from baton.values import Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume loads this)
+if TYPE_CHECKING:
+    from typing import Any
 
 _MAX_LISTED = 10
 
@@ -216,19 +218,28 @@ def load_handoff(runner: Any, token: str, *, here: Place | None = None):
     Raises:
         NotFound, AmbiguousId, InputError: as ``resolve_handoff_id``.
     """
-    return load_handoff_and_record(runner, token, here=here)[0]
+    # ``__import__``: the record model is loaded by the commands that read a record as one, not by ``resume``.
+    model = __import__("baton.domain.handoff", fromlist=["stored_handoff"])
+    return model.stored_handoff(_stored_doc(runner, token, here))
 
 
-def load_handoff_and_record(runner: Any, token: str, *,
-                            here: Place | None = None) -> tuple[Any, dict[str, Any]]:
-    """``load_handoff``, and the record's JSON as the index holds it (a new
-    object): what ``handoff_to_json`` of the model gives, without writing it again.
+def load_record_view(runner: Any, token: str, *,
+                     here: Place | None = None) -> tuple[Any, dict[str, Any]]:
+    """Resolve ``token``: the record read as ``resume`` reads it (``record_view.read_record``: value
+    classes, not the model), and its JSON as the index holds it (a new object), which is what
+    ``handoff_to_json`` of the model gives, without writing it again.
 
     Raises:
         NotFound, AmbiguousId, InputError: as ``resolve_handoff_id``.
+        HandoffInputError: the index holds a document that is not a record.
     """
+    doc = _stored_doc(runner, token, here)
+    return read_record(doc), doc
+
+
+def _stored_doc(runner: Any, token: str, here: Place | None) -> dict[str, Any]:
     handoff_id = resolve_handoff_id(runner, token, here=here)
     doc = runner.get("handoffs", handoff_id)
     if doc is None:  # pragma: no cover - resolve_handoff_id read the same docs
         raise NotFound(f"handoff {handoff_id} not found")
-    return stored_handoff(doc), doc
+    return doc

@@ -15,8 +15,6 @@ why (``LatestChoice.skipped``); named by its id it is still refused.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
-
 from baton.domain.short_ids import short_id
 from baton.domain.teammate_archive import archived_latest
 from baton.errors import NotFound
@@ -24,16 +22,20 @@ from baton.projections import handoffs
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 from baton.values import Value
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume loads this)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    Withheld = Callable[[Sequence[str]], Mapping[str, Any]]
+    """Of the handoff ids given, those the reader may not resume, each with why (a
+    ``baton.domain.feed_vouch.FeedVouch`` that is ``withheld``): ``feed_vouch.withheld_among``."""
+
 LATEST = "latest"
 
 NONE_READY = ("no handoff is ready to resume yet ('latest' names the newest ready handoff): a captured "
               "handoff is validated, then made ready")
 """What ``latest`` says when nothing is ready, with how a handoff becomes ready (in no adapter's words)."""
-
-Withheld = Callable[[Sequence[str]], Mapping[str, Any]]
-"""Of the handoff ids given, those the reader may not resume, each with why (a
-``baton.domain.feed_vouch.FeedVouch`` that is ``withheld``): ``feed_vouch.withheld_among``."""
-
 
 def _none_withheld(ids: Sequence[str]) -> Mapping[str, Any]:
     return {}

@@ -15,11 +15,14 @@ domain; with a branch, the graph side is loaded then. The rest of lineage:
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
-
 from baton.domain.short_ids import short_id
 from baton.domain.wording import counted
 from baton.projections.lineage import branched
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume loads this)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 
 def conflicts_for(runner: Any, handoff_id: str) -> list[dict[str, Any]]:

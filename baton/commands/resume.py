@@ -12,19 +12,17 @@ loads only for ``--mark-resumed``: this module reads and renders.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import orjson
 
 from baton.commands.feed_vouch import handoff_vouch
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.ids import HANDOFF_ID_REQUIRED, latest_here, load_handoff_and_record, place_of
+from baton.commands.ids import HANDOFF_ID_REQUIRED, latest_here, load_record_view, place_of
 from baton.commands.latest import is_latest
 from baton.commands.lineage import conflict_banner, conflicts_for, other_successors
 from baton.commands.resume_options import check_options
-from baton.domain import lifecycle
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.brief import DEFAULT_MAX_TOKENS, render_resume_brief
+from baton.domain.lifecycle_table import RESUME, allowed_for, transition_error
 from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from baton.domain.quality import score_quality
 from baton.domain.short_ids import short_id
@@ -32,7 +30,10 @@ from baton.errors import Conflict, InputError
 from baton.policy import load_policy
 from baton.values import Value, replace
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume reads no annotation)
 if TYPE_CHECKING:
+    from typing import Any
+
     from baton.commands.context import Project
 
 
@@ -128,7 +129,7 @@ def resume_handoff(
     if is_latest(token):
         latest = latest_here(runner, place_of(opened), any_branch=any_branch)
         token = latest.id
-    handoff, record = load_handoff_and_record(runner, token)
+    handoff, record = load_record_view(runner, token)
     _check_resumable(handoff, mark_resumed, runner)
     unverified = handoff_vouch(opened, runner, handoff.id)
     if unverified is not None and unverified.withheld:
@@ -192,10 +193,10 @@ def _check_resumable(handoff: Any, mark_resumed: bool, runner: Any = None) -> No
         # handoff's, but only a claim (bootstrap, session begin) or a
         # promotion moves its state.
         if mark_resumed:
-            raise lifecycle.transition_error(
-                handoff, lifecycle.RESUME,
+            raise transition_error(
+                handoff, RESUME,
                 "it is an unvalidated session baton: a session start (session begin, bootstrap) claims it")
-    elif lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
+    elif RESUME not in allowed_for(handoff.status, handoff.flags):
         reason = None
         if handoff.status == "superseded" and handoff.superseded_by:
             reason = f"it was superseded by {handoff.superseded_by}; resume that one"
@@ -208,7 +209,7 @@ def _check_resumable(handoff: Any, mark_resumed: bool, runner: Any = None) -> No
             reason = "only a ready handoff can be resumed: validate it, then make it ready"
         elif handoff.status == "validated":
             reason = "only a ready handoff can be resumed: make it ready first"
-        raise lifecycle.transition_error(handoff, lifecycle.RESUME, reason)
+        raise transition_error(handoff, RESUME, reason)
 
 
 def _is_unpromoted_baton(handoff: Any) -> bool:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from baton.domain.batons import OPEN_QUESTIONS_FIELD, open_blockers
 from baton.domain.concurrent_edit_lines import edit_lines
@@ -56,6 +55,10 @@ from baton.domain.short_ids import short_id
 from baton.domain.wording import counted
 from baton.errors import InputError
 from baton.values import Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume loads this)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROMPT = "prompt"
 MD = "md"

@@ -9,6 +9,12 @@ if TYPE_CHECKING:
 
 CONFLICTS = "concurrent_edits"
 """The record member listing the edits made apart that are not (or no longer) its body."""
+READIED = "readied"
+"""The record member naming who made it ready (the ``handoff.promoted`` event's writing): an archive
+its writer could not have read (made apart) lists that promotion (``archived_after_ready``)."""
+ARCHIVED_BY = "archived_by"
+"""The record member naming who archived it (the ``handoff.archived`` event's writing): ``resume
+latest`` says so when the newest ready handoff was archived (``baton.domain.teammate_archive``)."""
 
 
 def edits_of(handoff: Any) -> list[dict[str, Any]]:

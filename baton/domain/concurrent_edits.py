@@ -51,7 +51,9 @@ from __future__ import annotations
 from typing import Any
 
 from baton.canonical import digest_of
+from baton.domain.concurrent_edit_lines import ARCHIVED_BY as ARCHIVED_BY  # kept in the leaf a reader loads
 from baton.domain.concurrent_edit_lines import CONFLICTS, edits_of
+from baton.domain.concurrent_edit_lines import READIED as READIED
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.errors import HandoffInputError
 from baton.model import evolve
@@ -67,12 +69,6 @@ command read listed on the record: the ones it resolves (``revised``)."""
 KEPT = 8
 """How many replaced records a draft's chain of revisions keeps (``revised``): a validation of a
 body replaced longer ago than that is listed as not applied (``not_read``) rather than applied."""
-READIED = "readied"
-"""The record member naming who made it ready (the ``handoff.promoted`` event's writing): an archive
-its writer could not have read (made apart) lists that promotion (``archived_after_unseen``)."""
-ARCHIVED_BY = "archived_by"
-"""The record member naming who archived it (the ``handoff.archived`` event's writing): ``resume
-latest`` says so when the newest ready handoff was archived (``baton.domain.teammate_archive``)."""
 VALIDATED_BY = "validated_by"
 """The record member naming who last validated it (the ``handoff.validated`` event's writing): an
 archive its writer could not have read lists that validation (``archived_after_unseen``)."""

@@ -49,18 +49,14 @@ from baton.domain.lifecycle_table import REVISE as REVISE
 from baton.domain.lifecycle_table import SUPERSEDE as SUPERSEDE
 from baton.domain.lifecycle_table import VALIDATE as VALIDATE
 from baton.domain.lifecycle_table import allowed_for
+from baton.domain.lifecycle_table import transition_error as transition_error
 from baton.domain.readiness import ready_problems
-from baton.errors import HandoffInputError, PromotionRefused, TransitionError
+from baton.errors import HandoffInputError, PromotionRefused
+from baton.errors import TransitionError as TransitionError  # what its transitions raise, named here as before
 from baton.model import evolve
 
 # Fields that may still change after a record is ready.
 LIFECYCLE_FIELDS = ("status", "resumed_at", "superseded_by", "archived_reason")
-
-
-def transition_error(h: Handoff, action: str, reason: str | None = None) -> TransitionError:
-    """The error for ``action`` refused on ``h``, naming its state and what it allows."""
-    return TransitionError(handoff_id=h.id, status=h.status, flags=tuple(h.flags), action=action,
-                           allowed=allowed_actions(h), reason=reason)
 
 
 def allowed_actions(h: Handoff) -> tuple[str, ...]:

@@ -10,9 +10,12 @@ event class: ``resume`` and the other readers load ``lifecycle`` without them.
 
 from __future__ import annotations
 
+from baton.errors import TransitionError
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Any
 
 REVISE = "revise"
 VALIDATE = "validate"
@@ -55,3 +58,10 @@ def hand_on_refusal(status: str, flags: Iterable[str], *, baton: bool) -> str | 
     if status == "draft":
         return "only a ready handoff can be handed on: validate it, then make it ready"
     return None
+
+
+def transition_error(h: Any, action: str, reason: str | None = None) -> TransitionError:
+    """The error for ``action`` refused on ``h`` (a record, as the model or as values), naming its
+    state and what it allows."""
+    return TransitionError(handoff_id=h.id, status=h.status, flags=tuple(h.flags), action=action,
+                           allowed=allowed_for(h.status, h.flags), reason=reason)

@@ -19,16 +19,21 @@ characters long (``handoff archive`` refuses a longer one; tester25 T3). Pure: t
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
 
 from baton.domain.authorship import wrote
 from baton.domain.batons import same_owner, shown_name
-from baton.domain.concurrent_edits import ARCHIVED_BY, READIED
+from baton.domain.concurrent_edit_lines import ARCHIVED_BY, READIED
 from baton.domain.limits import REASON_MAX
 from baton.errors import HandoffNotYours
 from baton.events.names import HANDOFF, HANDOFF_ARCHIVED, split_stream
 from baton.ledger.envelope import Event
 from baton.values import Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume loads this)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 
 class ForeignArchive(Value):
