@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import attrs
 
 from baton.domain.notice_fate import CONTINUED, CONTINUING, DROP, MADE_READY, Successor, continued_by, fate
+from baton.domain.short_ids import short_id
 from baton.model import frozen
 from baton.projections.lineage import descendant_ids
 
@@ -72,3 +73,39 @@ def _successors(runner: Any, handoff_id: str) -> list[Successor]:
             made = doc.get("created_at")
             found.append(Successor(child, _status(doc), _carried(runner, child), made if isinstance(made, str) else ""))
     return found
+
+
+def as_now(waiting: list[dict[str, Any]], fates: NoticeFates) -> list[dict[str, Any]]:
+    """The notices failed hooks left (``baton.harnesses.notices``) that say a handoff was not
+    handed on, as they are true now: the same, when nothing changed; none, when the handoff was
+    handed on, resumed, superseded or archived since (or a handoff continuing the draft was
+    handed on or resumed: ``fates.dropped``); and for the unfinished draft the person made ready
+    since, or continued by a handoff made ready since, what is so now — ready, but no baton
+    carries it."""
+    now = []
+    for item in waiting:
+        if item.get("handoff") in fates.dropped:
+            continue
+        if item.get("handoff") in fates.made_ready:
+            item = {**item, "problem": made_ready(item["handoff"])}
+        elif item.get("handoff") in fates.continued:
+            item = {**item, "problem": continued(item["handoff"], fates.continued[item["handoff"]])}
+        now.append(item)
+    return now
+
+
+def made_ready(handoff_id: str) -> str:
+    """A notice about the unfinished draft a session ended with, once it was made ready."""
+    short = short_id(handoff_id)
+    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
+            f"made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton session "
+            f"handoff --from {short}` hands it on to the next session here")
+
+
+def continued(handoff_id: str, successor_id: str) -> str:
+    """A notice about the unfinished draft a session ended with, once a handoff
+    continuing it was made ready (the draft itself still a draft)."""
+    short, by = short_id(handoff_id), short_id(successor_id)
+    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
+            f"continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads it, and "
+            f"`baton session handoff --from {by}` hands it on to the next session here")
