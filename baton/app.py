@@ -653,9 +653,10 @@ class Baton:
 
         return notice_fates.notice_fates(self.project, was)
 
-    def notices_as_now(self, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def notices_as_now(self, waiting: list[dict[str, Any]], wording: Mapping[str, str]) -> list[dict[str, Any]]:
         """The notices failed hooks left (``baton.harnesses.notices``), those that say a handoff
-        was not handed on as they are true now (``notice_fates.as_now``). The use case is loaded
+        was not handed on as they are true now (``notice_fates.as_now``, in the adapter's
+        ``wording``). The use case is loaded
         only when one names a handoff; when what became of them cannot be read, they are said
         as they were left."""
         was = {item["handoff"]: item.get("was") for item in waiting if isinstance(item.get("handoff"), str)}
@@ -667,7 +668,7 @@ class Baton:
             fates = notice_fates.notice_fates(self.project, was)
         except BatonError:
             return waiting
-        return notice_fates.as_now(waiting, fates)
+        return notice_fates.as_now(waiting, fates, wording)
 
     @contextmanager
     def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,

@@ -75,37 +75,23 @@ def _successors(runner: Any, handoff_id: str) -> list[Successor]:
     return found
 
 
-def as_now(waiting: list[dict[str, Any]], fates: NoticeFates) -> list[dict[str, Any]]:
+def as_now(waiting: list[dict[str, Any]], fates: NoticeFates, wording: Mapping[str, str]) -> list[dict[str, Any]]:
     """The notices failed hooks left (``baton.harnesses.notices``) that say a handoff was not
     handed on, as they are true now: the same, when nothing changed; none, when the handoff was
     handed on, resumed, superseded or archived since (or a handoff continuing the draft was
     handed on or resumed: ``fates.dropped``); and for the unfinished draft the person made ready
     since, or continued by a handoff made ready since, what is so now — ready, but no baton
-    carries it."""
+    carries it, in the words of ``wording`` (the adapter's: ``made_ready`` with ``{short}``,
+    ``continued`` with ``{short}`` and ``{by}``, the short ids)."""
     now = []
     for item in waiting:
         if item.get("handoff") in fates.dropped:
             continue
         if item.get("handoff") in fates.made_ready:
-            item = {**item, "problem": made_ready(item["handoff"])}
+            item = {**item, "problem": wording["made_ready"].format(short=short_id(item["handoff"]))}
         elif item.get("handoff") in fates.continued:
-            item = {**item, "problem": continued(item["handoff"], fates.continued[item["handoff"]])}
+            item = {**item, "problem": wording["continued"].format(
+                short=short_id(item["handoff"]), by=short_id(fates.continued[item["handoff"]]))}
         now.append(item)
     return now
 
-
-def made_ready(handoff_id: str) -> str:
-    """A notice about the unfinished draft a session ended with, once it was made ready."""
-    short = short_id(handoff_id)
-    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
-            f"made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton session "
-            f"handoff --from {short}` hands it on to the next session here")
-
-
-def continued(handoff_id: str, successor_id: str) -> str:
-    """A notice about the unfinished draft a session ended with, once a handoff
-    continuing it was made ready (the draft itself still a draft)."""
-    short, by = short_id(handoff_id), short_id(successor_id)
-    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
-            f"continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads it, and "
-            f"`baton session handoff --from {by}` hands it on to the next session here")

@@ -284,7 +284,7 @@ def from_elsewhere(project: str | os.PathLike | None, cwd: str | None) -> str:
 def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The notices that say a handoff was not handed on, as they are true now
     (``Baton.notices_as_now``)."""
-    return app.notices_as_now(waiting)
+    return app.notices_as_now(waiting, notices.FATE_WORDING)
 
 
 # -- a session whose start claimed a baton before any prompt: the mark that says no request was made yet

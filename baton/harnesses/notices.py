@@ -84,6 +84,18 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     return _parsed(raw)
 
 
+FATE_WORDING = {
+    "made_ready": ("Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has "
+                   "been made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton "
+                   "session handoff --from {short}` hands it on to the next session here"),
+    "continued": ("Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has "
+                  "been continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads "
+                  "it, and `baton session handoff --from {by}` hands it on to the next session here"),
+}
+"""What a start says, now, of a notice about an unfinished draft a session ended with
+(``Baton.notices_as_now``): made ready since, or continued since by a ready handoff."""
+
+
 def for_brief(app: Any, *, use_up: bool) -> list[str]:
     """The notices failed hooks left, as a harness's start puts them in front of its brief — only
     those still so (``still_so``, ``Baton.notices_as_now``) — for a brief ``baton bootstrap`` builds
@@ -94,7 +106,7 @@ def for_brief(app: Any, *, use_up: bool) -> list[str]:
     waiting = take(baton_dir) if use_up else peek(baton_dir)
     if not waiting:
         return []
-    return texts(app.notices_as_now(still_so(baton_dir, waiting)))
+    return texts(app.notices_as_now(still_so(baton_dir, waiting), FATE_WORDING))
 
 
 def peek(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
