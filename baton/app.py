@@ -45,7 +45,7 @@ from baton.values import replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Mapping
+    from typing import Any, Callable, Iterator, Mapping, Sequence
 
     from baton.commands.amend import ArchiveResult
     from baton.commands.audit import AuditResult
@@ -503,14 +503,20 @@ class Baton:
 
     def bootstrap(self, *, session_id: str | None = None, max_bytes: int = 8192, owner: str | None = None,
                   branch: str | None = None, peek: bool = False, budget: str = "max_bytes",
-                  wording: Mapping[str, str] | None = None) -> BootstrapResult:
+                  wording: Mapping[str, str] | None = None,
+                  told: Callable[[], Sequence[str]] | None = None) -> BootstrapResult:
         """The session-start brief; claims the eligible baton for the session. ``budget``: how
         the caller spells ``max_bytes`` (the command line: ``--max-bytes``), for the notice of a
         handoff too big for the brief; ``wording``: how it spells what the notices of a lost
-        claim and of a baton left for another owner tell the reader to run (``bootstrap.begin``)."""
+        claim and of a baton left for another owner tell the reader to run (``bootstrap.begin``).
+        ``told``: the caller's notices, the brief's first (the notices failed hooks left, as a
+        harness's start shows them): asked once the arguments are found good, so a refused call
+        uses none of them up."""
         from baton.commands import bootstrap
 
         self._identifiers(session=session_id, owner=owner, branch=branch)
+        bootstrap.check_max_bytes(max_bytes)
+        first = tuple(told()) if told is not None else ()
         named = None
         if session_id is not None and not peek:  # a named start is recorded: a session receives one baton
             from baton.commands import session_records
@@ -518,7 +524,7 @@ class Baton:
             named = session_records.NamedStart
         return self._brief(bootstrap.begin(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner,
                                            branch=branch, peek=peek, budget=budget, named=named,
-                                           wording=wording))
+                                           wording=wording, told=first))
 
     @staticmethod
     def _brief(start: BootstrapStart) -> BootstrapResult:
@@ -653,6 +659,23 @@ class Baton:
         from baton.commands import notice_fates
 
         return notice_fates.notice_fates(self.project, was)
+
+    def notices_as_now(self, waiting: list[dict[str, Any]], wording: Mapping[str, str]) -> list[dict[str, Any]]:
+        """The notices failed hooks left (``baton.harnesses.notices``), those that say a handoff
+        was not handed on as they are true now (``notice_fates.as_now``, in the adapter's
+        ``wording``). The use case is loaded
+        only when one names a handoff; when what became of them cannot be read, they are said
+        as they were left."""
+        was = {item["handoff"]: item.get("was") for item in waiting if isinstance(item.get("handoff"), str)}
+        if not was:
+            return waiting
+        from baton.commands import notice_fates
+
+        try:
+            fates = notice_fates.notice_fates(self.project, was)
+        except BatonError:
+            return waiting
+        return notice_fates.as_now(waiting, fates, wording)
 
     @contextmanager
     def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,

@@ -167,8 +167,10 @@ def _add_ledger_care(sub, common) -> None:
     p.set_defaults(func="ledger:forget")
 
     p = sub.add_parser("gc", parents=[common], help="remove rebuildable caches (index, cache/)",
-                       description="Remove only rebuildable local data: index.sqlite and .baton/cache/. "
-                                   "Never the ledger, quarantine or materialized records.")
+                       description="Remove only rebuildable local data: index.sqlite and .baton/cache/ "
+                                   "(not the marks in cache/unprompted/). Never the ledger, quarantine or "
+                                   "materialized records, and nothing while a feed fails its check (exit 3: "
+                                   "run `baton verify`, then `baton repair`).")
     p.add_argument("--dry-run", action="store_true", help="say what would be removed; remove nothing")
     p.set_defaults(func="ledger:gc")
 

@@ -66,6 +66,7 @@ from baton.domain.redaction.as_given import field_of, item_of, named_as_given
 from baton.domain.wording import hashing_words
 from baton.errors import BatonError, InputError, NotFound, TransitionError
 from baton.gitinfo import locate, located_once
+from baton.harnesses.notices import for_brief
 from baton.harnesses.wiring import inspect_wiring
 from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_arguments, input_schemas
 from baton.mcp_stdio import Unanswered, serve_until_answered
@@ -908,7 +909,8 @@ class BatonTools:
         HARNESS session …", names your session id): its baton is claimed, so this would show only
         what is left."""
         return self.run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                                      branch=branch, peek=peek, wording=MCP_START_WORDING))
+                                                      branch=branch, peek=peek, wording=MCP_START_WORDING,
+                                                      told=lambda: for_brief(baton, use_up=not peek)))
 
 
 SESSION_END_MEMBERS = {"open_items": "nextSteps", "work.objective": "nextSteps",

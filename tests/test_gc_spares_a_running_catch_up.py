@@ -49,23 +49,34 @@ def test_gc_removes_the_whole_cache_when_no_catch_up_runs(project):
     assert not cache.exists()
 
 
-def test_gc_holds_the_ledger_lock_without_reading_a_feed(project, capsys, monkeypatch):
+def test_gc_holds_the_ledger_lock_without_its_cold_read_and_reads_each_feed_once(project, capsys, monkeypatch):
     """gc took the lock with ``locked()``, whose first read of an unseeded ledger is every feed from
-    byte 0: ~2 s at 100,000 events to delete a file (``--dry-run`` too)."""
+    byte 0: ~2 s at 100,000 events to delete a file (``--dry-run`` too). It takes the lock without
+    that read, and reads each feed once, to its end, only to check it before removing the index
+    (tester26 T5: the rebuild after it fails on a damaged feed, and the index was the only view left)."""
     from baton.ledger import Ledger
     from tests.cli_support import run
 
     run(capsys, project, "session", "begin", "s1")
+    read = []
+    chunks = Ledger.read_feed_chunks
 
     def unread(self, *args, **kwargs):
-        raise AssertionError("a feed was read")
+        raise AssertionError("the lock read the ledger")
 
-    monkeypatch.setattr(Ledger, "read_feed_chunks", unread)
+    def counted(self, feed, *args, **kwargs):
+        read.append(feed)
+        return chunks(self, feed, *args, **kwargs)
+
+    monkeypatch.setattr(Ledger, "read_feed_chunks", counted)
     monkeypatch.setattr(Ledger, "_read_new", unread)
     monkeypatch.setattr(Ledger, "held_elsewhere", lambda self: False)
+    feeds = sorted(p.stem for p in (project / ".baton" / "ledger").glob("*.jsonl"))
     for args in (["gc", "--dry-run"], ["gc"]):
+        read.clear()
         code, out, err = run(capsys, project, *args)
         assert code == 0, err
+        assert sorted(read) == feeds
     assert not (project / ".baton" / "index.sqlite").exists()
 
 

@@ -289,7 +289,7 @@ def _census_steps() -> list[tuple[str, Callable[[Baton, dict], Any]]]:
 READERS = {
     "log", "log_stream", "verify", "audit", "list_handoffs", "show", "lineage", "active_baton", "pending_batons", "metrics",
     "status", "status_overview", "handoff_view", "listen_target", "sanitize", "doctor", "close", "open",
-    "notice_fates", "begun_here", "show_policy", "start_hook_missing",
+    "notice_fates", "notices_as_now", "begun_here", "show_policy", "start_hook_missing",
 }
 """Methods that record nothing (``resume`` and ``bootstrap`` write only when they mark or claim)."""
 ELSEWHERE = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from baton.app import Baton
 from baton.errors import InputError, NotFound, NotInitialized
+from baton.harnesses.notices import for_brief
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ baton is claimed, which `baton session handoff --all` (pending batons only) neve
 def bootstrap(app: Baton, args: argparse.Namespace):
     session_id = one_session_id("bootstrap", args.session_id_positional, args.session_id)
     return app.bootstrap(session_id=session_id, max_bytes=args.max_bytes, owner=args.owner,
-                         branch=args.branch, peek=args.peek, budget="--max-bytes", wording=CLI_START_WORDING)
+                         branch=args.branch, peek=args.peek, budget="--max-bytes", wording=CLI_START_WORDING,
+                         told=lambda: for_brief(app, use_up=not args.peek))
 
 
 def metrics(app: Baton, args: argparse.Namespace):

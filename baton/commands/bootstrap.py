@@ -551,6 +551,13 @@ def _unreadable(exc: BatonError) -> str:
     return f"Baton could not read the ledger: {message}{hint}"
 
 
+def check_max_bytes(max_bytes: int) -> None:
+    """Raises: InputError: ``max_bytes`` is no integer from ``MIN_MAX_BYTES`` to ``MAX_MAX_BYTES``."""
+    if (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
+            or not MIN_MAX_BYTES <= max_bytes <= MAX_MAX_BYTES):
+        raise InputError(f"`max_bytes` must be an integer from {MIN_MAX_BYTES} to {MAX_MAX_BYTES}")
+
+
 def begin(
     project: "Project",
     *,
@@ -593,9 +600,7 @@ def begin(
         InputError: ``max_bytes`` below 1024 or a malformed session id.
         NotInitialized: not a Baton project.
     """
-    if (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
-            or not MIN_MAX_BYTES <= max_bytes <= MAX_MAX_BYTES):
-        raise InputError(f"`max_bytes` must be an integer from {MIN_MAX_BYTES} to {MAX_MAX_BYTES}")
+    check_max_bytes(max_bytes)
     session_id = check_session_id(session_id)
     generated = session_id is None and not peek
     if generated:

@@ -3,7 +3,15 @@
 The ledger, quarantine and materialized records are never touched. Nor
 are a running background catch-up's lock and log (``baton.background``):
 removed under it, a second one could start beside it, and the error it
-logs when it fails would be lost.
+logs when it fails would be lost. Nor the marks a session start leaves of a
+baton it claimed before any prompt (``cache/unprompted/``): they are no
+cache — the session's end hands that baton on again by them, and Gemini
+CLI's holds the brief its first prompt is given.
+
+Nor is the index removed while a feed fails its check (a byte changed in
+the middle of a feed): the rebuild the next command would start fails on it,
+so the index is then the only readable view of the ledger. gc removes
+nothing, and says to run ``baton verify`` and ``baton repair``.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import attrs
 
 from baton import background
 from baton.domain.wording import counted
-from baton.errors import StorageError
+from baton.errors import LedgerCorrupt, StorageError
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -65,8 +73,40 @@ UNLOCKED = ("its .baton/ is read-only here, so it takes no lock, and a process w
 """Why a dry run on a read-only ``.baton/`` lists without the ledger lock (it writes nothing)."""
 
 
+UNPROMPTED = "unprompted"
+"""``cache/unprompted/``: the marks a session start leaves of a baton claimed before any prompt
+(``baton.harnesses.hook.UNPROMPTED``; a test holds them equal): never removed by gc."""
+UNPROMPTED_KEPT = ("a session start's mark of a baton claimed before any prompt: its end hands that baton on "
+                   "again by it, and nothing rebuilds it")
+
+
+ADVICE = "run `baton verify`, then `baton repair`"
+"""What a feed's damage says to run (``feed._corrupt``), said once in gc's own message."""
+
+
+def _ledger_reads_sound(opened: "Project") -> None:
+    """Every feed read to its end, with the checks a rebuild makes (chain, hashes, digests,
+    sequence): the rebuild that follows a removed index.
+
+    Raises:
+        LedgerCorrupt: a feed is damaged before its tail; nothing may be removed then.
+    """
+    ledger = opened.ledger
+    for feed in ledger.feed_names():
+        try:
+            for _ in ledger.read_feed_chunks(feed):
+                pass
+        except LedgerCorrupt as exc:
+            damage = exc.message.removesuffix(ADVICE).rstrip("; .")
+            raise LedgerCorrupt(
+                f"gc removed nothing: {damage}. The index is the only view of the ledger "
+                "that still reads (a rebuild from the ledger fails on the damage); run `baton verify`, then "
+                "`baton repair`, and gc after that", details=exc.details) from exc
+
+
 def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
     """Raises: NotInitialized, ReadOnlyProject (a gc that is not a dry run, on a read-only ``.baton/``),
+    LedgerCorrupt (a feed fails its check while there is an index to remove: nothing removed),
     StorageError."""
     opened = project
     p = opened.paths
@@ -78,14 +118,20 @@ def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
         opened.require_writable("gc", "removes files from it")
         opened.say_if_waiting()
     kept = []
-    # No writer beside it; no event read (a cold read was ~2 s at 100k events).
+    # No writer beside it. The lock reads no event (a cold read was ~2 s at 100k events); the index is
+    # removed only when every feed reads sound (``_ledger_reads_sound``: what the rebuild after it reads).
     with opened.ledger.exclusive() if unlocked is None else nullcontext():
+        if p.index.exists():
+            _ledger_reads_sound(opened)
         held, pid = background.running(p.baton_dir)
-        spared = {p.baton_dir / background.LOCK, p.baton_dir / background.LOG} if held else set()
+        who = f"a catch-up runs in the background (pid {pid})" if pid is not None \
+            else "a catch-up runs in the background"
+        spared = {p.baton_dir / background.LOCK: who, p.baton_dir / background.LOG: who} if held else {}
+        marks = p.cache_dir / UNPROMPTED
+        if marks.is_dir() and any(marks.iterdir()):
+            spared[marks] = UNPROMPTED_KEPT
         if spared:
-            who = f"a catch-up runs in the background (pid {pid})" if pid is not None \
-                else "a catch-up runs in the background"
-            kept = [{"path": str(f.relative_to(p.root)), "reason": who} for f in sorted(spared) if f.exists()]
+            kept = [{"path": str(f.relative_to(p.root)), "reason": spared[f]} for f in sorted(spared) if f.exists()]
             cache = p.cache_dir
             candidates.remove(cache)
             if cache.is_dir():

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import attrs
 
 from baton.domain.notice_fate import CONTINUED, CONTINUING, DROP, MADE_READY, Successor, continued_by, fate
+from baton.domain.short_ids import short_id
 from baton.model import frozen
 from baton.projections.lineage import descendant_ids
 
@@ -72,3 +73,25 @@ def _successors(runner: Any, handoff_id: str) -> list[Successor]:
             made = doc.get("created_at")
             found.append(Successor(child, _status(doc), _carried(runner, child), made if isinstance(made, str) else ""))
     return found
+
+
+def as_now(waiting: list[dict[str, Any]], fates: NoticeFates, wording: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The notices failed hooks left (``baton.harnesses.notices``) that say a handoff was not
+    handed on, as they are true now: the same, when nothing changed; none, when the handoff was
+    handed on, resumed, superseded or archived since (or a handoff continuing the draft was
+    handed on or resumed: ``fates.dropped``); and for the unfinished draft the person made ready
+    since, or continued by a handoff made ready since, what is so now — ready, but no baton
+    carries it, in the words of ``wording`` (the adapter's: ``made_ready`` with ``{short}``,
+    ``continued`` with ``{short}`` and ``{by}``, the short ids)."""
+    now = []
+    for item in waiting:
+        if item.get("handoff") in fates.dropped:
+            continue
+        if item.get("handoff") in fates.made_ready:
+            item = {**item, "problem": wording["made_ready"].format(short=short_id(item["handoff"]))}
+        elif item.get("handoff") in fates.continued:
+            item = {**item, "problem": wording["continued"].format(
+                short=short_id(item["handoff"]), by=short_id(fates.continued[item["handoff"]]))}
+        now.append(item)
+    return now
+

@@ -192,6 +192,21 @@ def sharing(base: Path, relative: str) -> list[Path]:
             if os.path.realpath(tree) != here and os.path.lexists(tree / relative)]
 
 
+def tracked(base: Path, relatives: list[str]) -> list[str]:
+    """Those of ``relatives`` (files of the worktree ``base``) that git's index tracks: files the
+    team commits, which a clone's own fix should not rewrite. None outside git."""
+    repo = open_repo(base)
+    if repo is None:
+        return []
+    try:
+        index = repo.open_index()
+        return [relative for relative in relatives if relative.encode("utf-8") in index]
+    except (OSError, ValueError, KeyError):
+        return []
+    finally:
+        repo.close()
+
+
 def ignored(base: Path, relative: str) -> bool | None:
     """Whether git ignores the file ``relative`` of the worktree ``base`` (its ignore files,
     ``info/exclude``, the user's excludes file), or None: outside git, or the index tracks it."""

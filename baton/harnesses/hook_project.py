@@ -14,7 +14,7 @@ from pathlib import Path
 from baton.app import Baton, Limits
 from baton.domain.shell_words import quote
 from baton.domain.short_ids import short_id
-from baton.errors import BatonError, FolderGone, InputError
+from baton.errors import FolderGone, InputError
 from baton.harnesses import notices
 from baton.harnesses.hook import UNPROMPTED, mark_name, marked_folder
 from baton.harnesses.protocol import (
@@ -283,46 +283,8 @@ def from_elsewhere(project: str | os.PathLike | None, cwd: str | None) -> str:
 
 def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The notices that say a handoff was not handed on, as they are true now
-    (``Baton.notice_fates``): the same, when nothing changed; none, when the
-    handoff was handed on, resumed, superseded or archived since (or a handoff
-    continuing the draft was handed on or resumed); and for the unfinished draft
-    the person made ready since, or continued by a handoff made ready since,
-    what is so now — ready, but no baton carries it. When what became of them
-    cannot be read, they are said as they were left."""
-    was = {item["handoff"]: item.get("was") for item in waiting if isinstance(item.get("handoff"), str)}
-    if not was:
-        return waiting
-    try:
-        fates = app.notice_fates(was)
-    except BatonError:
-        return waiting
-    now = []
-    for item in waiting:
-        if item.get("handoff") in fates.dropped:
-            continue
-        if item.get("handoff") in fates.made_ready:
-            item = {**item, "problem": made_ready(item["handoff"])}
-        elif item.get("handoff") in fates.continued:
-            item = {**item, "problem": continued(item["handoff"], fates.continued[item["handoff"]])}
-        now.append(item)
-    return now
-
-
-def made_ready(handoff_id: str) -> str:
-    """A notice about the unfinished draft a session ended with, once it was made ready."""
-    short = short_id(handoff_id)
-    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
-            f"made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton session "
-            f"handoff --from {short}` hands it on to the next session here")
-
-
-def continued(handoff_id: str, successor_id: str) -> str:
-    """A notice about the unfinished draft a session ended with, once a handoff
-    continuing it was made ready (the draft itself still a draft)."""
-    short, by = short_id(handoff_id), short_id(successor_id)
-    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
-            f"continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads it, and "
-            f"`baton session handoff --from {by}` hands it on to the next session here")
+    (``Baton.notices_as_now``)."""
+    return app.notices_as_now(waiting, notices.FATE_WORDING)
 
 
 # -- a session whose start claimed a baton before any prompt: the mark that says no request was made yet

@@ -81,6 +81,53 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
             taken.unlink()
         except OSError:
             pass
+    return _parsed(raw)
+
+
+FATE_WORDING = {
+    "made_ready": ("Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has "
+                   "been made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton "
+                   "session handoff --from {short}` hands it on to the next session here"),
+    "continued": ("Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has "
+                  "been continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads "
+                  "it, and `baton session handoff --from {by}` hands it on to the next session here"),
+}
+"""What a start says, now, of a notice about an unfinished draft a session ended with
+(``Baton.notices_as_now``): made ready since, or continued since by a ready handoff."""
+
+
+def for_brief(app: Any, *, use_up: bool) -> list[str]:
+    """The notices failed hooks left, as a harness's start puts them in front of its brief — only
+    those still so (``still_so``, ``Baton.notices_as_now``) — for a brief ``baton bootstrap`` builds
+    (the command line, the MCP ``bootstrap`` tool), which lists them first among its own.
+    ``use_up``: a start that delivers a brief takes them (said once, as a start hook's does); a
+    peek (``use_up`` False) leaves them for it. Never raises."""
+    baton_dir = app.project.paths.baton_dir
+    waiting = take(baton_dir) if use_up else peek(baton_dir)
+    if not waiting:
+        return []
+    return texts(app.notices_as_now(still_so(baton_dir, waiting), FATE_WORDING))
+
+
+def peek(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The notices ``take`` would return now, left in the file for the start that takes them
+    (``bootstrap --peek``: the brief a start would receive now). Never raises."""
+    path = Path(baton_dir) / FILE_NAME
+    if not own_file(path):
+        return []
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK)
+    except OSError:  # none left (no file), or a link put there: never read
+        return []
+    try:
+        return _parsed(read_regular(fd))
+    finally:
+        os.close(fd)
+
+
+def _parsed(raw: bytes) -> list[dict[str, Any]]:
+    """The notices of the file's bytes: malformed lines skipped, and those about a handoff a later
+    line says was handed on (``settled``) left out."""
     notices: list[dict[str, Any]] = []
     settled: set[str] = set()
     for line in raw.splitlines():
@@ -178,6 +225,12 @@ def render(notices: list[dict[str, Any]]) -> str:
     same failure of the same hook said once, with how often it happened."""
     if not notices:
         return ""
+    return "\n".join(f"> ⚠️ {line}" for line in texts(notices)) + "\n\n"
+
+
+def texts(notices: list[dict[str, Any]]) -> list[str]:
+    """``render``'s lines without their ``> ⚠️`` mark: what a brief built by ``baton bootstrap``
+    lists among its own notices (``hook_project.for_brief``)."""
     grouped: dict[tuple, list[dict[str, Any]]] = {}
     for item in notices:
         problem = _clipped(" ".join(item["problem"].split()))
@@ -192,8 +245,8 @@ def render(notices: list[dict[str, Any]]) -> str:
         when = f" at {last['at']}" if last.get("at") else ""
         times = f" ({len(items)} times, the last{when})" if len(items) > 1 else when
         verb = " failed" if failed else ""
-        lines.append(f"> ⚠️ Baton's {where} hook{session}{verb}{times}: {problem}")
+        lines.append(f"Baton's {where} hook{session}{verb}{times}: {problem}")
     if len(groups) > SHOWN:
         hidden = len(groups) - SHOWN
-        lines.append(f"> ⚠️ … and {hidden} other hook notice{'' if hidden == 1 else 's'}.")
-    return "\n".join(lines) + "\n\n"
+        lines.append(f"… and {hidden} other hook notice{'' if hidden == 1 else 's'}.")
+    return lines

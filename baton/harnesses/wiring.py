@@ -37,7 +37,8 @@ import shutil
 import sys
 import sysconfig
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,15 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.claude_hooks_off import hooks_off
-from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, ignored, plan_unexclude, sharing
+from baton.harnesses.clone_exclude import (
+    RECORD,
+    ExcludeEdit,
+    apply_edit,
+    ignored,
+    plan_unexclude,
+    sharing,
+    tracked,
+)
 from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
@@ -511,6 +520,28 @@ def _merged_lists_there(merge: Mapping[str, Any], config: dict[str, Any]) -> boo
     return True
 
 
+def lost_program_fix(wiring: HarnessWiring, lost: list[str], committed: list[str]) -> str:
+    """What ``baton doctor`` says to run when the wiring's ``lost`` programs are not found. A bare
+    name (``baton``, the portable form ``--command baton`` writes for files a team commits) is put on
+    ``PATH``: when git tracks the wiring files (``committed``), rewiring them without ``--command``
+    would write this machine's absolute path into what the team shares (tester26 T8), so only
+    ``PATH`` is offered, and the ``install-hooks`` that keeps the committed command line. Else, or
+    for a path, the ``baton`` running the check rewires it, writing its absolute path."""
+    harness, events = wiring.harness, wiring.events_option()
+    bare = [p for p in lost if not (os.sep in os.path.expanduser(p) or (os.altsep and os.altsep in p))]
+    if bare and committed:
+        names = " and ".join(f"`{p}`" for p in bare)
+        return (f"put {names} on PATH here: {' and '.join(committed)} {'is' if len(committed) == 1 else 'are'} "
+                f"committed with the portable {names}, and `install-hooks` without `--command` would write this "
+                f"machine's absolute path into {'it' if len(committed) == 1 else 'them'} (`"
+                f"{rerun(harness, wiring.command() or bare[0], events)}` keeps the committed command line)")
+    on_path = f"put {' and '.join(f'`{p}`' for p in bare)} on PATH, or " if bare else ""
+    if running_baton():
+        return f"{on_path}run `{rerun(harness, events=events)}` (it writes that baton's absolute path)"
+    return (f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}"
+            f"{f' --events {events}' if events else ''}` (it writes that baton's absolute path)")
+
+
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
     """Why a configuration file that is there cannot be read or updated, in one phrase; None when
     it is absent or fine."""
@@ -538,11 +569,12 @@ def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
     return None
 
 
-def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
+def wiring_check(wiring: HarnessWiring, committed: Callable[[], list[str]] | None = None) -> tuple[str, str]:
     """``baton doctor``'s verdict on one wired harness: (status, detail) — ``fail`` when one of its
     configuration files is there but does not parse (or ``install-hooks`` would refuse it), naming
     the file, or when a program the hooks or the server run is not found, ``warn`` when a part is missing or outdated, each
-    saying what to run."""
+    saying what to run. ``committed``: the harness's wiring files git tracks here, asked only when
+    a program is not found (``lost_program_fix``)."""
     harness = wiring.harness
     if wiring.broken:
         files = "; ".join(f"{path} {problem}" for path, problem in wiring.broken.items())
@@ -550,12 +582,8 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
                         "(or move it aside), then run `baton doctor` again")
     lost = [program for program in wiring.programs() if resolve_program(program) is None]
     if lost:
-        events = wiring.events_option()
-        fix = (f"run `{rerun(harness, events=events)}`" if running_baton() else
-               f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}"
-               f"{f' --events {events}' if events else ''}`")
         return "fail", (f"runs {', '.join(f'`{p}` ({_not_found(p)})' for p in lost)}: its hooks do nothing; "
-                        f"{fix} (it writes that baton's absolute path)")
+                        + lost_program_fix(wiring, lost, committed() if committed is not None else []))
     gaps = []
     duplicated = wiring.duplicated()
     keep_command, alternatives = wiring.command(), ""
@@ -1095,7 +1123,7 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
     for harness in HARNESSES:
         wiring = inspect_wiring(base, harness)
         if wiring.wired or wiring.broken:
-            checks.append((f"harness {harness}", *wiring_check(wiring)))
+            checks.append((f"harness {harness}", *wiring_check(wiring, partial(_committed, base, harness, wiring))))
             checks += _started_below(base, project, harness)
             checks += _not_ignored(base, harness)
             if harness == "claude-code" and (off := hooks_off(base)) is not None:
@@ -1117,6 +1145,13 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
             checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
                                               f"connects one ({', '.join(HARNESSES)})"))
     return checks
+
+
+def _committed(base: Path, harness: str, wiring: HarnessWiring) -> list[str]:
+    """The files of ``harness``'s wiring in the worktree ``base`` that git tracks (``clone_exclude.tracked``)."""
+    files = sorted({*wiring.file_hooks, *(spec.path for spec in _specs(harness)
+                                          if not spec.clone_only and os.path.lexists(base / spec.path))})
+    return tracked(base, files)
 
 
 def _not_ignored(base: Path, harness: str) -> list[tuple[str, str, str]]:
