@@ -379,7 +379,7 @@ STEADY_READ_MODULES = STEADY_MODULES | RECORD_START_MODULES | {
     "baton.cli_handlers.opened", "baton.cli_handlers.sessions", "baton.cli_read",
     "baton.domain.shell_words",  # the lock-wait message quotes the lock's path (not ``shlex``)
     # the notices failed hooks left, which a start shows (tester26 T4): what every hook loads already
-    "baton.harnesses", "baton.harnesses.protocol", "baton.harnesses.notices",
+    "baton.harnesses", "baton.harnesses.notices",
 }
 """``bootstrap --json --session-id`` from the command line: its handlers' modules besides, and
 what records the session's start, as the SessionStart hook does, so that the session starts once

@@ -7,7 +7,10 @@ Only the adapter a hook names is imported: a hook is one process per event.
 from __future__ import annotations
 
 from baton.errors import InputError
-from baton.harnesses.protocol import CommandHookAdapter
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from baton.harnesses.protocol import CommandHookAdapter
 
 ADAPTER_MODULES = {
     "claude-code": "baton.harnesses.claude_code",
