@@ -928,14 +928,19 @@ def test_ctrl_c_during_a_gemini_cli_turn_cancels_it_and_the_session_goes_on_to_l
 def test_a_terminal_closed_under_claude_code_runs_its_session_end_which_leaves_the_baton(tmp_path, anthropic):
     """Closing the terminal (``SIGHUP``) under Claude Code, after its agent readied a handoff: Claude
     Code leaves as on ``/exit`` (status 0), running ``SessionEnd`` first: the handoff is the
-    session's baton and its end is recorded, once, by the time the process is gone."""
+    session's baton and its end is recorded, once, by the time the process is gone.
+
+    Its status is 0, or 129 (SIGHUP's): 2.1.337 ended so twice in about twenty runs on a loaded
+    machine, since the turn's ``Stop`` hook is wired (the hang-up may come while it runs); no
+    one sees a closed terminal's status, and what this holds — the end recorded, the baton left —
+    is asserted below either way."""
     project = git_project(tmp_path / "project")
     env = claude_ready(tmp_path, anthropic, project)
     anthropic.script = capture_validate_ready(session_id=session_named_in)
     with claude_tui(project, env) as claude:
         claude_prompt(claude, "Record where the zebra-42 work stands.", "Handed off.")
         claude.hang_up()
-        assert claude.wait_until_ended() == 0
+        assert claude.wait_until_ended() in (0, 129)
     anthropic.check()
     (sid,) = sessions_of(project, env, "session.begun")
     (created,) = events(project, env, "baton.created")
