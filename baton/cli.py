@@ -669,7 +669,7 @@ def add_hook_command(sub, common) -> None:
                    help=f"the harness running the hook: {', '.join(HARNESSES)}").completions = HARNESSES
     p.add_argument("event", metavar="EVENT",
                    help="the harness's event: SessionStart, PreCompact, SessionEnd, UserPromptSubmit, "
-                        "Stop (claude-code); SessionStart, PreCompact, Stop, Interrupt, UserPromptSubmit (codex); SessionStart, "
+                        "Stop, Interrupt (claude-code); SessionStart, PreCompact, Stop, Interrupt, UserPromptSubmit (codex); SessionStart, "
                         "PreCompress, SessionEnd, BeforeAgent (gemini-cli); sessionStart, preCompact, sessionEnd, "
                         "beforeSubmitPrompt (cursor)")
     p.set_defaults(func=HOOK_FUNC)

@@ -3,8 +3,10 @@
 Claude Code runs no ``UserPromptSubmit`` for bash-mode input (nor ``PreToolUse``): it runs the
 command, then sends the model a turn with its output — the first request, carrying the start's
 brief — whose ``Stop`` is the only hook that runs before ``SessionEnd`` (2.1.332 and 2.1.337, run
-for real). Baton wires ``Stop`` with the prompt hook: a turn's end removes the start's mark, as a
-prompt does, so the end hands nothing on again. An install made before ``Stop`` was wired still
+for real); when the person stops that turn (Esc) before the model answers, 2.1.337 runs its
+``Interrupt`` instead (run for real: no ``Stop``). Baton wires both with the prompt hook: a turn's
+end removes the start's mark, as a prompt does, so the end hands nothing on again. The payloads
+fed here are the ones 2.1.337 sent (``tests/fixtures/hooks/claude-code/{Stop,Interrupt}.json``). An install made before ``Stop`` was wired still
 hands the baton on again: the end never reads the session's transcript (``transcript_path``, under
 ``~/.claude``), a path outside the project root (docs/security.md; docs/batons.md, "A baton spent
 without reaching a model"). Through ``baton hook claude-code …``; the real Claude Code in
@@ -50,43 +52,52 @@ def _reasons(repo) -> list[str | None]:
         return [e["data"].get("reason") for e in app.log(event_type="baton.created").to_json()]
 
 
-def test_the_default_install_wires_claude_code_s_stop_beside_its_prompt_hook(repo):
+TURN_ENDS = ("Stop", "Interrupt")
+"""A turn's end: the model answered (``Stop``), or the person stopped the turn (``Interrupt``)."""
+
+
+@pytest.mark.parametrize("event", TURN_ENDS)
+def test_the_default_install_wires_claude_code_s_turn_s_end_beside_its_prompt_hook(repo, event):
     hooks = json.loads((repo / ".claude" / "settings.json").read_text())["hooks"]
-    assert "UserPromptSubmit" in hooks and "Stop" in hooks
-    assert hooks["Stop"][0]["hooks"][0]["command"].endswith("hook claude-code Stop")
+    assert "UserPromptSubmit" in hooks and event in hooks
+    assert hooks[event][0]["hooks"][0]["command"].endswith(f"hook claude-code {event}")
 
 
-def test_a_turn_s_end_removes_the_start_s_mark_and_answers_nothing(repo):
+@pytest.mark.parametrize("event", TURN_ENDS)
+def test_a_turn_s_end_removes_the_start_s_mark_and_answers_nothing(repo, event):
     _started(repo)
-    ended = hook(repo, "claude-code", "Stop", fixture("claude-code", "Stop", repo, session_id=SESSION))
+    ended = hook(repo, "claude-code", event, fixture("claude-code", event, repo, session_id=SESSION))
     assert ended.render() == ""
     assert not unprompted_mark(repo, SESSION).exists()
 
 
-def test_a_turn_s_end_writes_nothing_to_the_ledger(repo):
+@pytest.mark.parametrize("event", TURN_ENDS)
+def test_a_turn_s_end_writes_nothing_to_the_ledger(repo, event):
     _started(repo)
     ledger = sorted((repo / ".baton").rglob("*.jsonl"))
     assert ledger
     before = [path.read_bytes() for path in ledger]
-    hook(repo, "claude-code", "Stop", fixture("claude-code", "Stop", repo, session_id=SESSION))
+    hook(repo, "claude-code", event, fixture("claude-code", event, repo, session_id=SESSION))
     assert [path.read_bytes() for path in ledger] == before
 
 
-def test_a_session_begun_in_bash_mode_spends_its_claimed_baton_once_its_turn_ends(repo):
-    """The bash-mode turn's ``Stop``, then the end: nothing handed on again, the next session not
+@pytest.mark.parametrize("event", TURN_ENDS)
+def test_a_session_begun_in_bash_mode_spends_its_claimed_baton_once_its_turn_ends(repo, event):
+    """The bash-mode turn's ``Stop`` (or its ``Interrupt``), then the end: nothing handed on again, the next session not
     given the baton — claimed once, by the session whose model was."""
     _started(repo)
-    hook(repo, "claude-code", "Stop", fixture("claude-code", "Stop", repo, session_id=SESSION))
+    hook(repo, "claude-code", event, fixture("claude-code", event, repo, session_id=SESSION))
     _ended(repo)
     assert claude_start(repo, "next-one").result.to_json()["handoffId"] is None
     assert _reasons(repo) == [None]
 
 
-def test_a_turn_s_end_of_another_session_leaves_the_start_s_mark(repo):
+@pytest.mark.parametrize("event", TURN_ENDS)
+def test_a_turn_s_end_of_another_session_leaves_the_start_s_mark(repo, event):
     """Each session's turns end for that session only: another's ``Stop`` finds no mark of its own
     and removes none, and says nothing."""
     _started(repo)
-    ended = hook(repo, "claude-code", "Stop", fixture("claude-code", "Stop", repo, session_id="another"))
+    ended = hook(repo, "claude-code", event, fixture("claude-code", event, repo, session_id="another"))
     assert ended.render() == ""
     assert unprompted_mark(repo, SESSION).exists()
 

@@ -265,7 +265,7 @@ def test_doctor_counts_hooks_moved_to_the_local_settings_as_installed(project_di
     code, checks = _doctor(capsys, project_dir)
     check = checks["harness claude-code"]
     assert check["status"] == "ok", check["detail"]
-    assert check["detail"].startswith(f"5 hooks in {LOCAL} and the `baton` MCP server run"), check["detail"]
+    assert check["detail"].startswith(f"6 hooks in {LOCAL} and the `baton` MCP server run"), check["detail"]
 
 
 def test_doctor_warns_of_batons_hooks_in_both_settings_files_naming_both(project_dir, capsys):
@@ -274,7 +274,7 @@ def test_doctor_warns_of_batons_hooks_in_both_settings_files_naming_both(project
     code, checks = _doctor(capsys, project_dir)
     check = checks["harness claude-code"]
     assert check["status"] == "warn"
-    assert (f"Baton's SessionStart, PreCompact, SessionEnd, UserPromptSubmit, Stop hooks are in both "
+    assert (f"Baton's SessionStart, PreCompact, SessionEnd, UserPromptSubmit, Stop, Interrupt hooks are in both "
             f".claude/settings.json and {LOCAL}"
             ) in check["detail"]
     assert f"install-hooks keeps the ones in {LOCAL}" in check["detail"]

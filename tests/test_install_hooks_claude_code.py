@@ -33,7 +33,7 @@ def test_every_hook_entry_carries_a_timeout_fitted_to_its_event(project_dir):
     # SessionEnd: long enough for the hand-on on a busy machine (Claude Code's default is 1.5 s);
     # the start and a prompt hold the session up, so theirs are short.
     assert timeouts == {"SessionStart": [15], "PreCompact": [30], "SessionEnd": [30], "UserPromptSubmit": [15],
-                        "Stop": [15]}
+                        "Stop": [15], "Interrupt": [15]}
 
 
 def test_every_timeout_leaves_the_hook_room_to_give_up_first(project_dir):

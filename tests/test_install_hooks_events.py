@@ -265,36 +265,50 @@ def test_events_has_no_meaning_with_remove(project_dir, capsys):
     assert "--events has no meaning with --remove" in out["error"]["message"]
 
 
-def _without_stop(project_dir) -> None:
-    """A Claude Code install made before its turn's end (``Stop``) was wired beside the prompt hook."""
+def _without(project_dir, *events: str) -> None:
+    """A Claude Code install made before its turn's ends were wired beside the prompt hook (``Stop``
+    and ``Interrupt`` before harness26; ``Interrupt`` alone in harness26's)."""
     install_hooks(project_dir, "claude-code", command=PROGRAM)
     path = project_dir / HOOKS_FILE["claude-code"]
     config = json.loads(path.read_text())
-    del config["hooks"]["Stop"]
+    for event in events:
+        del config["hooks"][event]
     path.write_text(json.dumps(config))
 
 
-def test_doctor_names_install_hooks_to_add_the_turn_s_end_an_earlier_claude_code_install_lacks(project_dir, capsys):
-    _without_stop(project_dir)
+def test_doctor_names_install_hooks_to_add_the_turn_s_ends_an_earlier_claude_code_install_lacks(project_dir, capsys):
+    _without(project_dir, "Stop", "Interrupt")
     check = _doctor_check(capsys, project_dir, "claude-code")
     assert check["status"] == "ok", check
-    assert ("no hook for Stop, so a baton a session claims at its start reaches the next session too when the "
-            "session's first input runs no prompt hook (bash mode, `! cmd`)") in check["detail"], check
-    assert f"install-hooks --harness claude-code --command {PROGRAM}` adds it" in check["detail"], check
+    assert ("no hook for Stop, Interrupt, so a baton a session claims at its start reaches the next session too "
+            "when the session's first input runs no prompt hook (bash mode, `! cmd`);") in check["detail"], check
+    assert f"install-hooks --harness claude-code --command {PROGRAM}` adds them" in check["detail"], check
     assert "left out" not in check["detail"]
 
 
-def test_install_hooks_again_adds_the_turn_s_end_and_doctor_then_says_nothing_of_it(project_dir, capsys):
-    _without_stop(project_dir)
+def test_doctor_names_install_hooks_to_add_the_interrupted_turn_s_end_a_harness26_install_lacks(project_dir, capsys):
+    _without(project_dir, "Interrupt")
+    check = _doctor_check(capsys, project_dir, "claude-code")
+    assert check["status"] == "ok", check
+    assert ("no hook for Interrupt, so a baton a session claims at its start reaches the next session too when "
+            "the session's first input runs no prompt hook (bash mode, `! cmd`) and the person stops its turn "
+            "(Esc);") in check["detail"], check
+    assert f"install-hooks --harness claude-code --command {PROGRAM}` adds it" in check["detail"], check
+
+
+@pytest.mark.parametrize("missing", [("Stop", "Interrupt"), ("Interrupt",)])
+def test_install_hooks_again_adds_the_turn_s_ends_and_doctor_then_says_nothing_of_them(project_dir, capsys, missing):
+    _without(project_dir, *missing)
     install_hooks(project_dir, "claude-code", command=PROGRAM)
-    assert "Stop" in _events(project_dir, "claude-code")
+    assert {"Stop", "Interrupt"} <= _events(project_dir, "claude-code")
     check = _doctor_check(capsys, project_dir, "claude-code")
     assert check["status"] == "ok" and "no hook for" not in check["detail"], check
 
 
 def test_leaving_the_prompt_hook_out_leaves_claude_code_s_turn_s_end_out_too(project_dir):
-    """``Stop`` only removes the mark a start leaves when the prompt hook is wired: it goes with it."""
+    """``Stop`` and ``Interrupt`` only remove the mark a start leaves when the prompt hook is wired:
+    they go with it."""
     install_hooks(project_dir, "claude-code", command=PROGRAM, events=("start", "end", "compact"))
-    assert not {"UserPromptSubmit", "Stop"} & _events(project_dir, "claude-code")
+    assert not {"UserPromptSubmit", "Stop", "Interrupt"} & _events(project_dir, "claude-code")
     install_hooks(project_dir, "claude-code", command=PROGRAM, events=("start", "end", "prompt"))
-    assert {"UserPromptSubmit", "Stop"} <= _events(project_dir, "claude-code")
+    assert {"UserPromptSubmit", "Stop", "Interrupt"} <= _events(project_dir, "claude-code")

@@ -79,7 +79,7 @@ def test_hooks_moved_to_the_local_settings_are_not_copied_back_into_settings_jso
     install_hooks(project_dir, "claude-code")
     assert _batons(_read(project_dir, SHARED)) == {}
     assert set(_batons(_read(project_dir, LOCAL))) == {"SessionStart", "PreCompact", "SessionEnd", "UserPromptSubmit",
-                                                    "Stop"}
+                                                    "Stop", "Interrupt"}
 
 
 def test_install_run_again_after_the_move_changes_no_file(project_dir):
@@ -149,7 +149,7 @@ def test_hooks_in_both_files_keep_the_local_copy_and_leave_the_users_hooks_in_se
     assert _read(project_dir, SHARED)["hooks"] == {"SessionStart": [
         {"matcher": "startup|resume|clear|compact|fork", "hooks": [{"type": "command", "command": "echo mine"}]}]}
     assert {event: len(found) for event, found in _batons(_read(project_dir, LOCAL)).items()} == {
-        "SessionStart": 1, "PreCompact": 1, "SessionEnd": 1, "UserPromptSubmit": 1, "Stop": 1}
+        "SessionStart": 1, "PreCompact": 1, "SessionEnd": 1, "UserPromptSubmit": 1, "Stop": 1, "Interrupt": 1}
 
 
 def test_taking_the_duplicates_out_of_settings_json_says_so_on_that_file(project_dir):
@@ -159,7 +159,7 @@ def test_taking_the_duplicates_out_of_settings_json_says_so_on_that_file(project
     change = _change(result, SHARED)
     assert change.action == "deleted"  # it held nothing else (install-hooks created it)
     assert change.note is not None and change.note.startswith(
-        f"Baton's SessionStart, PreCompact, SessionEnd, UserPromptSubmit, Stop hooks taken out: {LOCAL} holds them too")
+        f"Baton's SessionStart, PreCompact, SessionEnd, UserPromptSubmit, Stop, Interrupt hooks taken out: {LOCAL} holds them too")
 
 
 def test_install_says_where_the_hooks_are_in_one_line(project_dir, capsys):
@@ -177,13 +177,15 @@ def test_install_json_names_the_file_each_hook_is_in(project_dir, capsys):
     _moved(project_dir, "SessionStart")
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
     assert out["hookFiles"] == {"SessionStart": LOCAL, "PreCompact": SHARED, "SessionEnd": SHARED,
-                                "UserPromptSubmit": SHARED, "Stop": SHARED}
+                                "UserPromptSubmit": SHARED, "Stop": SHARED,
+                                "Interrupt": SHARED}
 
 
 def test_install_json_names_settings_json_where_nothing_was_moved(project_dir, capsys):
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
     assert out["hookFiles"] == {"SessionStart": SHARED, "PreCompact": SHARED, "SessionEnd": SHARED,
-                                "UserPromptSubmit": SHARED, "Stop": SHARED}
+                                "UserPromptSubmit": SHARED, "Stop": SHARED,
+                                "Interrupt": SHARED}
     assert _batons(_read(project_dir, LOCAL)) == {}
 
 
@@ -213,7 +215,8 @@ def test_a_hook_left_in_settings_json_stays_there(project_dir):
     _moved(project_dir, "SessionStart")
     install_hooks(project_dir, "claude-code")
     assert set(_batons(_read(project_dir, LOCAL))) == {"SessionStart"}
-    assert set(_batons(_read(project_dir, SHARED))) == {"PreCompact", "SessionEnd", "UserPromptSubmit", "Stop"}
+    assert set(_batons(_read(project_dir, SHARED))) == {"PreCompact", "SessionEnd", "UserPromptSubmit", "Stop",
+                                                       "Interrupt"}
 
 
 def test_an_event_left_out_is_taken_out_of_the_local_settings(project_dir):

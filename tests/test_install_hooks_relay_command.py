@@ -36,7 +36,7 @@ def test_the_default_hooks_start_the_console_scripts_python_with_the_program_ent
     assert answer["command"] == str(CONSOLE_SCRIPT)
     assert set(_hooks(project_dir).values()) == {f"{expected} hook claude-code {event}{wired.event_suffix(event, expected)}"
                                                 for event in ("SessionStart", "PreCompact", "SessionEnd",
-                                                              "UserPromptSubmit", "Stop")}
+                                                              "UserPromptSubmit", "Stop", "Interrupt")}
     mcp = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]["baton"]
     assert mcp["command"] == str(CONSOLE_SCRIPT)
 

@@ -45,6 +45,7 @@ HOOKS = (
     HookCommand("SessionEnd", timeout=30),
     HookCommand("UserPromptSubmit", timeout=15),
     HookCommand("Stop", timeout=15),
+    HookCommand("Interrupt", timeout=15),
 )
 """Each with a ``timeout`` in seconds. Claude Code's default for a command hook is
 long, except at SessionEnd: without a ``timeout`` there, all SessionEnd hooks
@@ -56,7 +57,10 @@ own deadline (``baton.harnesses.hook.DEADLINE_SECONDS``, 10 s) with room for
 the process to start: Baton gives up first and leaves its notice, and the
 harness's timeout only stops a hook that could not even do that. ``Stop`` (a turn's end, after the
 model answered; ``TURN_END``) is wired with the prompt hook: bash mode (``! cmd``) runs no
-``UserPromptSubmit`` yet sends the model a turn, whose ``Stop`` removes the start's mark."""
+``UserPromptSubmit`` yet sends the model a turn, whose ``Stop`` removes the start's mark. ``Interrupt``
+(2.1.337: a turn the person stopped, Esc) runs instead of ``Stop`` for a turn whose request went out
+and is wired beside it (``TURN_END`` too): a bash-mode first input whose turn is interrupted spends
+the baton as one the model answered."""
 
 
 SKILL_FILE = ".claude/skills/baton/SKILL.md"
@@ -96,7 +100,8 @@ def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...])
 ADAPTER = CommandHookAdapter(
     name="claude-code",
     kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "SessionEnd": SESSION_END,
-           "UserPromptSubmit": USER_PROMPT, "Stop": TURN_END},
+           "UserPromptSubmit": USER_PROMPT, "Stop": TURN_END,
+           "Interrupt": TURN_END},
     hooks=HOOKS,
     files=_files,
     answer=hook_specific_output,

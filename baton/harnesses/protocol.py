@@ -43,7 +43,8 @@ PRE_COMPACT = "pre_compact"
 SESSION_END = "session_end"
 USER_PROMPT = "user_prompt"
 TURN_END = "turn_end"
-"""A turn's end after the model answered (Claude Code's ``Stop``): the session made a request, as a
+"""A turn's end after its request went out (Claude Code's ``Stop``, the model answered, or its
+``Interrupt``, the person stopped the turn): the session made a request, as a
 prompt says; the hook removes the start's mark (``baton.harnesses.hook.prompted``) and does nothing
 else. Wired with the prompt hook (its role is ``prompt``): a session whose first input runs no prompt
 hook (Claude Code's bash mode, ``! cmd``) still sends the model a turn, and that turn's end says so."""

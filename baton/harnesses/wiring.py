@@ -428,13 +428,15 @@ class HarnessWiring:
         chosen = adapter(self.harness)
         roles = {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks} | {"prompt"}
         prompt = next(event for event, kind in chosen.kinds.items() if kind == USER_PROMPT)
-        cost = ("so a baton a session claims at its start is spent when the session is closed before its first "
-                "prompt" if prompt in events else
-                "so a baton a session claims at its start reaches the next session too when the session's first "
-                "input runs no prompt hook (bash mode, `! cmd`)")
-        return (f"no hook for {prompt if prompt in events else events[0]}, {cost}; "
-                f"`{rerun(self.harness, command, _events_value(chosen, roles))}` adds it (wired by default since "
-                "2026-12-07)")
+        if prompt in events:
+            named, cost = prompt, "is spent when the session is closed before its first prompt"
+        else:  # a turn's ends (Claude Code's Stop, then Interrupt, both wired by default since 2026-12-07)
+            named = ", ".join(events)
+            cost = ("reaches the next session too when the session's first input runs no prompt hook (bash mode, "
+                    "`! cmd`)" + (" and the person stops its turn (Esc)" if events == ("Interrupt",) else ""))
+        return (f"no hook for {named}, so a baton a session claims at its start {cost}; "
+                f"`{rerun(self.harness, command, _events_value(chosen, roles))}` adds "
+                f"{'it' if len(events) == 1 or prompt in events else 'them'} (wired by default since 2026-12-07)")
 
     def programs(self) -> list[str]:
         """The programs the hooks and the MCP server run, each once, in order."""

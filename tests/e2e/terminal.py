@@ -236,9 +236,15 @@ class Terminal:
                             f"{self.screen()}\n--- its transcript's end:\n{self.transcript()[-3000:]}")
             time.sleep(0.25)
 
-    def hang_up(self) -> None:
+    def hang_up(self, signal_first: bool = False) -> None:
         """Close the terminal under the program, as closing its window does: the master side is
-        closed, and the kernel sends ``SIGHUP`` to the pty's session (the program's)."""
+        closed, and the kernel sends ``SIGHUP`` to the pty's session (the program's). A program may
+        notice either first, its terminal gone (a read fails) or the signal; ``signal_first`` makes
+        it the signal: ``SIGHUP`` is sent to the program's process group, and the master closed
+        half a second later (the kernel's own ``SIGHUP`` follows)."""
+        if signal_first:
+            os.killpg(self.process.pid, signal.SIGHUP)
+            time.sleep(0.5)
         self._hung.set()
         self._reader.join(30)
         if self.master >= 0:

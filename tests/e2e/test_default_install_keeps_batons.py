@@ -4,7 +4,7 @@ scripted model on 127.0.0.1.
 
 Both harnesses run ``SessionStart`` when their TUI opens, before anything is typed, and its claim of
 the waiting baton is made then. The default install wires the prompt hook (``UserPromptSubmit``,
-``BeforeAgent``; in Claude Code a turn's end, ``Stop``, too) beside start, end and compaction, so a
+``BeforeAgent``; in Claude Code a turn's end, ``Stop`` and ``Interrupt``, too) beside start, end and compaction, so a
 session closed before its first prompt — whose brief reached no model — hands the baton it claimed
 on again at its end (``baton.created``, ``reason: "unprompted"``) and the next session receives it;
 a session whose prompt reached the model spends it: claimed once, by that session (docs/batons.md,
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.common import ProxyTrap, git_project, run_baton
+from tests.e2e.common import Held, ProxyTrap, git_project, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, hook_contexts
 from tests.e2e.test_gemini_cli import Session
@@ -37,6 +37,7 @@ from tests.e2e.test_interactive import (
     gemini_tui,
     interactive,
 )
+from tests.harness_support import unprompted_mark
 
 pytestmark = pytest.mark.e2e
 
@@ -162,6 +163,46 @@ def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_spend
     told = claude_next_session(project, env, anthropic)
     assert f"(baton `{handoff}`)" not in told, told
     assert claims(project, env) == [(handoff, began(project, env)[0])]
+
+
+def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_whose_turn_is_stopped_spends_the_baton(
+        tmp_path, anthropic):
+    """The same bash-mode first input, and the person presses Esc while the model's answer is held
+    (``common.Held``): Claude Code 2.1.337 cancels the turn and runs no ``Stop`` — its ``Interrupt``
+    instead (``source: "user"``, ``reason: "stop"``, ``via: "terminal"``; the recorded payload is
+    ``tests/fixtures/hooks/claude-code/Interrupt.json``). The default install wires it beside
+    ``Stop``: it removes the start's mark, the request that carried the baton having gone out, so
+    the end hands nothing on again and the next session is not given the baton — claimed once."""
+    project = git_project(tmp_path / "project")
+    env = claude_installed(tmp_path, anthropic, project)
+    handoff = a_waiting_baton(project, env)
+    held = Held()
+    anthropic.script = [held, "Next."]
+    try:
+        with claude_tui(project, env) as claude:
+            wait_for_claims(project, env, 1)
+            (first,) = began(project, env)
+            assert unprompted_mark(project, first).exists()
+            claude.type("!")
+            claude.wait_for("! for shell mode", why="Claude Code's bash mode (its footer)")
+            claude.type("echo hi-from-bash-mode")
+            claude.type("\r")
+            held.wait_asked()
+            claude.type("\x1b")
+            claude.wait_for("Interrupted", why="Claude Code's notice of the stopped turn")
+            deadline = time.monotonic() + 60
+            while unprompted_mark(project, first).exists():  # the Interrupt hook's one unlink
+                assert time.monotonic() < deadline, "the stopped turn's hook never removed the start's mark"
+                time.sleep(0.25)
+            claude_exit(claude)
+    finally:
+        held.release()
+    (first_request,) = anthropic.turns()
+    assert f"(baton `{handoff}`)" in said(first_request) and "hi-from-bash-mode" in said(first_request)
+    assert not unprompted_hand_ons(project, env)
+    told = claude_next_session(project, env, anthropic)
+    assert f"(baton `{handoff}`)" not in told, told
+    assert claims(project, env) == [(handoff, first)]
 
 
 # -- Gemini CLI ------------------------------------------------------------------------------------

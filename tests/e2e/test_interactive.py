@@ -930,10 +930,10 @@ def test_a_terminal_closed_under_claude_code_runs_its_session_end_which_leaves_t
     Code leaves as on ``/exit`` (status 0), running ``SessionEnd`` first: the handoff is the
     session's baton and its end is recorded, once, by the time the process is gone.
 
-    Its status is 0, or 129 (SIGHUP's): 2.1.337 ended so twice in about twenty runs on a loaded
-    machine, since the turn's ``Stop`` hook is wired (the hang-up may come while it runs); no
-    one sees a closed terminal's status, and what this holds — the end recorded, the baton left —
-    is asserted below either way."""
+    Its status is 0 when Claude Code notices its terminal gone first, or 129 when its ``SIGHUP``
+    handler runs first (2.1.337: ``shutdown(129)``; twice in about twenty runs on a loaded machine);
+    ``SessionEnd`` runs on either path (the next test makes it 129 and shows it). No one sees a
+    closed terminal's status: what this holds — the end recorded, the baton left — either way."""
     project = git_project(tmp_path / "project")
     env = claude_ready(tmp_path, anthropic, project)
     anthropic.script = capture_validate_ready(session_id=session_named_in)
@@ -942,6 +942,40 @@ def test_a_terminal_closed_under_claude_code_runs_its_session_end_which_leaves_t
         claude.hang_up()
         assert claude.wait_until_ended() in (0, 129)
     anthropic.check()
+    (sid,) = sessions_of(project, env, "session.begun")
+    (created,) = events(project, env, "baton.created")
+    assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
+    no_hook_trouble_shown(claude)
+
+
+def test_a_terminal_closed_under_claude_code_while_its_stop_hook_runs_ends_it_with_129_after_its_session_end(
+        tmp_path, anthropic):
+    """The status-129 end, made certain: a second ``Stop`` hook beside Baton's holds the turn's end
+    (it marks that it runs, then sleeps), and the hang-up comes while it runs, its ``SIGHUP`` before
+    the closed terminal is read (``Terminal.hang_up(signal_first=True)``). Claude Code 2.1.337 does
+    not wait for that hook: it runs ``SessionEnd`` and exits with 129 — the end recorded once, the
+    readied handoff left as the baton, once, as on ``/exit``. No later start is needed to hand the
+    session on (``A session that never ended`` in docs/batons.md is not this case)."""
+    project = git_project(tmp_path / "project")
+    env = claude_ready(tmp_path, anthropic, project)
+    running, finished = tmp_path / "stop-hook-running", tmp_path / "stop-hook-finished"
+    settings = project / ".claude" / "settings.json"
+    wired = json.loads(settings.read_text())
+    wired["hooks"]["Stop"].append({"hooks": [{"type": "command", "timeout": 60,
+                                              "command": f"touch {running}; sleep 30; touch {finished}"}]})
+    settings.write_text(json.dumps(wired))
+    anthropic.script = capture_validate_ready(session_id=session_named_in)
+    with claude_tui(project, env) as claude:
+        claude.type("Record where the zebra-42 work stands.")
+        claude.type("\r")
+        claude.wait_for("Handed off.", why="the model's reply")
+        deadline = time.monotonic() + 60
+        while not running.exists():
+            assert time.monotonic() < deadline, "the turn's Stop hooks never ran"
+            time.sleep(0.1)
+        claude.hang_up(signal_first=True)
+        assert claude.wait_until_ended() == 129, claude.screen()
+    assert not finished.exists()  # the hang-up came while the turn's Stop hook ran
     (sid,) = sessions_of(project, env, "session.begun")
     (created,) = events(project, env, "baton.created")
     assert created["data"]["session"] == sid and sessions_of(project, env, "session.ended") == [sid]
