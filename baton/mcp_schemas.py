@@ -395,7 +395,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "handoff_ready": _result({"id": _S, "status": _S, "file": _S, "validation": _OPT_S}, "id", "status"),
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
                                "brief": _O, "marked_resumed": _B, "handoff": _OPT_O, "record_omitted": _B,
-                               "latest": _OPT_O},
+                               "latest": _OPT_O, "left_pending": _A},
                               "id", "freshness_state", "brief"),
     "handoff_list": _result({"count": _I, "more": _B, "total": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
     "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,

@@ -372,6 +372,10 @@ RECORD_START_MODULES = {
     "baton.commands.record", "baton.commands.session_records", "baton.domain.aggregates",
     "baton.domain.aggregates.session", "baton.domain.repeated_start", "baton.events.base", "baton.events.session",
     "baton.projections.folds", "baton.projections.folds.sessions",
+    # whether another open session's objective stands past this start (tester26 T3): the rule a
+    # session is taken for ended by, and this machine's reading of a harness process (both loaded
+    # by every start hook already; small, and import nothing more)
+    "baton.domain.unended", "baton.launch",
 }
 """What records a named session's start (``session.begun``) and folds it, and what a repeated
 start of it is told (``baton.domain.repeated_start``, the session's rule's words)."""

@@ -37,6 +37,7 @@ from baton.commands.context import Project
 from baton.commands.forget import forget_handoff
 from baton.commands.handoff_facts import HashBudget
 from baton.commands.resume_mark import resume_and_mark
+from baton.domain.content_hash import SCREEN_LIMIT_BYTES
 from baton.errors import BatonError, PolicyBlock, StreamVersionConflict
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.memory import MemoryLedger
@@ -64,6 +65,9 @@ OBJECTIVE_BRANCHES = (*BRANCHES, "feature_login")
 key and objective stream but keeps its own objective (docs/batons.md "Names
 that share a key"); batons are not left there (that one is refused, exit 4)."""
 MATERIALIZED = ("handoffs", "batons")
+GROWS = "notes/grows.log"
+"""A file a budgeted capture records not hashed yet, which may grow past the secret screen's limit
+before its validation: the validation then records why it takes no hash (``artifact_hash_skipped``)."""
 REMOTE_LAGS_NS = (0, 100_000_000, 5_000_000_000, 60_000_000_000)
 
 
@@ -109,6 +113,7 @@ class RealReplayMachine(RuleBasedStateMachine):
         init_project(self.project)
         (self.project / "notes").mkdir()
         (self.project / "notes" / "plan.md").write_text("the plan\n")
+        (self.project / GROWS).write_text("a line\n")
         opened = Project.open(self.project)
         self.paths, self.config = opened.paths, opened.config
         opened.close()
@@ -116,6 +121,8 @@ class RealReplayMachine(RuleBasedStateMachine):
         self.open: dict[str, Project] = {}
         self.handoffs: list[str] = []
         self.sessions = 0
+        self.begun: list[tuple[str, str, str, str]] = []
+        """The sessions begun with an objective, not ended yet (writer, session, owner, branch)."""
         self.acknowledged: set[str] = set()
         self.torn: dict[str, bytes] = {}
         self.memory = MemoryLedger("replayer")
@@ -175,11 +182,30 @@ class RealReplayMachine(RuleBasedStateMachine):
     @rule(name=st.sampled_from(WRITERS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(OBJECTIVE_BRANCHES),
           objective=words(60), claim=st.booleans())
     def begin_a_session_with_an_objective(self, name, owner, branch, objective, claim):
+        sid = self.session_id()
         try:
-            begin_session(self.writer(name), session_id=self.session_id(), objective=objective, owner=owner,
+            begin_session(self.writer(name), session_id=sid, objective=objective, owner=owner,
                           branch=branch, claim=claim)
         except PolicyBlock:
-            pass
+            return
+        self.begun.append((name, sid, owner, branch))
+
+    @rule(name=st.sampled_from(WRITERS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(OBJECTIVE_BRANCHES),
+          end=st.booleans())
+    def a_second_session_begins_without_an_objective(self, name, owner, branch, end):
+        """Beside a session, still open, that set the objective of its owner and branch (two terminals):
+        its start (and its end, with ``end``) keeps that objective (``kept_objective``)."""
+        sid = self.session_id()
+        begin_session(self.writer(name), session_id=sid, owner=owner, branch=branch, claim=False)
+        if end:
+            end_session(self.writer(name), sid, None, owner=owner, branch=branch)
+
+    @precondition(lambda self: self.begun)
+    @rule(pick=st.integers(0, 1_000))
+    def a_session_that_set_an_objective_ends(self, pick):
+        """Its own end retires the objective it set (a later session's kept it until then)."""
+        name, sid, owner, branch = self.begun.pop(pick % len(self.begun))
+        end_session(self.writer(name), sid, None, owner=owner, branch=branch)
 
     @rule(name=st.sampled_from(WRITERS), restart=st.booleans(), title=words(), done=st.lists(words(), max_size=2),
           budgeted=st.booleans())
@@ -188,7 +214,7 @@ class RealReplayMachine(RuleBasedStateMachine):
         hashed yet; validation (or the promotion) hashes it and records the hash the fold sets."""
         body = payload(work={"title": title, "objective": f"finish {title}"},
                        summary={"current_state": "halfway", "completed": done, "in_progress": [title]},
-                       artifacts=[{"path": "notes", "role": "read"}])
+                       artifacts=[{"path": "notes/plan.md", "role": "read"}, {"path": GROWS, "role": "read"}])
         spent = HashBudget(0, 0, 0) if budgeted else None
         if spent is not None:
             spent.spent = True
@@ -209,6 +235,22 @@ class RealReplayMachine(RuleBasedStateMachine):
                 promote_handoff(self.project, handoff, accept_warnings="replay test")
         except BatonError:
             pass  # not a draft any more, or validation failed: nothing was appended beyond what the command says
+
+    @rule(big=st.booleans())
+    def a_file_grows_past_the_secret_screen(self, big):
+        """A budgeted capture recorded it not hashed yet; over the screen's limit now, its validation
+        records why it takes no hash (``artifact_hash_skipped``), the fold sets that on the record."""
+        size = SCREEN_LIMIT_BYTES + 1 if big else 7
+        (self.project / GROWS).write_bytes(b"x" * size)
+
+    @precondition(lambda self: self.handoffs)
+    @rule(name=st.sampled_from(WRITERS), pick=st.integers(0, 1_000))
+    def resume_a_handoff(self, name, pick):
+        """``baton resume ID --mark-resumed``: the record keeps who resumed it (``resumed_by``)."""
+        try:
+            resume_and_mark(self.writer(name), self.handoffs[pick % len(self.handoffs)])
+        except BatonError:
+            pass  # not ready, archived, or superseded
 
     @precondition(lambda self: self.handoffs)
     @rule(pick=st.integers(0, 1_000), title=words())
@@ -444,6 +486,44 @@ RealReplayMachine.TestCase.settings = settings(
 test_incremental_projections_equal_a_full_replay_and_a_replay_over_memory = RealReplayMachine.TestCase
 
 
+def _handoff_docs(baton: Path) -> list[dict]:
+    runner = ProjectionRunner(baton, Ledger(baton, "inspector"), default_projections())
+    try:
+        return list(runner.snapshot()["handoffs"].values())
+    finally:
+        runner.close()
+
+
+def test_the_replay_machine_reaches_a_kept_objective_a_skipped_hash_and_who_validated_and_resumed():
+    """The machine's rules reach what its invariant must prove a replay folds as the commands did:
+    a start and an end that kept an open session's objective (``kept_objective``), a validation that
+    recorded why an artifact takes no hash (``artifact_hash_skipped``), and the handoffs index's
+    ``validated_by`` and ``resumed_by`` (version 13) — here in one fixed run, checked after each step."""
+    machine = RealReplayMachine()
+    try:
+        machine.begin_a_session_with_an_objective("alpha", OWNERS[0], BRANCHES[0], "ship it", False)
+        machine.check()
+        machine.a_second_session_begins_without_an_objective("beta", OWNERS[0], BRANCHES[0], True)
+        machine.check()
+        machine.capture_a_handoff("alpha", False, "growing", [], budgeted=True)
+        machine.a_file_grows_past_the_secret_screen(True)
+        machine.validate_and_maybe_promote_a_handoff(0, True)
+        machine.check()
+        machine.resume_a_handoff("gamma", 0)
+        machine.check()
+        machine.a_session_that_set_an_objective_ends(0)
+        machine.the_index_is_rebuilt("beta")
+        machine.check()
+        events = Ledger(machine.baton, "inspector").read_all()
+        kept = [e.type for e in events if e.type.startswith("session.") and (e.data or {}).get("kept_objective")]
+        assert kept == ["session.begun", "session.ended"]
+        assert [e for e in events if e.type == "handoff.validated" and (e.data or {}).get("artifact_hash_skipped")]
+        docs = _handoff_docs(machine.baton)
+        assert [d for d in docs if d.get("validated_by")] and [d for d in docs if d.get("resumed_by")]
+    finally:
+        machine.teardown()
+
+
 CHECKOUTS = ("here", "north", "south")
 LAGS_NS = (0, 1_000_000, 2_000_000_000, 30_000_000_000, 120_000_000_000)
 STEPS = ("amend", "validate", "promote", "validate and promote", "archive", "continue", "forget", "resume")
@@ -482,6 +562,8 @@ class LateArrivalMachine(RuleBasedStateMachine):
                                           clock=lambda name=name: time.time_ns() - self.lags[name])
             opened.close()
         self.sessions = 0
+        self.begun: list[tuple[str, str, str, str]] = []
+        """The sessions begun with an objective, not ended yet (checkout, session, owner, branch)."""
         self.touched: set[str] = set()
         """The checkouts whose feeds or index a step changed: only they can
         have moved away from a replay since the last check."""
@@ -526,11 +608,31 @@ class LateArrivalMachine(RuleBasedStateMachine):
           branch=st.sampled_from(OBJECTIVE_BRANCHES), objective=words(60))
     def a_session_begins_with_an_objective(self, checkout, owner, branch, objective):
         self.touched.add(checkout)
+        sid = self.session_id()
         try:
-            begin_session(self.projects[checkout], session_id=self.session_id(), objective=objective, owner=owner,
+            begin_session(self.projects[checkout], session_id=sid, objective=objective, owner=owner,
                           branch=branch, claim=False)
         except PolicyBlock:
-            pass
+            return
+        self.begun.append((checkout, sid, owner, branch))
+
+    @precondition(lambda self: self.begun)
+    @rule(pick=st.integers(0, 1_000))
+    def a_session_that_set_an_objective_ends(self, pick):
+        checkout, sid, owner, branch = self.begun.pop(pick % len(self.begun))
+        self.touched.add(checkout)
+        end_session(self.projects[checkout], sid, None, owner=owner, branch=branch)
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS),
+          branch=st.sampled_from(OBJECTIVE_BRANCHES), end=st.booleans())
+    def a_session_begins_without_an_objective(self, checkout, owner, branch, end):
+        """Beside another checkout's or its own session that set an objective and is open (as far as
+        this checkout has heard): its start, and its end with ``end``, keep that objective."""
+        self.touched.add(checkout)
+        sid = self.session_id()
+        begin_session(self.projects[checkout], session_id=sid, owner=owner, branch=branch, claim=False)
+        if end:
+            end_session(self.projects[checkout], sid, None, owner=owner, branch=branch)
 
     @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES))
     def a_baton_is_cancelled(self, checkout, owner, branch):

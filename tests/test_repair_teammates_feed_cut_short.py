@@ -82,3 +82,56 @@ def test_the_next_sync_after_the_restore_is_clean(capsys, tmp_path):
     code, out, err = run(capsys, carol, "sync")
     assert code == 0, out + err
     assert run(capsys, carol, "verify")[0] == 0
+
+
+def cut_short_past_the_ref(capsys, tmp_path: Path) -> tuple[Path, str, str]:
+    """``cut_short``, and Carol's ledger ref gone (a clone whose ref cannot restore the copy: the
+    repair cuts it, acknowledging its tail as lost here)."""
+    from dulwich.repo import Repo
+
+    carol, alices, bobs = cut_short(capsys, tmp_path)
+    with Repo(str(carol)) as repo:
+        del repo.refs[b"refs/baton/ledger"]
+    return carol, alices, bobs
+
+
+CATCH_UP = "is a teammate's (this clone holds a copy `baton sync` fetched): {when}, the next `baton sync` fetches it again"
+
+
+def test_verify_says_the_next_sync_brings_back_a_teammates_feed_no_restore_can(capsys, tmp_path):
+    carol, alices, _bobs = cut_short_past_the_ref(capsys, tmp_path)
+    code, out, _ = run(capsys, carol, "verify")
+    assert code == 3
+    assert f"`baton repair --yes` would acknowledge as lost: {alices} seq 2" in out
+    assert f"feed {alices} " + CATCH_UP.format(when="once the repair is recorded") in out
+
+
+def test_repair_dry_run_says_the_next_sync_brings_back_what_it_would_cut(capsys, tmp_path):
+    carol, alices, _bobs = cut_short_past_the_ref(capsys, tmp_path)
+    code, out, _ = run(capsys, carol, "repair", "--dry-run")
+    assert code == 0 and "Nothing was changed (--dry-run)." in out
+    assert f"feed {alices} " + CATCH_UP.format(when="once the repair is recorded") in out
+
+
+def test_after_the_repair_the_next_sync_brings_back_the_teammates_events_and_the_ledger_verifies(capsys, tmp_path):
+    carol, alices, _bobs = cut_short_past_the_ref(capsys, tmp_path)
+    code, out, _ = run(capsys, carol, "repair", "--yes")
+    assert f"Acknowledged as lost: {alices} seq 2" in out
+    assert f"feed {alices} " + CATCH_UP.format(when="now") in out
+
+    assert run(capsys, carol, "sync")[0] == 0
+    code, out, _ = run(capsys, carol, "verify")
+    assert code == 0, out
+    assert f"ok   {alices}: 2 events, last seq 2" in out
+
+
+def test_a_cut_of_this_clones_own_feed_promises_no_sync(capsys, tmp_path):
+    """Its own events may be nowhere else: the plan says nothing of a sync bringing them back."""
+    from tests.test_sync_archive_apart import capture as capture_here
+
+    _remote, alice, _bob = make_team(tmp_path)
+    capture_here(capsys, alice, "alice state")
+    feed = alice / ".baton" / "ledger" / f"{writer_of(alice)}.jsonl"
+    feed.write_bytes(feed.read_bytes()[:-100])
+    out = run(capsys, alice, "repair", "--dry-run")[1]
+    assert "Would set aside" in out and "the next `baton sync` fetches it again" not in out

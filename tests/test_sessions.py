@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from baton.app import Baton
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext
 from baton.commands.objectives import get_session_objective
 from baton.domain.batons import STEPS_REQUIRED, objective_doc_key
+from baton.domain.unended import UNENDED_HOURS
 from baton.errors import InputError
 from baton.ledger.envelope import Event, EventDraft, seal
 from baton.projections.sessions import ObjectivesBase, session_doc
@@ -79,8 +83,16 @@ def test_session_end_clears_the_objective(project):
     assert [e.data["reason"] for e in events(project, "objective.cleared")] == ["session_end"]
 
 
+def _begun_long_ago(project, session_id, objective, branch="main"):
+    """A session begun with ``objective`` and silent past the horizon since: taken for ended
+    (``domain.unended.taken_for_ended``), its objective stale."""
+    long_ago = time.time_ns() - (UNENDED_HOURS + 1) * 3600 * 10**9
+    with Baton.open(project, clock=lambda: long_ago) as app:
+        app.begin_session(session_id=session_id, objective=objective, owner=ALICE, branch=branch, claim=False)
+
+
 def test_begin_without_an_objective_clears_a_stale_one(project):
-    begin_session(project, session_id="s1", objective="Old goal", owner=ALICE, branch="main")
+    _begun_long_ago(project, "s1", "Old goal")
     begun = begin_session(project, session_id="s2", owner=ALICE, branch="main")
     assert begun.objective_cleared
     assert objective(project) is None
@@ -88,7 +100,7 @@ def test_begin_without_an_objective_clears_a_stale_one(project):
 
 def test_begin_without_an_objective_says_it_cleared_the_earlier_one(project):
     # The text output says so, as `session end` does ("The session objective was cleared.").
-    begin_session(project, session_id="s1", objective="Old goal", owner=ALICE, branch="main")
+    _begun_long_ago(project, "s1", "Old goal")
     assert "cleared" in begin_session(project, session_id="s2", owner=ALICE, branch="main").render()
     assert "cleared" not in begin_session(project, session_id="s3", owner=ALICE, branch="main").render()
 
@@ -182,7 +194,7 @@ def test_owners_that_encode_alike_keep_their_own_objectives_on_one_branch(projec
 
 def test_a_replay_keeps_the_objectives_of_branches_that_encode_alike_as_they_were_folded(project):
     begin_session(project, session_id="s1", objective="Underscore goal", owner=ALICE, branch="feat_x")
-    begin_session(project, session_id="s2", objective="Slash goal", owner=ALICE, branch="feat/x")
+    _begun_long_ago(project, "s2", "Slash goal", branch="feat/x")
     begin_session(project, session_id="s3", owner=ALICE, branch="feat/x")
     opened = Project.open(project)
     try:

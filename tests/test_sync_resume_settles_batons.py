@@ -1,9 +1,11 @@
 """A handoff resumed on another clone settles the pending baton carrying it here, after
 ``baton sync`` (docs/batons.md, "A handoff resumed while its baton waits"; tester use16 U9).
 
-Alice (clone ``a``) hands her ready handoff on to her next session; Bob (clone ``b``) resumes
-it by hand. Whether or not ``b`` had the baton when Bob resumed, Alice's next session start
-receives no baton and is told once, in one line, that the handoff was taken up elsewhere.
+Alice (clone ``a``) hands her ready handoff on to her next session; on her other clone (``b``,
+its sessions still named ``bob-…``) she resumes it by hand. Whether or not ``b`` had the baton
+when she resumed, her next session start on ``a`` receives no baton and is told once, in one
+line, that the handoff was taken up elsewhere. A teammate's resume leaves her baton pending
+(batons are owner-scoped: ``tests/test_resume_teammates_baton.py``).
 
 A resume and a baton compare at their events' own precision (microseconds), so a resume made
 in the same second as the baton was left, after it, settles it, and one made before it (the
@@ -41,7 +43,7 @@ def one_second(monkeypatch):
 def test_a_resume_on_another_clone_that_had_the_baton_settles_it_here(capsys, tmp_path):
     _remote, a, b = make_team(tmp_path)
     as_user(a, "alice@example.com")
-    as_user(b, "bob@example.com")
+    as_user(b, "alice@example.com")
     handoff_id = ready_handoff(capsys, a)
     run_json(capsys, a, "session", "handoff", "--from", handoff_id, *HERE)
     run_json(capsys, a, "sync")
@@ -54,7 +56,7 @@ def test_a_resume_on_another_clone_that_had_the_baton_settles_it_here(capsys, tm
     brief = run_json(capsys, a, "bootstrap", "--session-id", "a-2", *HERE)
     assert brief["handoff"] is None and brief["claimed"] is False
     (told,) = [n for n in brief["notices"] if "Taken up elsewhere" in n]
-    assert handoff_id in told and "session bob-1 (bob@example.com" in told
+    assert handoff_id in told and "session bob-1 (alice@example.com" in told
     assert "Taken up elsewhere" not in run(capsys, a, "bootstrap", "--session-id", "a-3", *HERE)[1]
 
 
@@ -62,7 +64,7 @@ def test_a_resume_on_another_clone_that_had_the_baton_settles_it_here(capsys, tm
 def test_a_resume_made_apart_on_a_clone_without_the_baton_settles_it_at_the_next_start(capsys, tmp_path):
     _remote, a, b = make_team(tmp_path)
     as_user(a, "alice@example.com")
-    as_user(b, "bob@example.com")
+    as_user(b, "alice@example.com")
     handoff_id = ready_handoff(capsys, a)
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")
@@ -81,7 +83,7 @@ def test_a_resume_made_apart_on_a_clone_without_the_baton_settles_it_at_the_next
 def test_a_resume_made_apart_in_the_same_second_after_the_baton_was_left_settles_it(capsys, tmp_path, one_second):
     _remote, a, b = make_team(tmp_path)
     as_user(a, "alice@example.com")
-    as_user(b, "bob@example.com")
+    as_user(b, "alice@example.com")
     handoff_id = ready_handoff(capsys, a)
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")
@@ -101,7 +103,7 @@ def test_a_handoff_resumed_elsewhere_then_handed_on_again_in_the_same_second_is_
                                                                                            one_second):
     _remote, a, b = make_team(tmp_path)
     as_user(a, "alice@example.com")
-    as_user(b, "bob@example.com")
+    as_user(b, "alice@example.com")
     handoff_id = ready_handoff(capsys, a)
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")
@@ -115,11 +117,11 @@ def test_a_handoff_resumed_elsewhere_then_handed_on_again_in_the_same_second_is_
 
 
 def _left_here_resumed_there(capsys, tmp_path) -> tuple[Path, str]:
-    """Alice leaves a baton on clone ``a`` (for herself on its branch, as git names them); Bob, on ``b``, never sees it and resumes its handoff
+    """Alice leaves a baton on clone ``a`` (for herself on its branch, as git names them); on ``b`` she never sees it and resumes its handoff
     after; both sync. Returns (a, the handoff id)."""
     _remote, a, b = make_team(tmp_path)
     as_user(a, "alice@example.com")
-    as_user(b, "bob@example.com")
+    as_user(b, "alice@example.com")
     handoff_id = ready_handoff(capsys, a)
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")

@@ -20,7 +20,7 @@ from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
 from baton.domain.batons import RESUMED_VIA, BatonRecord, baton_key
-from baton.domain.taken_up import settled_by_resume
+from baton.domain.taken_up import left_to_their_owner, settled_by_resume
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start claims through here)
 if TYPE_CHECKING:
@@ -41,15 +41,21 @@ def keys_carrying(runner, handoff_id: str) -> list[str]:
 
 
 def settle_carrying(scope: "WriteScope", handoff_id: str, *, session: str | None, actor: str | None,
-                    skip_key: str | None = None) -> list[BatonRecord]:
+                    skip_key: str | None = None, resumer: str | None = None,
+                    left: list[BatonRecord] | None = None) -> list[BatonRecord]:
     """Dismiss (``via: "resumed"``) each pending baton carrying ``handoff_id``, but the one on
-    ``skip_key`` (the baton a claim takes); returns them as they were. Call inside the resume's batch."""
+    ``skip_key`` (the baton a claim takes), and, for a resume by hand (``resumer``: who resumes),
+    but a teammate's (``taken_up.settled_by_resume``), which go to ``left``; returns those dismissed
+    as they were. Call inside the resume's batch."""
     settled = []
     for key in keys_carrying(scope.runner, handoff_id):
         if key == skip_key:
             continue
         state = BatonKey.from_doc(key, scope.runner.get("batons", key))
-        if not settled_by_resume(state.current, handoff_id):
+        if not settled_by_resume(state.current, handoff_id, resumer):
+            if resumer is not None and left is not None and left_to_their_owner(state.current, handoff_id, resumer):
+                assert state.current is not None  # left_to_their_owner: it is pending
+                left.append(state.current)
             continue
         decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(handoff_id, session=session,
                                                                              via=RESUMED_VIA, with_resume=True))

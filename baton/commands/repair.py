@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 import attrs
 
 from baton.commands.context import foreign_feed_name, foreign_refusal
-from baton.commands.repair_plan import feed_named, landed, plan_lines, repair_plans, seq_range
+from baton.commands.repair_plan import caught_up_by_sync, feed_named, landed, plan_lines, repair_plans, seq_range
 from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
@@ -102,6 +102,9 @@ class RepairResult:
                 lines.append(f"  because: {reason}")
             if quarantined:
                 lines.append(f"  the bytes are in .baton/quarantine/{quarantined} (manifest beside it)")
+            caught_up = caught_up_by_sync(plan, self.own, done=self.repaired)
+            if caught_up:
+                lines.append(caught_up)
         if self.repaired:
             lines.append("Recorded as a ledger.repaired event. "
                          + ("The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."))

@@ -122,6 +122,20 @@ def plan_lines(plan: FeedRepair, verb: str, own: str | None = None) -> list[str]
     return lines
 
 
+def caught_up_by_sync(plan: FeedRepair, own: str | None, done: bool) -> str | None:
+    """What a repair that cuts this clone's copy of a teammate's feed without restoring it (its
+    ledger ref cannot: it holds no more than the cut keeps) says of the events it sets aside or
+    acknowledges as lost: they are the teammate's, published to the remote, and the next ``baton
+    sync`` fetches them again (tester25 T5). None for this clone's own feed (those events may be
+    nowhere else), a restore, or nothing cut. ``done``: the repair is recorded."""
+    if own is None or plan.feed == own or plan.restored or (plan.cut is None and not plan.lost):
+        return None
+    after = "now" if done else "once the repair is recorded"
+    return (f"  feed {plan.feed} is a teammate's (this clone holds a copy `baton sync` fetched): {after}, the next "
+            "`baton sync` fetches it again from the remote, bringing back the events cut here while the remote "
+            "holds them, as their writer published them; the stream_gap they leave in other feeds closes with them")
+
+
 def feed_named(feed: str, own: str | None) -> str:
     """A feed as a restore names it: this clone's own, or its copy of a teammate's."""
     return f"this clone's own feed {feed}" if feed == own else f"this clone's copy of feed {feed} (a teammate's)"

@@ -61,6 +61,9 @@ class ResumeResult(Value):
     ``record_omitted`` says so. ``baton resume --json`` keeps the record."""
     feed: dict[str, Any] | None = None
     """The handoff comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
+    left_pending: tuple[str, ...] = ()
+    """``--mark-resumed``: the teammates' pending batons carrying the handoff, left pending (one
+    line each: ``batons.left_pending_line``)."""
 
     def for_agent(self) -> "ResumeResult":
         """This result as ``bounded`` (see there)."""
@@ -83,13 +86,14 @@ class ResumeResult(Value):
             "siblings": list(self.siblings),
             "handoff": self.record,
             "latest": self.latest,
-        } | ({"feed": self.feed} if self.feed is not None else {}) | ({"handoff": None, "record_omitted": True} if self.bounded and self.format != "json" else {})
+        } | ({"left_pending": list(self.left_pending)} if self.left_pending else {}) | ({"feed": self.feed} if self.feed is not None else {}) | ({"handoff": None, "record_omitted": True} if self.bounded and self.format != "json" else {})
 
     def render(self) -> str:
         if self.format == "json":
             return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
         latest = self.latest or {}
-        notes = [f"Note: {line}" for line in (latest.get("skippedNotice"), latest.get("notice")) if line]
+        notes = [f"Note: {line}" for line in (latest.get("skippedNotice"), latest.get("notice"), *self.left_pending)
+                 if line]
         return "\n".join([*notes, self.brief["text"].rstrip("\n")])
 
 

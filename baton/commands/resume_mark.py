@@ -17,6 +17,7 @@ from baton.commands.ids import load_handoff
 from baton.commands.record import record as record_events
 from baton.commands.resume import ResumeResult, resume_handoff
 from baton.domain.aggregates import handoff as aggregate
+from baton.domain.batons import BatonRecord, left_pending_line
 from baton.events.names import handoff_stream
 from baton.values import replace
 
@@ -33,16 +34,20 @@ def resume_and_mark(project: "Project", token: str = "latest", *, session: str |
         as ``resume_handoff``, and as ``mark_resumed``.
     """
     read = resume_handoff(project, token, mark_resumed=True, session=session, harness=harness, **options)
-    record = mark_resumed(project, read.handoff_id, read.freshness_state, session=session, harness=harness)
+    left: list[BatonRecord] = []
+    record = mark_resumed(project, read.handoff_id, read.freshness_state, session=session, harness=harness,
+                          left=left)
     record = record or read.record
-    return replace(read, record=record, status=record.get("status", read.status), marked_resumed=True)
+    return replace(read, record=record, status=record.get("status", read.status), marked_resumed=True,
+                   left_pending=tuple(left_pending_line(b) for b in left))
 
 
 def mark_resumed(opened: "Project", handoff_id: str, freshness_state: str, *, session: str | None,
-                 harness: str | None) -> dict[str, Any] | None:
+                 harness: str | None, left: list[BatonRecord] | None = None) -> dict[str, Any] | None:
     """Append ``handoff.resumed`` for ``handoff_id``, decided on the record as it
-    is under the lock, and dismiss each pending baton carrying it (``settle_carrying``)
-    in the same batch; returns the record as the index now holds it (or None).
+    is under the lock, and dismiss each pending baton carrying it that is the resumer's to end
+    (``settle_carrying``) in the same batch — a teammate's stays pending, and goes to ``left``;
+    returns the record as the index now holds it (or None).
 
     Raises:
         TransitionError: the record cannot be resumed any more.
@@ -56,5 +61,5 @@ def mark_resumed(opened: "Project", handoff_id: str, freshness_state: str, *, se
         with scope.batch():  # the resume and the batons it settles: one append, all or nothing
             record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
                           session=session)
-            settle_carrying(scope, handoff_id, session=session, actor=actor)
+            settle_carrying(scope, handoff_id, session=session, actor=actor, resumer=actor, left=left)
         return scope.runner.get("handoffs", handoff_id)

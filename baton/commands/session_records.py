@@ -13,12 +13,17 @@ session's end leaves), so that a hook's session start defines none of those.
 
 from __future__ import annotations
 
+import time
+
 from baton.commands.identity import SessionContext
 from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import context_key, objective_doc_key, objective_stream, session_stream
 from baton.domain.repeated_start import received_baton, repeated_start_notice
+from baton.domain.unended import harness_gone, harness_process
 from baton.errors import BatonError
+from baton.launch import process_now
+from baton.ledger.clock import rfc3339_micros
 from baton.projections.sessions import session_doc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -39,18 +44,69 @@ def objective_events(scope, ctx: SessionContext, objective: str | None, session:
     return bool(decided)
 
 
+def booted_at(now_ns: int) -> int | None:
+    """When this machine booted, in the wall clock's nanoseconds (``now_ns``, the
+    project's clock, less the time since boot: ``CLOCK_BOOTTIME`` on Linux, which
+    counts suspended time, else ``CLOCK_MONOTONIC``), or None where neither is read."""
+    which = getattr(time, "CLOCK_BOOTTIME", None)
+    if which is None:
+        which = getattr(time, "CLOCK_MONOTONIC", None)
+    if which is None:
+        return None
+    try:
+        return now_ns - time.clock_gettime_ns(which)
+    except OSError:
+        return None
+
+
+def harness_gone_here(recorded: Any) -> bool:
+    """Whether the harness process a session's start recorded (``recorded``) is gone from this
+    machine (``unended.harness_gone``), from what ``/proc`` says now of its pid (``launch.process_now``)."""
+    fields = harness_process(recorded)
+    now = process_now(fields[0]) if fields is not None else None
+    if now is None:
+        return False
+    boot, pidns, started = now
+    return harness_gone(recorded, boot=boot, pidns=pidns, started=started)
+
+
+def kept_objective(scope, ctx: SessionContext, session_id: str) -> str | None:
+    """The other session whose objective of ``ctx`` this session's start without an objective, or
+    its end, leaves standing (``aggregate.keeps_objective``: that session is open, and not taken
+    for ended), its id; None when this session retires the objective as before."""
+    state = scope.runner.get("objectives", objective_doc_key(ctx.owner, ctx.branch))
+    writer = scope.project.writer
+    holder = aggregate.objective_holder(state, owner=ctx.owner, branch=ctx.branch, session=session_id, writer=writer)
+    if holder is None:
+        return None
+    by, sid = holder
+    session = session_doc(scope.runner, by, sid)
+    here = by == writer  # this clone's session: this machine's boot and processes tell of it
+    now = scope.project.clock()
+    boot = booted_at(now) if here else None
+    gone = here and isinstance(session, dict) and harness_gone_here(session.get("harnessProcess"))
+    kept = aggregate.keeps_objective(session, now=rfc3339_micros(now), gone=gone,
+                                     booted=rfc3339_micros(boot) if boot is not None and boot > 0 else None)
+    return sid if kept else None
+
+
 def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | None, objective: str | None,
-                 received_baton: str | None, harness_process: dict[str, Any] | None = None) -> bool:
+                 received_baton: str | None, harness_process: dict[str, Any] | None = None) -> tuple[bool, str | None]:
     """Inside a write scope: record the session's start (and set or clear the
     objective). ``harness_process``: the harness process it runs in, on this machine
-    (``launch.harness_process``). Returns whether the objective events changed anything."""
+    (``launch.harness_process``). A start without an objective leaves another open session's
+    standing (``kept_objective``), and its ``session.begun`` names that session. Returns whether
+    the objective events changed anything, and the session whose objective stands (or None)."""
+    kept = kept_objective(scope, ctx, session_id) if objective is None else None
     stream = session_stream(session_id)
     decided = aggregate.decide_session(session_doc(scope.runner, scope.project.writer, session_id),
                                        aggregate.BeginSession(
         session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton,
-        harness_process=harness_process))
+        harness_process=harness_process, kept_objective=kept))
     record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
-    return objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
+    if kept is not None:
+        return False, kept
+    return objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective"), None
 
 
 def started_before(runner: Any, writer: str, session_id: str) -> dict[str, Any] | None:

@@ -30,8 +30,9 @@ from baton.commands.batons import (
 from baton.commands.identity import SessionContext, context_of, owner_notice, project_owner, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
-from baton.commands.session_records import objective_events, record_begin, started_before
+from baton.commands.session_records import kept_objective, objective_events, record_begin, started_before
 from baton.domain.aggregates import session as aggregate
+from baton.domain.aggregates.session import objective_stands_notice
 from baton.domain.baton_payload import as_payload
 from baton.domain.baton_payload import leaves_own_baton as leaves_own_baton  # the application asks it here
 from baton.domain.batons import (
@@ -108,6 +109,9 @@ class SessionBeginResult(Value):
     with who left each, its objective and its handoff's status now: ``unseen_sources``)."""
     notices: tuple[str, ...] = ()
     """No baton was received: the batons this clone left that wait elsewhere (``LeftElsewhere``)."""
+    objective_kept: str | None = None
+    """Started without an objective, the session left standing the objective another session, still
+    open, set on this owner and branch (that session's id: ``session_records.kept_objective``)."""
 
     @property
     def received(self) -> str | None:
@@ -129,6 +133,7 @@ class SessionBeginResult(Value):
             "harness": self.harness,
             "objective": self.objective,
             "objectiveCleared": self.objective_cleared,
+            "objectiveKept": self.objective_kept,
             "handoff": self.record.to_json() if self.record else None,
             "handoffMarkdown": self.markdown(),
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
@@ -162,6 +167,8 @@ class SessionBeginResult(Value):
         elif self.objective_cleared:
             lines.append("The earlier session objective for this owner and branch was cleared "
                          "(give --objective to set this session's).")
+        elif self.objective_kept:
+            lines.append(objective_stands_notice(self.objective_kept))
         if self.record is not None:
             lines += ["", (self.markdown() or "").rstrip("\n")]
         elif self.withheld:
@@ -236,8 +243,8 @@ def begin_session(
                 received = claim_in_scope(scope, peek, session=session_id, harness=harness)
                 if not received.claimed:  # resumed elsewhere since it was left: dismissed, not received
                     received = None
-            changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
-                                   received_baton=received.id if received else received_baton)
+            changed, kept = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
+                                         received_baton=received.id if received else received_baton)
         told: list[str] = []
         if received is None and not withheld and left_elsewhere is not None:
             try:
@@ -250,7 +257,7 @@ def begin_session(
                               claimed_elsewhere=elsewhere if received is None else None, unseen=unseen,
                               unverified=unverified if received is not None else None, withheld=withheld,
                               owner_notice=(None if owner and owner.strip() else owner_notice(opened)) or "",
-                              notices=tuple(told))
+                              notices=tuple(told), objective_kept=kept)
 
 
 # -- end --------------------------------------------------------------------------------
@@ -273,6 +280,9 @@ class SessionEndResult(Value):
     """With no baton pending for the session's owner and branch before this end: their newest
     baton, claimed by another session that has not ended (``domain.claimed_elsewhere``, as a
     session start and ``session handoff`` tell it) — a sibling has context this session may lack."""
+    objective_kept: str | None = None
+    """The end left standing the objective another session, still open, set on this owner and
+    branch (that session's id: ``session_records.kept_objective``)."""
     ended_before: str | None = None
     """The session had already ended, then (its recorded end's time): this end recorded no
     second ``session.ended`` (``aggregate.decide_session``), only the baton it left, if any."""
@@ -299,6 +309,7 @@ class SessionEndResult(Value):
             "supersededUnread": self.created.unread_json() if self.created else None,
             "redactions": self.created.redactions if self.created else [],
             "objectiveCleared": self.objective_cleared,
+            "objectiveKept": self.objective_kept,
             "handedOn": self.handed_on,
             "notices": [*where_it_went(self.created.record if self.created else None), *self.told],
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
@@ -327,6 +338,8 @@ class SessionEndResult(Value):
             lines.extend(redaction_lines(self.created.redactions))
         if self.objective_cleared:
             lines.append("The session objective was cleared.")
+        elif self.objective_kept:
+            lines.append(objective_stands_notice(self.objective_kept))
         if self.claimed_elsewhere is not None:
             lines.append(claimed_elsewhere_notice(self.claimed_elsewhere))
         lines += list(self.told)
@@ -432,13 +445,18 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
                                   harness=harness,
                                   objective=objective_doc.objective if objective_doc else None)
     stream = session_stream(session_id)
+    kept = kept_objective(scope, here, session_id) if not aggregate.ended_already(session) else None
     decided = aggregate.decide_session(session, aggregate.EndSession(
-        session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))
+        session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None,
+        kept_objective=kept))
     # An end already recorded cleared the session's objective then: one set since is a later session's.
-    cleared = objective_events(scope, here, None, session_id, reason="session_end") if decided else False
+    # Another session's, still open, stands (``kept``): this end names it and clears nothing.
+    cleared = objective_events(scope, here, None, session_id, reason="session_end") \
+        if decided and kept is None else False
     record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id,
            durable=True)
     return SessionEndResult(session_id, here, created, cleared, begun=session.get("beganAt") is not None,
+                            objective_kept=kept if decided else None,
                             claimed_elsewhere=beside_left(elsewhere, created.record.id if created else None),
                             ended_before=None if decided else str(session.get("endedAt") or "?"))
 

@@ -7,43 +7,16 @@ waits, and how to continue it. Loaded only then: a steady start never imports it
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.harness_finish import finish_session
-from baton.domain.unended import handed_on_notice, harness_gone, harness_process, taken_for_ended, unended_notice
-from baton.launch import process_now
+from baton.commands.session_records import booted_at, harness_gone_here
+from baton.domain.unended import handed_on_notice, taken_for_ended, unended_notice
 from baton.ledger.clock import rfc3339_micros
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-
-def booted_at(now_ns: int) -> int | None:
-    """When this machine booted, in the wall clock's nanoseconds (``now_ns``, the
-    project's clock, less the time since boot: ``CLOCK_BOOTTIME`` on Linux, which
-    counts suspended time, else ``CLOCK_MONOTONIC``), or None where neither is read."""
-    which = getattr(time, "CLOCK_BOOTTIME", None)
-    if which is None:
-        which = getattr(time, "CLOCK_MONOTONIC", None)
-    if which is None:
-        return None
-    try:
-        return now_ns - time.clock_gettime_ns(which)
-    except OSError:
-        return None
-
-
-def gone(recorded: Any) -> bool:
-    """Whether the harness process a session's start recorded (``recorded``) is gone from this
-    machine (``harness_gone``), from what ``/proc`` says now of its pid (``launch.process_now``)."""
-    fields = harness_process(recorded)
-    now = process_now(fields[0]) if fields is not None else None
-    if now is None:
-        return False
-    boot, pidns, started = now
-    return harness_gone(recorded, boot=boot, pidns=pidns, started=started)
 
 
 def take_over(project: "Project", unended: tuple[str, dict[str, Any], str]) -> tuple[str, ...]:
@@ -51,7 +24,7 @@ def take_over(project: "Project", unended: tuple[str, dict[str, Any], str]) -> t
     its owner and clone that never reported its end readied a handoff no baton carries.
 
     Over (``taken_for_ended``: the machine restarted, its harness process is gone
-    from this machine — ``gone`` — or it was silent too long): the session is ended now with that handoff handed on
+    from this machine — ``harness_gone_here`` — or it was silent too long): the session is ended now with that handoff handed on
     as its baton — ``baton.created`` and ``session.ended`` in one append, as its end
     hook would have written them (``finish_session``) — and the start, reading next,
     claims it as any waiting baton, once. Two starts taking it over at once end it
@@ -64,7 +37,7 @@ def take_over(project: "Project", unended: tuple[str, dict[str, Any], str]) -> t
     boot = booted_at(now)
     why = taken_for_ended(began=began, readied=readied, now=rfc3339_micros(now),
                           booted=rfc3339_micros(boot) if boot is not None and boot > 0 else None,
-                          gone=gone(session.get("harnessProcess")))
+                          gone=harness_gone_here(session.get("harnessProcess")))
     after_a_turn = session.get("status") == "ended"  # recorded at an earlier turn's end (Codex's Stop)
     if why is None:
         return (unended_notice(sid, harness, began, handoff_id, after_a_turn=after_a_turn),)

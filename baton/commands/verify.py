@@ -11,7 +11,7 @@ import attrs
 from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
 from baton.commands.leftovers import leftover_temporaries
-from baton.commands.repair_plan import gaps_filled, landed, plan_lines, repair_plans
+from baton.commands.repair_plan import caught_up_by_sync, gaps_filled, landed, plan_lines, repair_plans
 from baton.commands.synced_feed import synced_seq
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
@@ -188,6 +188,9 @@ class VerifyResult:
                 lines.extend(plan_lines(plan, "`baton repair --yes` would set aside", self.own))
             lines.extend(f"`baton repair --yes` would acknowledge as lost: {plan.feed} seq {head['seq']} "
                          f"(recorded by {head['source']})" for head in plan.lost)
+            caught_up = caught_up_by_sync(plan, self.own, done=False)
+            if caught_up:
+                lines.append(caught_up)
         if self.synced_beyond is not None:
             s = self.synced_beyond
             lines.append(f"this clone's own feed {s['feed']} was synced up to seq {s['seq']} (its ledger ref holds it), "

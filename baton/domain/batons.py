@@ -246,6 +246,23 @@ def same_owner(a: str, b: str) -> bool:
     return owner_match_key(a) == owner_match_key(b)
 
 
+def yours_to_end(owner: str, left_by: str | None, by: str) -> bool:
+    """Whether ``by`` may end a baton for ``owner`` left by ``left_by`` (``None``: not known) without
+    overriding: it is left for ``by``, or ``by`` left it (``same_owner``). The rule a dismissal, a
+    cancellation and a resume's settling of a pending baton share (``aggregates.baton.may_dismiss``,
+    ``taken_up``): a teammate's baton is theirs (session-handoff-baton.txt: batons are owner/branch
+    isolated so that teammates cannot take each other's context)."""
+    return same_owner(owner, by) or (left_by is not None and same_owner(left_by, by))
+
+
+def left_pending_line(record: "BatonRecord") -> str:
+    """What ``resume --mark-resumed`` says of a teammate's pending baton carrying the handoff it
+    resumed, which it left pending (``taken_up.settled_by_resume``)."""
+    left = f", left by {shown_name(record.left_by)}" if record.left_by else ""
+    return (f"The pending baton {record.id} for {shown_name(record.owner)} on {shown_name(record.branch)}{left} "
+            f"carries this handoff and stays pending: it is theirs, and their next session start receives it.")
+
+
 class BatonRecord(Value):
     """A baton as the index keeps it: the spec's HandoffRecord plus a status.
 
@@ -1608,6 +1625,10 @@ def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None, resu
     its newest ``handoff.resumed`` event's ``at``, microseconds, when the index holds it)."""
     if not record.pending or not isinstance(handoff, Mapping) or handoff.get("status") != "resumed":
         return False
+    by = handoff.get("resumed_by")
+    resumer = by.get("owner") if isinstance(by, Mapping) else None
+    if isinstance(resumer, str) and resumer and not yours_to_end(record.owner, record.left_by, resumer):
+        return False  # a teammate's resume: the baton stays its owner's (``taken_up``); unknown: as before
     if isinstance(resumed, str) and len(resumed) == _MICROS and len(record.created_at) == _MICROS:
         return resumed > record.created_at
     resumed_at = handoff.get("resumed_at")

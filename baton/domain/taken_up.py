@@ -36,12 +36,25 @@ work. The rule, pure (the baton and the handoff's record are parameters):
 
 from __future__ import annotations
 
-from baton.domain.batons import BatonRecord, taken_up_before
+from baton.domain.batons import BatonRecord, taken_up_before, yours_to_end
 
-__all__ = ["settled_by_resume", "taken_up_before"]
+__all__ = ["left_to_their_owner", "settled_by_resume", "taken_up_before"]
 
 
-def settled_by_resume(current: BatonRecord | None, handoff_id: str) -> bool:
+def settled_by_resume(current: BatonRecord | None, handoff_id: str, resumer: str | None = None) -> bool:
     """Whether resuming ``handoff_id`` settles ``current`` (a key's current baton): it is
-    pending and carries that handoff."""
-    return current is not None and current.pending and current.id == handoff_id
+    pending and carries that handoff, and it is the resumer's (``resumer``: who resumes it by
+    hand, ``resume --mark-resumed``) to end — left for them, or left by them (``yours_to_end``).
+    A teammate's pending baton stays pending: batons are owner-scoped, so another owner's resume
+    never takes its context from them (tester26 T9); its owner receives it at their next start.
+    ``resumer`` None (a claim settling the other batons of the handoff it received): any."""
+    if current is None or not current.pending or current.id != handoff_id:
+        return False
+    return resumer is None or yours_to_end(current.owner, current.left_by, resumer)
+
+
+def left_to_their_owner(current: BatonRecord | None, handoff_id: str, resumer: str) -> bool:
+    """Whether ``current``, pending with ``handoff_id``, is left pending by ``resumer``'s resume: a
+    teammate's baton (``settled_by_resume``), which the resume's output names."""
+    return current is not None and current.pending and current.id == handoff_id \
+        and not settled_by_resume(current, handoff_id, resumer)

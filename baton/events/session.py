@@ -30,6 +30,9 @@ class SessionBegun(DomainEvent):
     """The harness process the start ran for, on its machine (``launch.harness_process``:
     ``{"pid", "start", "boot", "pidns"}``); None when not read (no ``/proc``, or not a
     harness's start). Written from 2026-12; an older event has none."""
+    kept_objective: Any = None
+    """A start without an objective that left the objective of another session, open, standing: that
+    session's id (``aggregate.keeps_objective``); None otherwise (and on an event written before)."""
 
 
 @register
@@ -42,6 +45,9 @@ class SessionEnded(DomainEvent):
     branch: Any = None
     harness: Any = None
     left_baton: Any = None
+    kept_objective: Any = None
+    """An end that left the objective of another session, open, standing: that session's id; None
+    otherwise (and on an event written before). Such an end retires no objective."""
 
 
 @register

@@ -41,6 +41,7 @@ from baton.domain.batons import (
     superseded_unread,
     superseded_unseen,
     unseen_summary,
+    yours_to_end,
 )
 from baton.errors import (
     BatonAlreadyClaimed,
@@ -211,7 +212,7 @@ def may_dismiss(record: BatonRecord, by: str) -> bool:
     but ending it unclaimed ends it for everyone, so it is its owner's (the owner it was left
     under: whoever left it, or the ``owner`` they named) and its leaver's, as a private one is
     (docs/batons.md, "Dismissing a baton"; tester25 T4)."""
-    return same_owner(record.owner, by) or (record.left_by is not None and same_owner(record.left_by, by))
+    return yours_to_end(record.owner, record.left_by, by)
 
 
 _GERUND = {"cancel": "cancelling", "dismiss": "dismissing"}

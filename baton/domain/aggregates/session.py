@@ -39,6 +39,7 @@ commutes, so the document is the same in any order its session events come
 from __future__ import annotations
 
 from baton.domain.batons import context_key
+from baton.domain.unended import taken_for_ended
 from baton.events.base import DomainEvent, decode
 from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded, SessionResumed
 from baton.ledger.envelope import Event
@@ -63,6 +64,8 @@ class BeginSession(Value):
     objective: str | None = None
     received_baton: str | None = None
     harness_process: dict[str, Any] | None = None
+    kept_objective: str | None = None
+    """The other session whose objective this start without one leaves standing (``keeps_objective``)."""
 
 
 class EndSession(Value):
@@ -71,6 +74,8 @@ class EndSession(Value):
     branch: str
     harness: str | None = None
     left_baton: str | None = None
+    kept_objective: str | None = None
+    """The other session whose objective this end leaves standing (``keeps_objective``)."""
 
 
 class ResumeSession(Value):
@@ -105,12 +110,14 @@ def decide_session(state: dict[str, Any] | None,
         case BeginSession():
             return [SessionBegun(key=command.session, session=command.session, harness=command.harness,
                                  owner=command.owner, branch=command.branch, objective=command.objective,
-                                 received_baton=command.received_baton, harness_process=command.harness_process)]
+                                 received_baton=command.received_baton, harness_process=command.harness_process,
+                                 kept_objective=command.kept_objective)]
         case EndSession():
             if ended_already(state):
                 return []
             return [SessionEnded(key=command.session, session=command.session, owner=command.owner,
-                                 branch=command.branch, harness=command.harness, left_baton=command.left_baton)]
+                                 branch=command.branch, harness=command.harness, left_baton=command.left_baton,
+                                 kept_objective=command.kept_objective)]
         case ResumeSession():
             if not isinstance(state, dict) or not state.get("beganAt") \
                     or state.get("harnessProcess") == command.harness_process:
@@ -192,8 +199,47 @@ OBJECTIVE_INDEX_FIELDS = ("setKey", "endedKey")
 
 def retires_objective(event: Any) -> bool:
     """Does this session event end the objective of its owner and branch (a session's end, or a
-    session's start without an objective)? Baton writes ``objective.cleared`` with each."""
+    session's start without an objective)? Baton writes ``objective.cleared`` with each. Not one
+    that kept another session's objective (``kept_objective``: that session was open, ``keeps_objective``):
+    Baton wrote no clear with it. An event written before that field has none, and folds as before."""
+    if _text(getattr(event, "kept_objective", None)) is not None:
+        return False
     return isinstance(event, SessionEnded) or (isinstance(event, SessionBegun) and _text(event.objective) is None)
+
+
+def objective_holder(objective: dict[str, Any] | None, *, owner: str, branch: str, session: str,
+                     writer: str) -> tuple[str, str] | None:
+    """The session (``(writer, id)``) that set the objective of ``objective`` (the document of the
+    owner ``owner`` and branch ``branch``), when it is another session than ``session`` of the clone
+    ``writer``: one whose objective this session's start without one, or its end, may leave standing
+    (``keeps_objective``). None when no objective is set there, or it is this session's own."""
+    if not isinstance(objective, dict) or _text(objective.get("objective")) is None \
+            or objective.get("owner") != owner or objective.get("branch") != branch:
+        return None
+    sid, by = _text(objective.get("sessionId")), _text(objective.get("sessionWriter"))
+    if sid is None or by is None or (by, sid) == (writer, session):
+        return None
+    return by, sid
+
+
+def keeps_objective(holder: dict[str, Any] | None, *, now: str, booted: str | None, gone: bool) -> bool:
+    """Does the objective another session set (``holder``: that session's document, as
+    ``objective_holder`` names it) stand past this session's start without an objective, or its
+    end? Yes while that session is open and not taken for ended (``unended.taken_for_ended``, read
+    with no handoff readied: the machine restarted since it began — ``booted``, None for another
+    clone's session —, its harness process is gone — ``gone`` —, or nothing was heard of it for
+    ``UNENDED_HOURS``): two terminals on one branch, and the second never retires the first's
+    objective. An objective whose session ended, or never began, is retired as before."""
+    if not isinstance(holder, dict) or holder.get("status") != "open" or not _text(holder.get("beganAt")):
+        return False
+    return taken_for_ended(began=holder.get("beganAt"), readied=None, now=now, booted=booted, gone=gone) is None
+
+
+def objective_stands_notice(holder: str) -> str:
+    """What a session's start without an objective, or its end, says when it left the objective of
+    another session, still open, standing (``keeps_objective``; ``holder``: that session's id)."""
+    return (f"The objective session {holder} set for this owner and branch stands: that session is still open, "
+            "and its own end retires it.")
 
 
 if TYPE_CHECKING:
