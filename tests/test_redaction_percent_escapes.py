@@ -53,7 +53,7 @@ def test_a_secret_assignment_with_a_percent_encoded_equals_sign_is_redacted():
 
 
 def test_an_escape_that_decodes_to_a_letter_is_no_boundary():
-    # %41 is "A": the key id is glued to a letter, as "xAKIA…" is, and not a key id.
+    # %41 is "A": the key id is glued to a letter, as "xAKIA…" is, and one with no digit is no key id.
     assert redacted(f"x%41{AWS_ID}") == (f"x%41{AWS_ID}", set())
 
 
