@@ -524,15 +524,26 @@ def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
     that view where it came from in ``text`` (its first and past-its-last
     index: a whole escape for a decoded one); None when there is none. An
     escape of a letter or digit stays as it is: ``x%41KIA…`` is no more a
-    boundary than ``xAKIA…``."""
+    boundary than the letter itself (``xAKIA…``)."""
+    separators: list[tuple[int, int, str]] = []
+    for start, end in escapes(text):
+        char = chr(int(text[end - 2:end], 16))
+        if char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r"):
+            separators.append((start, end, char))
+    return _decoded_view(text, separators)
+
+
+def _decoded_view(text: str, escaped: list[tuple[int, int, str]]) -> tuple[str, list[int], list[int]] | None:
+    """``text`` with each of ``escaped`` (``start``, ``end``, the character it stands for; in
+    order, apart) decoded, and for each character of that view its first and past-its-last
+    index in ``text`` (a whole escape for a decoded one); None when there is none."""
+    if not escaped:
+        return None
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     last = 0
-    for start, end in escapes(text):
-        char = chr(int(text[end - 2:end], 16))
-        if not (char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r")):
-            continue
+    for start, end, char in escaped:
         pieces.append(text[last:start])
         starts.extend(range(last, start))
         ends.extend(range(last + 1, start + 1))
@@ -540,8 +551,6 @@ def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
         starts.append(start)
         ends.append(end)
         last = end
-    if not pieces:
-        return None
     pieces.append(text[last:])
     starts.extend(range(last, len(text)))
     ends.extend(range(last + 1, len(text) + 1))
@@ -593,24 +602,7 @@ def backslash_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
     first and past-its-last index: a whole escape for a decoded one); None when there is none.
     ``done\\nsk-…`` hides the boundary a token rule needs behind the escape's letter, as
     ``%0A`` hides it behind a hex digit (``percent_decoded``)."""
-    pieces: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    last = 0
-    for start, end, char in backslash_escapes(text):
-        pieces.append(text[last:start])
-        starts.extend(range(last, start))
-        ends.extend(range(last + 1, start + 1))
-        pieces.append(char)
-        starts.append(start)
-        ends.append(end)
-        last = end
-    if not pieces:
-        return None
-    pieces.append(text[last:])
-    starts.extend(range(last, len(text)))
-    ends.extend(range(last + 1, len(text) + 1))
-    return "".join(pieces), starts, ends
+    return _decoded_view(text, backslash_escapes(text))
 
 
 # -- line continuations: a value on the line after its name (docs/security.md, "Line continuations") --
