@@ -427,6 +427,16 @@ class StorageError(BatonError):
     code = "storage_error"
 
 
+class WriteFailed(StorageError):
+    """Appending to a feed failed (the file system refused the write, or did not confirm it).
+    ``details``: ``path``, ``errno`` (its name: ``EFBIG``, ``ENOSPC``, ``EIO``…) and
+    ``recorded``: false when the write itself failed (nothing was recorded: a line it cut
+    short is set aside by the next write), null when only its sync did (the events were
+    written but the disk did not confirm them)."""
+
+    code = "write_failed"
+
+
 class RecordedNotIndexed(StorageError):
     """The command's events ARE in the ledger (appended and synced), but the
     index failed while folding them (a full disk, say): exit 1 all the same,

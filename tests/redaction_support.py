@@ -31,6 +31,14 @@ def kept_whole(text: str) -> bool:
     return redacted(text) == (text, set())
 
 
+def gone_for_good(text: str, token: str) -> None:
+    """``token`` is not in ``text`` redacted, and redacting that again changes nothing."""
+    once = redact_payload(text, POLICY)
+    assert token not in once.payload
+    again = redact_payload(once.payload, POLICY)
+    assert again.payload == once.payload and again.redactions == ()
+
+
 def in_clear(text: str) -> str:
     """What a reader still sees: the text without its markers (each a cut)."""
     return "\0".join(MARKER.split(text))

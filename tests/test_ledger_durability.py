@@ -135,7 +135,7 @@ def test_a_failed_fsync_poisons_the_ledger_until_it_is_reopened(tmp_path, fsyncs
     ledger = Ledger(baton, "w1", fsync="always")
     append(ledger, note(0))
     fsyncs.fail_on = "w1.jsonl"
-    with pytest.raises(StorageError, match="must be reopened"):
+    with pytest.raises(StorageError, match="the disk did not confirm them"):
         append(ledger, note(1))
     fsyncs.fail_on = None
     with pytest.raises(StorageError, match="must be reopened"):
@@ -154,7 +154,7 @@ def test_a_failed_write_poisons_the_ledger(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device (injected)")
 
     monkeypatch.setattr(files, "write_all", broken)
-    with pytest.raises(StorageError, match="No space left"):
+    with pytest.raises(StorageError, match="the disk is full"):
         append(ledger, note(1))
     monkeypatch.undo()
     with pytest.raises(StorageError, match="the disk is full"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -21,6 +22,7 @@ from tests.app_support import (
     show_handoff,
     validate_handoff_command,
 )
+from tests.conftest import run_baton
 from tests.handoff_support import baton, baton_json, ledger_lines, materialized, payload
 
 
@@ -301,3 +303,21 @@ def test_an_empty_resolution_file_is_refused_as_an_empty_decision_not_as_a_missi
         assert code == 3 and "has an empty decision" in err, (body, err)
     code, _out, err = run(capsys, project, "merge", a, b)
     assert code == 3 and "needs an explicit resolution decision: give --resolution-file" in err
+
+
+MERMAID_CODES = {"quot": '"', "92": "\\", "35": "#", "lt": "<", "gt": ">", "amp": "&"}
+
+
+def test_a_mermaid_label_keeps_quotes_and_backslashes_as_written_and_adds_no_edge(project):
+    title = 'q"] --> X[" \\" \\\\'
+    r = run_baton("checkpoint", "create", "--no-input", "--title", title, "--objective", "o",
+                  "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    result = baton(project, "lineage", "--format", "mermaid")
+    assert result.returncode == 0, result.stderr
+    [line] = [x for x in result.stdout.splitlines() if '["' in x]  # the one node's line
+    node, label = line.split('["', 1)
+    assert node.strip().startswith("n") and label.endswith('"]') and '"' not in label[:-2]  # one quoted label
+    shown = re.sub(r"#(\w+);", lambda m: MERMAID_CODES[m.group(1)], label[:-2])
+    assert shown.endswith(f": {title}")  # what mermaid shows: the title as written
+    assert "-->" not in label and "/" not in label

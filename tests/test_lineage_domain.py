@@ -219,3 +219,11 @@ def test_a_resolution_file_with_an_unknown_field_is_refused_naming_it():
     with pytest.raises(InputError, match="rationle"):
         resolution_from_text('{"decision": "Keep Postgres", "rationle": "typo"}')
     assert resolution_from_text('{"decision": "Keep Postgres", "rationale": "fine"}')["rationale"] == "fine"
+
+
+def test_a_mermaid_label_writes_a_control_character_as_its_visible_escape():
+    labelled = Node(A, "fork", (P,), "x", "a\x1b[31mred", "2026-01-01T00:00:01Z", (), "draft")
+    graph = Graph([_node(P), labelled])
+    view = to_json(graph, set(graph.nodes), [])
+    line = next(x for x in render_mermaid(view).splitlines() if "red" in x)
+    assert "a#92;x1b[31mred" in line and "\x1b" not in line

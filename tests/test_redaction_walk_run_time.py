@@ -61,6 +61,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "minified JSON with many secrets": lambda size: "[\n" + f'{{"token":"{SECRET[:20]}"}},' * (size // 33),
     "many assignments on one line": lambda size: "x\n" + f"password={SECRET[:20]};" * (size // 30),
     "many continued lines with a secret each": lambda size: f"password={SECRET}\\\n" * (size // 42) + "end",
+    "many backslash escapes": lambda size: "done\\n\\t\\u003d\\\\n" * (size // 17),
+    "a run of backslashes": lambda size: "\\" * size + "nghp_",
+    "escaped tokens on one line": lambda size: f"\\nghp_{SECRET}{SECRET[:16]}" * (size // 44),
+    "token prefixes glued to words": lambda size: "xghp_A1b2C3d4 xAKIA1B2C3 keysk-proj-9 " * (size // 38),
 }
 
 

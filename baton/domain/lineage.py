@@ -826,10 +826,6 @@ def render_text(view: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _label_text(text: str) -> str:
-    return text.replace('"', "'").replace("\n", " ").replace("\\", "/")[:60]
-
-
 def _title(n: Mapping[str, Any]) -> str:
     """A diagram node's title: a placeholder's, what it stands for."""
     if n["status"] in PLACEHOLDERS and not n["parents"] and not n["title"]:
@@ -843,15 +839,26 @@ def _head(n: Mapping[str, Any]) -> str:
     return f"{n['short_id']}{label} {n['status']}"
 
 
-_MERMAID_ENTITIES = str.maketrans({"#": "#35;", "<": "#lt;", ">": "#gt;", "&": "#amp;"})
-"""Mermaid reads a label as markup: ``<b>`` would be a tag and ``#lt;`` an
-entity, so these characters go in as mermaid's own entity codes."""
+_MERMAID_ENTITIES = {"#": "#35;", "<": "#lt;", ">": "#gt;", "&": "#amp;", '"': "#quot;", "\\": "#92;"}
+"""Mermaid reads a label as markup: ``<b>`` would be a tag, ``#lt;`` an entity and
+``"`` the label's end (``q"] --> X["`` a node and an edge of its own), so these
+characters go in as mermaid's own entity codes (``#quot;``, a character's
+decimal code ``#92;``), which show them as written."""
+
+
+def _mermaid_text(text: str, width: int = 60) -> str:
+    """``text`` on one line, its first ``width`` characters, as a quoted mermaid label holds
+    them: ``"``, ``\\``, ``#``, ``<``, ``>``, ``&`` as entity codes (``_MERMAID_ENTITIES``),
+    and a control character as its visible escape (``\\x1b``, its backslash a code too), so
+    the label shows the text as written and nothing in it ends the label."""
+    text = " ".join(text.split("\n"))[:width]
+    return "".join(_MERMAID_ENTITIES.get(c) or (f"#92;x{ord(c):02x}" if _is_control(c) else c) for c in text)
 
 
 def render_mermaid(view: Mapping[str, Any]) -> str:
     lines = ["graph TD"]
     for n in view["nodes"]:
-        label = _label_text(f"{_head(n)}: {_title(n)}").translate(_MERMAID_ENTITIES)
+        label = _mermaid_text(f"{_head(n)}: {_title(n)}")
         lines.append(f'  n{n["short_id"]}["{label}"]')
     by_id = {n["id"]: n for n in view["nodes"]}
     for e in view["edges"]:

@@ -58,6 +58,26 @@ def out_of_space(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
+_WRITE_ERRORS = {
+    errno.EFBIG: "the file would grow past the largest this process may write (a file-size limit such as "
+                 "`ulimit -f`) or the file system allows",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EIO: "the disk reported an input/output error",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "this user may not write the file",
+    errno.EPERM: "the file may not be written (permissions, or an append-only or immutable file)",
+}
+
+
+def write_error(exc: OSError) -> tuple[str, str]:
+    """Why a write failed, in words (``the disk is full``), and the name of its error
+    (``ENOSPC``); the system's own words for an error not listed."""
+    code = exc.errno if isinstance(exc.errno, int) else 0
+    name = errno.errorcode.get(code, "EUNKNOWN")
+    return _WRITE_ERRORS.get(code) or (exc.strerror or str(exc)).rstrip(".").lower(), name
+
+
 def read_range(path: str, start: int, size: int | None = None) -> bytes:
     """The bytes of ``path`` from ``start`` to its end, or ``size`` of them
     (fewer at the end).

@@ -64,8 +64,8 @@ class FeedRepair:
     """Bytes set aside."""
     kept: FeedHead
     set_aside: list[dict[str, Any]]
-    """Per line set aside: ``offset`` and ``bytes``, and ``seq``, ``id``,
-    ``hash``, ``type`` when the line still parses as an envelope."""
+    """Per line set aside: ``offset``, ``bytes``, ``reason`` and ``sha256``, and ``seq``,
+    ``id``, ``hash``, ``type`` when the line still parses as an envelope."""
     lost: list[dict[str, Any]]
     """Recorded heads ``{"seq", "hash", "source"}`` the kept feed does not hold."""
     reasons: list[str]
@@ -98,12 +98,21 @@ class FeedRepair:
         return EventDraft(REPAIRED_TYPE, ledger_stream(writer), {
             "feed": self.feed,
             "kept": {"seq": self.kept.seq, "hash": self.kept.hash, "offset": self.kept.offset},
-            "set_aside": [{k: item[k] for k in ("seq", "id", "hash") if k in item} for item in self.set_aside],
+            "set_aside": [recorded_line(item) for item in self.set_aside],
             "lost": [{"seq": h["seq"], "hash": h["hash"]} for h in self.lost],
             "bytes": self.length,
             "quarantine": quarantined,
             "reasons": self.reasons,
         })
+
+
+def recorded_line(item: dict[str, Any]) -> dict[str, Any]:
+    """A line set aside as its ``ledger.repaired`` event records it: an envelope by its
+    ``seq``, ``id`` and ``hash``; a line that is none (torn, not JSON, bytes glued to an
+    event) by where it was and what it held: ``offset``, ``bytes``, ``reason`` and the
+    ``sha256`` of its bytes, as the quarantine manifest beside its copy has them."""
+    named: dict[str, Any] = {k: item[k] for k in ("seq", "id", "hash") if k in item}
+    return named or {k: item[k] for k in ("offset", "bytes", "reason", "sha256") if k in item}
 
 
 def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
@@ -279,13 +288,13 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
                 at = 0
                 for start, stop_at, piece in pieces:
                     if start > at:
-                        aside.append({"offset": pos + at, "bytes": start - at,
-                                      "reason": GLUED_BEFORE if at == 0 else GLUED_BETWEEN})
+                        aside.append(dict(_bytes_item(raw, pos + at, pos + start),
+                                          reason=GLUED_BEFORE if at == 0 else GLUED_BETWEEN))
                     ends_line = pos + stop_at == nl  # then its own newline is kept with it
                     found.append((pos + start, stop_at - start + (1 if ends_line else 0), piece))
                     at = stop_at + (1 if ends_line else 0)
                 if pos + at < end:
-                    aside.append({"offset": pos + at, "bytes": end - pos - at, "reason": GLUED_AFTER})
+                    aside.append(dict(_bytes_item(raw, pos + at, end), reason=GLUED_AFTER))
                 pos = end
                 continue
         aside.append(dict(_line_item(raw, pos, end), reason=_reason(kind, message, pos >= stop)))
@@ -414,10 +423,15 @@ def _kept_hashes(raw: bytes, feed: str) -> dict[int, str]:
     return {e.seq: e.hash for e in scan_bytes(feed, raw, FeedHead(), slim=True).events}
 
 
+def _bytes_item(raw: bytes, pos: int, end: int) -> dict[str, Any]:
+    """``raw[pos:end]`` as a plan names bytes it sets aside: ``offset``, ``bytes`` and their ``sha256``."""
+    return {"offset": pos, "bytes": end - pos, "sha256": sha256(raw[pos:end]).hexdigest()}
+
+
 def _line_item(raw: bytes, pos: int, end: int) -> dict[str, Any]:
-    """The line ``raw[pos:end]`` as a plan names it: ``offset`` and ``bytes``, and
-    ``seq``, ``id``, ``hash``, ``type`` when it still parses as an envelope."""
-    item: dict[str, Any] = {"offset": pos, "bytes": end - pos}
+    """The line ``raw[pos:end]`` as a plan names it: ``offset``, ``bytes`` and ``sha256``
+    (``_bytes_item``), and ``seq``, ``id``, ``hash``, ``type`` when it still parses as an envelope."""
+    item = _bytes_item(raw, pos, end)
     try:
         parsed = orjson.loads(raw[pos:end])
     except orjson.JSONDecodeError:

@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path
 
 import baton.ledger.files as files
-from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
+from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict, WriteFailed
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, check_draft, seal_batch, seal_checked
@@ -815,7 +815,7 @@ class Ledger:
                 if start is None:  # a new feed: its name in the folder must be durable too
                     files.fsync_dir(self.ledger_dir)
             except OSError as exc:
-                raise self._write_failed(path, exc) from exc
+                raise self._write_failed(path, exc, synced=True) from exc
         return written[len(written) - asked:]
 
     def _seal(self, drafts: list[EventDraft], head: FeedHead,
@@ -866,17 +866,29 @@ class Ledger:
                 highest[stream] = version
         self._max_hlc = last.hlc
 
-    def _write_failed(self, path: str, exc: OSError) -> StorageError:
+    def _write_failed(self, path: str, exc: OSError, *, synced: bool = False) -> WriteFailed:
         """After a failed write or fsync the page cache may hold bytes the
         disk does not: nothing this process believes can be trusted, so the
-        instance refuses every later lock."""
-        self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
-        if files.out_of_space(exc):
-            self._poisoned = (f"the disk is full: writing to {path} failed ({exc}); a line cut short there is "
-                              f"read around and set aside by the next write once there is room, and `baton verify` "
-                              f"shows what the feed holds; {files.DISK_FULL_ADVICE}")
+        instance refuses every later lock (a process that keeps the project
+        open reopens it). The error says what became of the command's events
+        and what to do: a failed write recorded nothing (run the command
+        again: the next write sets aside a line it cut short); a failed sync
+        (``synced``) wrote them, unconfirmed."""
+        why, name = files.write_error(exc)
+        if synced:
+            message = (f"the events were written to {path} but the disk did not confirm them: {why} ({name}). "
+                       f"They may not survive a crash: `baton log` shows whether they are there; run the command "
+                       f"again only if they are not")
+        elif files.out_of_space(exc):
+            message = (f"the disk is full: writing to {path} failed ({why}, {name}), so nothing was recorded; "
+                       f"a line cut short there is read around and set aside by the next write once there is room, "
+                       f"and `baton verify` shows what the feed holds; {files.DISK_FULL_ADVICE}")
+        else:
+            message = (f"nothing was recorded: writing to {path} failed because {why} ({name}). Run the command "
+                       f"again once that is fixed: the next write sets aside any line this one cut short")
+        self._poisoned = f"{message} (this process's ledger must be reopened after a failed write)"
         self._close_own_feed()
-        return StorageError(self._poisoned)
+        return WriteFailed(message, details={"path": path, "errno": name, "recorded": None if synced else False})
 
     def _own_feed(self, path: str) -> int:
         """A descriptor (``O_APPEND``) on the file at ``path`` *now*: the cached

@@ -108,6 +108,12 @@ class PatternRule(Value):
     """A string test true of every text the pattern can match (one of the
     pre-checks below): a text it is false of is never searched, so its
     pattern is not compiled for a keyword as common as ``.`` or ``ey``."""
+    glued: Callable[[str], bool] | None = None
+    """With ``left_boundary``: a match that does follow a letter or digit is
+    kept when this is true of it (``xghp_…``, ``id=abcAKIA…``: a token glued to
+    a word, or to the letter of a backslash escape, ``\\nghp_…``). Set for the
+    prefixes distinctive enough that a word ending in them is no token
+    (``table.GLUED_PREFIXES``), and true only of a body that reads as random."""
 
     kind = "pattern"
 
@@ -121,7 +127,8 @@ class PatternRule(Value):
         pattern = self.pattern
         group = "secret" if "secret" in pattern.groupindex else 0
         for m in pattern.finditer(text):
-            if self.left_boundary and m.start() and _ALNUM.match(text, m.start() - 1):
+            if self.left_boundary and m.start() and _ALNUM.match(text, m.start() - 1) \
+                    and (self.glued is None or not self.glued(m.group())):
                 continue
             start, end = m.span(group)
             if start < 0 or end <= start:

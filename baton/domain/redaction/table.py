@@ -25,6 +25,7 @@ from baton.domain.redaction.rules import (
     high_entropy_value,
     is_placeholder,
     names_an_example,
+    names_something,
     secret_not_name,
     shannon_entropy,
     without_qualifiers,
@@ -401,15 +402,53 @@ def _named_in_prose_value(value: str) -> bool:
     return _class_changes(value) * 5 >= len(value)
 
 
+GLUED_PREFIXES: dict[str, tuple[str, ...]] = {
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "github-fine-grained-token": ("github_pat_",),
+    "slack-token": ("xoxb-", "xoxp-", "xoxa-", "xoxs-", "xoxr-"),
+    "openai-api-key": ("sk-proj-", "sk-svcacct-", "sk-service-", "sk-admin-"),
+    "anthropic-api-key": ("sk-ant-",),
+    "openrouter-api-key": ("sk-or-",),
+    "aws-access-key-id": ("AKIA", "ASIA"),
+    "gcp-api-key": ("AIza",),
+    "gitlab-token": ("glpat-",),
+    "stripe-secret-key": ("sk_live_", "rk_live_"),
+    "npm-access-token": ("npm_",),
+}
+"""The token prefixes distinctive enough to be found glued to what comes before them: a word
+(``xghp_…``, ``id=abcAKIA…``, ``keysk-proj-…``) or the letter of a backslash escape
+(``\\nghp_…``, ``tok\\u003dghp_…``: JSON- or repr-escaped output pasted in). Only the
+prefixes no word ends in (``ghp_``, ``AKIA``, ``sk-proj-``), never a short or common one
+(``sk-`` alone: ``task-``, ``disk-``, ``risk-``; ``xoxo-``; ``hf_``); and a glued token is
+taken only when its body reads as random (``_random_body``)."""
+
+
+def _random_body(body: str) -> bool:
+    """What follows a glued prefix reads as a random token, not as text: it holds a letter and
+    a digit, is no name made of words (``names_something``: ``task-proj-v2-new-dashboard``),
+    and varies (3 bits a character)."""
+    return (any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
+            and shannon_entropy(body) >= 3.0 and not names_something(body))
+
+
+def _glued_test(prefixes: tuple[str, ...]) -> Callable[[str], bool]:
+    def glued(token: str) -> bool:
+        prefix = next((p for p in prefixes if token.startswith(p)), None)
+        return prefix is not None and _random_body(token[len(prefix):])
+    return glued
+
+
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
              confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
              examples_allowed: bool = True, could_match: Callable[[str], bool] | None = None) -> PatternRule:
     left_boundary = regex.startswith(LEFT_BOUNDARY)
     if left_boundary:
         regex = regex[len(LEFT_BOUNDARY):]
+    glued = GLUED_PREFIXES.get(name)
     return PatternRule(name=name, reason=reason, regex=regex, flags=flags, confirm=confirm, keywords=keywords,
                        min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary,
-                       could_match=could_match)
+                       could_match=could_match,
+                       glued=_glued_test(glued) if glued is not None and left_boundary else None)
 
 
 _COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password", "sshpass-password",
@@ -470,13 +509,13 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # GitHub tokens: an underscore is a boundary too, so a token joined into an
     # identifier such as a baton key (``<owner>__<branch>``) is still caught.
     _pattern("github-token", "GitHub token (classic)",
-             r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+             LEFT_BOUNDARY + r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
              keywords=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
     _pattern("github-fine-grained-token", "GitHub fine-grained personal access token",
-             r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{40,255}(?![A-Za-z0-9])",
+             LEFT_BOUNDARY + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{40,255}(?![A-Za-z0-9])",
              keywords=("github_pat_",)),
     _pattern("slack-token", "Slack token",
-             r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![A-Za-z0-9-])",
+             LEFT_BOUNDARY + r"xox[abposr]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![A-Za-z0-9-])",
              keywords=("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"), confirm=lambda t: len(t) >= 20),
     *_PROVIDER_RULES,
     _pattern("jwt", "JSON Web Token",

@@ -203,23 +203,26 @@ class _Walk:
         origins = _Origins() if "\n" in text else None
         given = text
         text, fired = self._fixed_point(text, [], origins)
-        # Two views hide what the rules need from them in the text as written, and
+        # Three views hide what the rules need from them in the text as written, and
         # the rules run once more over each: a line continuation (``API_KEY=\\``,
         # the value on the next line: ``joined``) parts a name from its value, and
-        # percent-escaped separators (``token%3Dghp_…``, ``%22sk-…%22``) hide the
-        # boundary and the ``=``. Both views are read from the same text (the fixed
+        # percent-escaped separators (``token%3Dghp_…``, ``%22sk-…%22``) and
+        # backslash-escaped ones (``\\nsk-…``, ``tok\\u003d…``) hide the
+        # boundary and the ``=``. All views are read from the same text (the fixed
         # point's), and what either finds is replaced in it together (each span
         # mapped back: a continuation or a whole escape inside it included; spans
         # that overlap merged), then the fixed point again: no view can make
         # another miss what it finds (a name taken for a value by one view is
         # still a name to the other).
         found: list[tuple[int, int, Rule]] = []
-        if "\n" in text or "%" in text:
+        if "\n" in text or "%" in text or "\\" in text:
             markers = marker_spans(text)
             if "\n" in text:
                 self._found(joined(text), markers, found)
             if "%" in text:
                 self._found(percent_decoded(text), markers, found)
+            if "\\" in text:
+                self._found(backslash_decoded(text), markers, found)
         if found:
             made: list[tuple[int, int, Rule]] = []
             text, applied = _replace_spans(text, found, made)
@@ -521,15 +524,26 @@ def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
     that view where it came from in ``text`` (its first and past-its-last
     index: a whole escape for a decoded one); None when there is none. An
     escape of a letter or digit stays as it is: ``x%41KIA…`` is no more a
-    boundary than ``xAKIA…``."""
+    boundary than the letter itself (``xAKIA…``)."""
+    separators: list[tuple[int, int, str]] = []
+    for start, end in escapes(text):
+        char = chr(int(text[end - 2:end], 16))
+        if char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r"):
+            separators.append((start, end, char))
+    return _decoded_view(text, separators)
+
+
+def _decoded_view(text: str, escaped: list[tuple[int, int, str]]) -> tuple[str, list[int], list[int]] | None:
+    """``text`` with each of ``escaped`` (``start``, ``end``, the character it stands for; in
+    order, apart) decoded, and for each character of that view its first and past-its-last
+    index in ``text`` (a whole escape for a decoded one); None when there is none."""
+    if not escaped:
+        return None
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     last = 0
-    for start, end in escapes(text):
-        char = chr(int(text[end - 2:end], 16))
-        if not (char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r")):
-            continue
+    for start, end, char in escaped:
         pieces.append(text[last:start])
         starts.extend(range(last, start))
         ends.extend(range(last + 1, start + 1))
@@ -537,12 +551,58 @@ def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
         starts.append(start)
         ends.append(end)
         last = end
-    if not pieces:
-        return None
     pieces.append(text[last:])
     starts.extend(range(last, len(text)))
     ends.extend(range(last + 1, len(text) + 1))
     return "".join(pieces), starts, ends
+
+
+_LETTER_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "a": "\a"}
+"""The escapes of JSON, Python, C and a shell's ``$'…'`` written with a letter, and what each stands for."""
+_CODE_ESCAPES = {"x": 2, "u": 4, "U": 8}
+"""The escapes written with a character's code in hex (``\\x3d``, ``\\u003d``, ``\\U0000003d``): how many digits."""
+_HEX = frozenset("0123456789ABCDEFabcdef")
+
+
+def backslash_escapes(text: str) -> list[tuple[int, int, str]]:
+    """Each backslash escape of a separator in ``text``: where it starts and ends, and the
+    character it stands for. A run of backslashes counts as one (``\\\\n``: escaped twice,
+    as JSON inside a JSON string is), then a letter escape (``\\n``, ``\\t``, ``\\r``…), a
+    code escape of an ASCII character that is no letter or digit (``\\u003d``, ``\\x22``),
+    or an ASCII character that is none (``\\"``, ``\\/``). An escape of a letter or digit
+    (``\\x41``) is none: no boundary, as the letter itself is not. String tests only."""
+    found: list[tuple[int, int, str]] = []
+    at = text.find("\\")
+    while at >= 0:
+        past = at + 1
+        while text.startswith("\\", past):
+            past += 1
+        char = text[past:past + 1]
+        end, decoded = past + 1, _LETTER_ESCAPES.get(char)
+        if char in _CODE_ESCAPES:
+            digits = text[past + 1:past + 1 + _CODE_ESCAPES[char]]
+            if len(digits) == _CODE_ESCAPES[char] and all(d in _HEX for d in digits) and int(digits, 16) < 128:
+                end, decoded = past + 1 + len(digits), chr(int(digits, 16))
+                if decoded.isalnum():
+                    decoded = None
+        elif decoded is None and char.isascii() and char.isprintable() and not char.isalnum() and char != " ":
+            decoded = char
+        if decoded is not None:
+            found.append((at, end, decoded))
+            at = text.find("\\", end)
+        else:
+            at = text.find("\\", past)
+    return found
+
+
+def backslash_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` with each backslash escape of a separator (``backslash_escapes``: ``\\n``,
+    ``\\t``, ``\\u003d``, ``\\"``, as JSON- or repr-escaped output pasted into a note holds
+    them) decoded, and for each character of that view where it came from in ``text`` (its
+    first and past-its-last index: a whole escape for a decoded one); None when there is none.
+    ``done\\nsk-…`` hides the boundary a token rule needs behind the escape's letter, as
+    ``%0A`` hides it behind a hex digit (``percent_decoded``)."""
+    return _decoded_view(text, backslash_escapes(text))
 
 
 # -- line continuations: a value on the line after its name (docs/security.md, "Line continuations") --
