@@ -380,7 +380,10 @@ class Project:
         self._room_at: int | None = None
         """The bytes free when a write of the index failed for want of space
         (``became_full``): the disk is full for Baton until it has more."""
-        self.on_damage: Callable[[str], None] | None = None
+        self.on_damage: Callable[[str, list[str]], None] | None = None
+        """A reading command found a feed that lost events the index acknowledged:
+        why, and the files a rebuild kept because those events showed them
+        (``ProjectionRunner.kept_files``)."""
         """Told, by a reading command, after its catch-up, that a feed lost
         lines the index acknowledged (the refusal a write
         would meet): the read still answers, from what the feeds hold, but
@@ -768,7 +771,7 @@ class Project:
                     found = lost() if lost is not None else None
                     if found and found not in self._damage_told:
                         self._damage_told.add(found)
-                        self.on_damage(found)
+                        self.on_damage(found, runner.kept_files())
         except IndexBehind as exc:
             if "background_pid" in exc.details:
                 raise
