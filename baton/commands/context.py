@@ -424,13 +424,15 @@ class Project:
 
     @classmethod
     def open(cls, project: str | os.PathLike | None = None, *, clock: WallClock = system_clock,
-             limits: Limits = Limits(), feed_links: bool = False) -> "Project":
+             limits: Limits = Limits(), feed_links: bool = False, initializing: bool = False) -> "Project":
         """Open an initialised project, waiting for its lock and folding as ``limits`` say.
         ``feed_links``: a feed that is a symbolic link (or not a regular file) is
         kept in ``foreign_feeds`` instead of refused (``verify``, ``repair``).
+        ``initializing``: ``baton init`` opens the project it is making (``init.pending`` allowed).
 
         Raises:
-            NotInitialized: there is no ``.baton/config.json`` at the root.
+            NotInitialized: there is no ``.baton/config.json`` at the root, or a ``baton init``
+                did not finish there (``ProjectPaths.init_pending``).
         """
         root = resolve_root(project)
         paths = ProjectPaths(root, resolve_worktree(root, project))
@@ -438,6 +440,10 @@ class Project:
             raise not_a_directory(paths.root)
         if not paths.config.is_file():
             raise _not_a_project(paths.root)
+        if not initializing and os.path.lexists(paths.init_pending):
+            raise NotInitialized(f"`baton init` did not finish in {paths.root} (.baton/init.pending: it stopped "
+                                 "before recording project.initialized): run `baton init` again, which completes "
+                                 "it", details={"root": str(paths.root), "init_pending": True})
         foreign = check_baton_folder_inside(paths, feeds=not feed_links)
         config = read_config(paths.config)
         try:
