@@ -90,14 +90,20 @@ def test_restoring_the_feed_shows_the_kept_handoff_again(cut_capture):
     assert path.read_bytes() == data
 
 
+def repair_after_a_read(project, confirm: str) -> dict:
+    """``baton repair`` (``--dry-run`` or ``--yes``) after a read found the loss: its ``--json``."""
+    assert run_baton("status", "--project", str(project)).returncode == 0
+    r = run_baton("repair", confirm, "--json", "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 def test_repair_dry_run_names_the_kept_handoff_file_and_moves_nothing(cut_capture):
     project, path, data, _ = cut_capture
-    assert run_baton("status", "--project", str(project)).returncode == 0
 
-    r = run_baton("repair", "--dry-run", "--json", "--project", str(project))
+    planned = repair_after_a_read(project, "--dry-run")
 
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["kept_files"] == [{"path": f"handoffs/{path.name}", "quarantine": None}]
+    assert planned["kept_files"] == [{"path": f"handoffs/{path.name}", "quarantine": None}]
     text = run_baton("repair", "--dry-run", "--project", str(project)).stdout
     assert f"Would move .baton/handoffs/{path.name} into .baton/quarantine/" in text
     assert path.read_bytes() == data
@@ -105,12 +111,8 @@ def test_repair_dry_run_names_the_kept_handoff_file_and_moves_nothing(cut_captur
 
 def test_repair_moves_the_kept_handoff_file_into_quarantine_with_a_list_beside_it(cut_capture):
     project, path, data, _ = cut_capture
-    assert run_baton("status", "--project", str(project)).returncode == 0
 
-    r = run_baton("repair", "--yes", "--json", "--project", str(project))
-
-    assert r.returncode == 0, r.stderr
-    [kept] = json.loads(r.stdout)["kept_files"]
+    [kept] = repair_after_a_read(project, "--yes")["kept_files"]
     quarantine = project / ".baton" / "quarantine"
     assert kept["path"] == f"handoffs/{path.name}" and (quarantine / kept["quarantine"]).read_bytes() == data
     assert not path.exists()
