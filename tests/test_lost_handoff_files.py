@@ -149,3 +149,28 @@ def test_after_the_repair_the_quarantined_handoff_can_be_captured_again(cut_capt
     assert r.returncode == 0, r.stderr
     listed = json.loads(run_baton("handoff", "list", "--json", "--project", str(project)).stdout)["handoffs"]
     assert "cut off the feed" in [h["title"] for h in listed]
+
+
+def first_capture_event(project) -> str:
+    r = run_baton("log", "--type", "handoff.captured", "--json", "--project", str(project))
+    return json.loads(r.stdout.splitlines()[0])["id"]
+
+
+def test_a_rebuild_pinned_before_a_sound_capture_still_removes_its_file(project):
+    capture(project, "first")
+    later = project / capture(project, "later")["file"]
+
+    r = run_baton("rebuild", "--until", first_capture_event(project), "--project", str(project))
+
+    assert r.returncode == 0, r.stderr
+    assert not later.exists()  # the project as it was then: no file kept when nothing was lost
+
+
+def test_a_rebuild_pinned_in_the_past_keeps_the_file_a_loss_kept(cut_capture):
+    project, path, data, _ = cut_capture
+    assert run_baton("status", "--project", str(project)).returncode == 0
+
+    r = run_baton("rebuild", "--until", first_capture_event(project), "--project", str(project))
+
+    assert r.returncode == 0, r.stderr
+    assert path.read_bytes() == data

@@ -510,7 +510,8 @@ class ProjectionRunner:
         Returns the materialized files it listed, for the caller to prune
         after the next rebuild (the new index does not know them)."""
         try:
-            shown = [path for (path,) in self.db.execute("SELECT path FROM materialized").fetchall()]
+            shown = [path for (path,) in self.db.execute("SELECT path FROM materialized WHERE projection != ?",
+                                                         [KEPT]).fetchall()]  # a kept file is never pruned
         except (sqlite3.Error, StorageError):
             shown = []
         self.close()
@@ -1176,7 +1177,8 @@ class ProjectionRunner:
             self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
         if reset:
             self._write_docs({}, set(), prune=False)  # the files still held
-            self._remove_unshown_files(keep=self._lost_heads(stream.cursors, contradicted))
+            # a replay pinned in the past (``rebuild --until``) shows fewer events on purpose
+            self._remove_unshown_files(keep=pinned is None and self._lost_heads(stream.cursors, contradicted))
         if floor is not None and (last_key is None or last_key < floor):
             last_key = floor
         self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned, keep=contradicted)
@@ -1200,7 +1202,7 @@ class ProjectionRunner:
         shown so far are remembered, to remove the ones no longer shown."""
         db = self.db
         db.execute("DROP TABLE IF EXISTS temp.shown_before")
-        db.execute("CREATE TEMP TABLE shown_before AS SELECT path FROM materialized")
+        db.execute("CREATE TEMP TABLE shown_before AS SELECT path, projection FROM materialized")
         for table in ("docs", "cursors", "meta", "materialized", "unwritten"):
             db.execute(f"DELETE FROM {table}")
         for p in self.projections:
@@ -1357,16 +1359,17 @@ class ProjectionRunner:
     def _remove_unshown_files(self, *, keep: bool = False) -> None:
         """After a rebuild: remove the files shown before that no document shows now.
         ``keep``: the ledger lost events the index acknowledged (``_lost_heads``), so
-        those files are kept where they are, as ``KEPT`` rows (``kept_files``): a
+        those files are kept where they are, as ``KEPT`` rows (``kept_files``; a file
+        kept once stays kept, through a replay pinned in the past too): a
         handoff whose last event was cut off the feed is whole only there. Restoring
         the feed shows them again; ``baton repair --yes`` moves them into quarantine
         before it records the loss."""
         if self.in_memory:
             self.db.execute("DROP TABLE temp.shown_before")
             return
-        for (rel,) in self.db.execute("SELECT path FROM temp.shown_before "
-                                      "WHERE path NOT IN (SELECT path FROM materialized)").fetchall():
-            if not keep:
+        for rel, shown_by in self.db.execute("SELECT path, projection FROM temp.shown_before "
+                                             "WHERE path NOT IN (SELECT path FROM materialized)").fetchall():
+            if not keep and shown_by != KEPT:  # one kept before stays kept until a repair moves it
                 self._remove(rel, ("", ""))
             elif (self.baton_dir / rel).is_file():
                 self.db.execute("INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, '')",
