@@ -250,8 +250,23 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     after = record_repairs(project, finished, plans, quarantined, progress)
+    release_set_aside(project, lost_files)
     return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf,
                         project.writer, moved)
+
+
+def release_set_aside(project: "Project", moved: list[str]) -> None:
+    """After the record: the files the repair's own rebuild kept (between its cut and its
+    record the feed is shorter than the index acknowledged) other than ``moved``, those the
+    loss had kept before: their events are whole in the ``.repair`` copy just written (a
+    cut sets aside whole lines), so they go as a rebuild removed them before — and a
+    ``forget`` reaches that copy, never a second one."""
+    try:
+        left = [rel for rel in project.runner.kept_files() if rel not in moved]
+        if left:
+            project.runner.release_kept(left)
+    except (BatonError, sqlite3.Error):
+        pass  # left as kept files: listed by the next repair, never lost
 
 
 KEPT_PREFIX = "kept."

@@ -1396,6 +1396,15 @@ class ProjectionRunner:
         rows = self.db.execute("SELECT path FROM materialized WHERE projection = ? ORDER BY path", [KEPT]).fetchall()
         return [path for (path,) in rows if (self.baton_dir / path).is_file()]
 
+    def release_kept(self, paths: Iterable[str]) -> None:
+        """Remove the files of ``paths`` and their ``KEPT`` rows: a repair's own rebuild,
+        between its cut and its record, kept them, but their events are in the copy the
+        repair just set aside (``baton.commands.repair``)."""
+        paths = list(paths)
+        for rel in paths:
+            self._remove(rel, (KEPT, ""))
+        self.forget_kept(paths)
+
     def forget_kept(self, paths: Iterable[str]) -> None:
         """Drop the ``KEPT`` rows of ``paths`` (moved into quarantine by a repair)."""
         with self.db.conn:
