@@ -315,15 +315,17 @@ class Baton:
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None, kind: str = "handoff", branch: str | None = None,
-                      count_total: bool = True, by: str | None = None, mine: bool = False) -> ListResult:
+                      count_total: bool = True, by: str | None = None, mine: bool = False,
+                      cursor: str | None = None) -> ListResult:
         """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``; only those
         captured ``by`` one owner (or writer id), or only the reader's (``mine``). At most
         ``limit`` (``None``: the newest 50, ``listing.DEFAULT_LIMIT``; 0: every match); ``total`` counts
-        the matches a limit left out unless ``count_total`` is false (a caller that shows only the rows)."""
+        the matches a limit left out unless ``count_total`` is false (a caller that shows only the rows).
+        ``cursor``: a page's ``next_cursor``, for the page after it."""
         from baton.commands import listing
 
         return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch,
-                                     count_total=count_total, by=by, mine=mine)
+                                     count_total=count_total, by=by, mine=mine, cursor=cursor)
 
     def show(self, token: str, **options: Any) -> ShowResult:
         """``handoff show``; ``as_of`` answers from a replay up to that point."""

@@ -489,6 +489,9 @@ def _add_handoff_reads(hsub, common) -> None:
     who.add_argument("--mine", action="store_true", help="only records you captured (your owner here)")
     p.add_argument("--limit", metavar="N", type=int,
                    help="at most N, the newest (default 50; 0 lists every match)")
+    p.add_argument("--cursor", metavar="C",
+                   help="the next page: the cursor a listing cut short by its limit gave (next_cursor), "
+                        "with the same filters")
     p.set_defaults(func="handoffs:handoff_list")
 
     p = hsub.add_parser("show", parents=[common], help="show one handoff as json, yaml, md or prompt",

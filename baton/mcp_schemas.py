@@ -43,6 +43,7 @@ from baton.domain.edits import REPLACEABLE
 from baton.domain.handoff import Status, Trigger
 from baton.domain.limits import (
     BRANCH_LABEL_MAX,
+    CURSOR_MAX,
     HANDOFF_ID_MAX,
     MAX_MAX_TOKENS,
     MIN_MAX_BYTES,
@@ -260,6 +261,8 @@ def _handoff_list() -> dict[str, Any]:
                                                                   "an answer; `more` says whether more match)"},
         "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
         "branch": _text("only records of this branch"),
+        "cursor": _text("the next page: the `next_cursor` of the answer before (given while `more` is true), "
+                        "with the same other arguments", max_length=CURSOR_MAX),
     })
 
 
@@ -397,7 +400,8 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                                "brief": _O, "marked_resumed": _B, "handoff": _OPT_O, "record_omitted": _B,
                                "latest": _OPT_O, "left_pending": _A},
                               "id", "freshness_state", "brief"),
-    "handoff_list": _result({"count": _I, "more": _B, "total": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
+    "handoff_list": _result({"count": _I, "more": _B, "total": _I, "next_cursor": _OPT_S, "filters": _O, "handoffs": _A},
+                            "count", "handoffs"),
     "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,
                              "record_omitted": _B}, "id", "short_id", "status", "handoff"),
     "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,

@@ -767,17 +767,18 @@ class BatonTools:
         limit: int | None = None,
         kind: Literal["handoff", "baton", "all"] = "handoff",
         branch: Text = None,
+        cursor: Text = None,
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
-        evidence payloads. Session batons only with kind baton or all. At most limit (default 50); more is true
-        when more match, and total says how many (narrow with status, work or branch, or raise limit up to
-        200, the most one answer lists)."""
+        evidence payloads. Session batons only with kind baton or all. At most limit (default 50, at most 200
+        an answer); more is true when more match, total says how many, and next_cursor is where the next page
+        starts: call again with the same arguments and cursor set to it, until more is false."""
         # Without a limit, the use case's default (``listing.DEFAULT_LIMIT``, 50), as on the command line;
         # past AGENT_LIST_MAX, that many (``more`` and ``total`` tell the rest).
         if isinstance(limit, int) and not isinstance(limit, bool) and limit > AGENT_LIST_MAX:
             limit = AGENT_LIST_MAX
         return self.run(lambda baton: baton.list_handoffs(status=status, work=work, kind=kind, branch=branch,
-                                                          limit=limit))
+                                                          limit=limit, cursor=cursor))
 
     def handoff_amend(
         self,

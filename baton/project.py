@@ -84,6 +84,13 @@ class ProjectPaths(Value):
         return self.baton_dir / ".gitignore"
 
     @property
+    def init_pending(self) -> Path:
+        """``.baton/init.pending``: a ``baton init`` that made ``config.json`` has not yet
+        recorded ``project.initialized`` (it was killed, or could not undo what it made):
+        every other command refuses the project until ``baton init`` runs again."""
+        return self.baton_dir / "init.pending"
+
+    @property
     def deferred_dir(self) -> Path:
         """``.baton/deferred/``: the hooks kept for later (``baton.commands.deferred``)."""
         return self.baton_dir / KEPT_HOOKS_DIR

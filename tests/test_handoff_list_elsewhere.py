@@ -66,6 +66,6 @@ def test_a_filtered_empty_baton_listing_says_to_drop_kind_baton_to_list_the_hand
 def test_the_json_listing_is_unchanged_by_the_hint(capsys, project):
     _leave_batons(project, 1)
     listed = run_json(capsys, project, "handoff", "list")
-    assert listed == {"handoffs": [], "count": 0, "more": False, "total": 0,
+    assert listed == {"handoffs": [], "count": 0, "more": False, "total": 0, "next_cursor": None,
                       "filters": {"status": None, "work": None, "kind": "handoff", "branch": None,
-                                  "by": None, "mine": False}}
+                                  "by": None, "mine": False, "cursor": None}}

@@ -45,7 +45,10 @@ def test_handoff_list_text_past_its_limit_says_on_stderr_how_many_match_and_stdo
     cut = run_baton("handoff", "list", "--limit", "2", "--project", str(project))
     whole = run_baton("handoff", "list", "--limit", "3", "--project", str(project))
     assert cut.returncode == 0 and len(cut.stdout.splitlines()) == 2
-    assert cut.stderr == "baton: the newest 2 of 3 handoffs shown; a larger --limit shows more, --limit 0 shows all\n"
+    cursor = json.loads(run_baton("handoff", "list", "--limit", "2", "--json", "--project", str(project)).stdout)[
+        "next_cursor"]
+    assert cut.stderr == (f"baton: the newest 2 of 3 handoffs shown; the next page: add --cursor {cursor} (a larger "
+                          "--limit shows more, --limit 0 shows all)\n")
     assert len(whole.stdout.splitlines()) == 3 and whole.stderr == ""
 
 
@@ -57,7 +60,8 @@ def test_the_list_handler_returns_its_note_with_the_result_and_leaves_the_argume
     with Baton.open(project) as app:
         cut, whole = handoff_list(app, cut_args), handoff_list(app, whole_args)
     assert isinstance(cut, Noted) and cut.exit_code == 0 and cut.result.more is True
-    assert cut.note == "the newest 2 of 3 handoffs shown; a larger --limit shows more, --limit 0 shows all"
+    assert cut.note == (f"the newest 2 of 3 handoffs shown; the next page: add --cursor {cut.result.next_cursor} "
+                        "(a larger --limit shows more, --limit 0 shows all)")
     assert not isinstance(whole, Noted) and whole.more is False
     assert vars(cut_args) == before
 
@@ -81,8 +85,8 @@ def test_handoff_list_without_a_limit_shows_the_newest_50_and_says_how_to_see_al
     project, newest = past_the_default
     text = run_baton("handoff", "list", "--project", str(project))
     assert [line.split()[0] for line in text.stdout.splitlines()] == [short_id(i) for i in newest[:50]]
-    assert text.stderr == ("baton: the newest 50 of 52 handoffs shown; a larger --limit shows more, "
-                           "--limit 0 shows all\n")
+    assert text.stderr.startswith("baton: the newest 50 of 52 handoffs shown; the next page: add --cursor ")
+    assert text.stderr.endswith(" (a larger --limit shows more, --limit 0 shows all)\n")
     as_json = run_baton("handoff", "list", "--json", "--project", str(project))
     listed = json.loads(as_json.stdout)
     assert listed["count"] == 50 and listed["more"] is True and listed["total"] == 52

@@ -32,14 +32,16 @@ def handoff_ready(app: Baton, args: argparse.Namespace):
 def handoff_list(app: Baton, args: argparse.Namespace):
     """Without ``--limit``, the newest 50 (``listing.DEFAULT_LIMIT``); when the
     limit leaves matches out, the text listing is followed by a line on stderr
-    saying how many match in all (``--json`` has ``more`` and ``total``)."""
+    saying how many match in all and the ``--cursor`` of the next page (``--json``
+    has ``more``, ``total`` and ``next_cursor``)."""
     result = app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
-                               branch=args.branch, by=args.by, mine=args.mine)
+                               branch=args.branch, by=args.by, mine=args.mine, cursor=args.cursor)
     if not result.more:
         return result
     total = f"{result.matched:,}" if result.matched is not None else "more"  # counted: count_total
-    return Noted(result, f"the newest {len(result.rows)} of {total} {result.noun} shown; "
-                         f"a larger --limit shows more, --limit 0 shows all")
+    which = "the newest" if result.cursor is None else "the next"
+    return Noted(result, f"{which} {len(result.rows)} of {total} {result.noun} shown; the next page: add "
+                         f"--cursor {result.next_cursor} (a larger --limit shows more, --limit 0 shows all)")
 
 
 def handoff_show(app: Baton, args: argparse.Namespace):

@@ -80,12 +80,19 @@ def say_disk_full(message: str) -> None:
     sys.stderr.flush()
 
 
-def say_damage(message: str) -> None:
+def say_damage(message: str, kept: list[str]) -> None:
     """A reading command found a feed that lost lines the index acknowledged:
-    it answers from what the feeds hold, and says so (exit 0)."""
+    it answers from what the feeds hold, and says so (exit 0) — and names the
+    files kept although no event left shows them (``kept``, relative to ``.baton/``)."""
     sys.stderr.write(f"baton: warning: {message}: events this project acknowledged are gone. This answer holds "
                      "what is left, and writes stop until the feed is restored from a copy or a confirmed "
                      "`baton repair` records the loss; `baton verify` shows the damage (docs/ledger.md)\n")
+    if kept:
+        shown = ", ".join(f".baton/{rel}" for rel in kept[:5]) + (f" and {len(kept) - 5} more" if len(kept) > 5 else "")
+        sys.stderr.write(f"baton: kept {shown}: written from the lost events, "
+                         f"{'it is' if len(kept) == 1 else 'they are'} the only whole copy of what they recorded; "
+                         "restoring the feed shows them again, and `baton repair --yes` moves them into "
+                         ".baton/quarantine/ (docs/ledger.md, \"Files the lost events showed\")\n")
     sys.stderr.flush()
 
 

@@ -380,7 +380,10 @@ class Project:
         self._room_at: int | None = None
         """The bytes free when a write of the index failed for want of space
         (``became_full``): the disk is full for Baton until it has more."""
-        self.on_damage: Callable[[str], None] | None = None
+        self.on_damage: Callable[[str, list[str]], None] | None = None
+        """A reading command found a feed that lost events the index acknowledged:
+        why, and the files a rebuild kept because those events showed them
+        (``ProjectionRunner.kept_files``)."""
         """Told, by a reading command, after its catch-up, that a feed lost
         lines the index acknowledged (the refusal a write
         would meet): the read still answers, from what the feeds hold, but
@@ -421,13 +424,15 @@ class Project:
 
     @classmethod
     def open(cls, project: str | os.PathLike | None = None, *, clock: WallClock = system_clock,
-             limits: Limits = Limits(), feed_links: bool = False) -> "Project":
+             limits: Limits = Limits(), feed_links: bool = False, initializing: bool = False) -> "Project":
         """Open an initialised project, waiting for its lock and folding as ``limits`` say.
         ``feed_links``: a feed that is a symbolic link (or not a regular file) is
         kept in ``foreign_feeds`` instead of refused (``verify``, ``repair``).
+        ``initializing``: ``baton init`` opens the project it is making (``init.pending`` allowed).
 
         Raises:
-            NotInitialized: there is no ``.baton/config.json`` at the root.
+            NotInitialized: there is no ``.baton/config.json`` at the root, or a ``baton init``
+                did not finish there (``ProjectPaths.init_pending``).
         """
         root = resolve_root(project)
         paths = ProjectPaths(root, resolve_worktree(root, project))
@@ -435,6 +440,10 @@ class Project:
             raise not_a_directory(paths.root)
         if not paths.config.is_file():
             raise _not_a_project(paths.root)
+        if not initializing and os.path.lexists(paths.init_pending):
+            raise NotInitialized(f"`baton init` did not finish in {paths.root} (.baton/init.pending: it stopped "
+                                 "before recording project.initialized): run `baton init` again, which completes "
+                                 "it", details={"root": str(paths.root), "init_pending": True})
         foreign = check_baton_folder_inside(paths, feeds=not feed_links)
         config = read_config(paths.config)
         try:
@@ -768,7 +777,7 @@ class Project:
                     found = lost() if lost is not None else None
                     if found and found not in self._damage_told:
                         self._damage_told.add(found)
-                        self.on_damage(found)
+                        self.on_damage(found, runner.kept_files())
         except IndexBehind as exc:
             if "background_pid" in exc.details:
                 raise

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -91,6 +93,17 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         raise InputError(f"{paths.root} is not a directory")
     check_baton_folder_inside(paths)
     _check_index_path_fits(paths)
+    before = _entries(paths.baton_dir)
+    try:
+        return _init(paths, project_id, on_wait, on_progress)
+    except BaseException:
+        _undo(paths, before)
+        raise
+
+
+def _init(paths: ProjectPaths, project_id: str | None, on_wait: Callable[..., None] | None,
+          on_progress: Progress | None) -> InitResult:
+    """``init_project``'s work; what it makes is undone by the caller when it fails."""
     created = adopted = False
     if paths.config.is_file():
         config = read_config(paths.config)
@@ -107,6 +120,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         config = ProjectConfig(project_id=project_id or recorded or uuid7(), extra=dict(DEFAULT_SETTINGS))
         with _creating(paths):
             paths.ledger_dir.mkdir(parents=True, exist_ok=True)
+            paths.init_pending.write_bytes(b"")  # before config.json: a kill from here on leaves it said
             write_json_atomic(paths.config, config.to_json())
         created = True
     with _creating(paths):
@@ -114,7 +128,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
             paths.gitignore.write_text(GITIGNORE)
         paths.ledger_dir.mkdir(parents=True, exist_ok=True)
         ensure_writer(paths)
-    opened = Project.open(paths.root)
+    opened = Project.open(paths.root, initializing=True)
     opened.on_wait, opened.on_progress = on_wait, on_progress
     try:
         with opened.writing() as scope:
@@ -124,7 +138,46 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
                 created = True
     finally:
         opened.close()
+    with _creating(paths):
+        if os.path.lexists(paths.init_pending):
+            os.unlink(paths.init_pending)
     return InitResult(str(paths.root), config.project_id, opened.writer, created, adopted=adopted)
+
+
+def _entries(folder: Path) -> frozenset[str] | None:
+    """The names in ``folder`` (``.baton/``) before ``init`` ran; None when there was no such folder."""
+    try:
+        return frozenset(os.listdir(folder))
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return frozenset()  # unreadable: nothing of it is taken for this run's
+
+
+def _undo(paths: ProjectPaths, before: frozenset[str] | None) -> None:
+    """A ``baton init`` that failed (a full disk, a refused write, an interrupt) where there was no
+    ``config.json`` removes what it made in ``.baton/`` — ``config.json`` first, so nothing looks initialised, ``init.pending`` last, so
+    a removal that fails leaves it said — and ``.baton/`` itself when it made it: the folder is as
+    before, and ``baton init`` is run again. What was there before (a committed ``config.json``, a
+    ledger) is never touched. Never raises: the failure is what is reported."""
+    if before is not None and paths.config.name in before:
+        return  # a project already (or a clone's committed config): what it holds is not this run's to judge
+    made = [name for name in _entries(paths.baton_dir) or () if before is None or name not in before]
+    if not made:
+        return
+    last = paths.init_pending.name
+    for name in sorted(made, key=lambda n: (n != paths.config.name, n == last)):
+        path = paths.baton_dir / name
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        except OSError:
+            return
+    if before is None:
+        with contextlib.suppress(OSError):
+            os.rmdir(paths.baton_dir)
 
 
 INIT_SCAN_LINES = 64

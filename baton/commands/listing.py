@@ -1,8 +1,9 @@
-"""``baton handoff list [--status S] [--work QUERY] [--kind K] [--branch B] [--by OWNER | --mine] [--limit N]``.
+"""``baton handoff list [--status S] [--work QUERY] [--kind K] [--branch B] [--by OWNER | --mine] [--limit N] [--cursor C]``.
 
 Newest first: the newest ``DEFAULT_LIMIT`` unless told otherwise (``limit``
 0: every match); a listing its limit cut says how many match in all
-(``total``). ``kind`` is ``handoff`` by default: the session batons every
+(``total``) and where the next page starts (``next_cursor``, given back as
+``cursor``: keyset paging on the newest-first order, ``handoffs.newest``). ``kind`` is ``handoff`` by default: the session batons every
 ``session end`` leaves are records too, but they are listed apart
 (``--kind baton``) or together (``--kind all``). ``--work`` is a full-text search over title, objective and
 summary (SQLite FTS5, kept by the ``handoffs`` projection): every word must
@@ -28,7 +29,7 @@ from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain.authorship import author_label, wrote
 from baton.domain.handoff import STATUSES
-from baton.domain.limits import QUERY_MAX
+from baton.domain.limits import HANDOFF_ID_MAX, QUERY_MAX
 from baton.domain.lineage import conflicts_touching_each
 from baton.domain.short_ids import short_id
 from baton.domain.wording import TITLE_WIDTH, clipped, counted
@@ -66,9 +67,13 @@ class ListResult:
     kind: str = "handoff"
     branch: str | None = None
     more: bool = False
-    """More records match than the limit let through."""
+    """More records match than the limit let through (after ``cursor``, when given)."""
     total: int | None = None
-    """How many match in all, when ``more`` and counted (``count_total``); else ``None``."""
+    """How many match in all, when ``more`` or ``cursor`` and counted (``count_total``); else ``None``."""
+    cursor: str | None = None
+    """The page asked for: the rows after this ``next_cursor`` of an earlier page."""
+    next_cursor: str | None = None
+    """When ``more``: where the next page starts (``cursor`` of the next call)."""
     reader: "Reader" = attrs.field(factory=lambda: Reader("", str))
     """Who reads the list: this clone's writer id and owner (``mine``)."""
     by: str | None = None
@@ -94,8 +99,9 @@ class ListResult:
                 "count": len(self.rows),
                 "more": self.more,
                 "total": self.matched,
+                "next_cursor": self.next_cursor,
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch,
-                            "by": self.by, "mine": self.mine_only}}
+                            "by": self.by, "mine": self.mine_only, "cursor": self.cursor}}
 
     def mine(self, row: "HandoffSummary") -> bool:
         """Did the reader capture ``row``?"""
@@ -105,9 +111,9 @@ class ListResult:
 
     @property
     def matched(self) -> int | None:
-        """How many match in all: the rows listed when the limit left none out,
-        else the count (``None`` when not counted: ``count_total``)."""
-        return len(self.rows) if not self.more else self.total
+        """How many match in all: the rows listed when the limit left none out
+        (of a first page), else the count (``None`` when not counted: ``count_total``)."""
+        return self.total if self.more or self.cursor is not None else len(self.rows)
 
     @property
     def noun(self) -> str:
@@ -209,8 +215,12 @@ def list_handoffs(
     by: str | None = None,
     mine: bool = False,
     owner: str | None = None,
+    cursor: str | None = None,
 ) -> ListResult:
     """``limit``: at most this many (``None``: ``DEFAULT_LIMIT``; ``EVERY``, 0: every match).
+    ``cursor``: the ``next_cursor`` of the page before, for the next one (the same filters
+    and ``limit`` expected; the rows after that page's last, however many were captured
+    since: they are newer, on the first page).
     ``by``: only records captured under this owner (or by this writer id);
     ``mine``: only the reader's (``ListResult.mine``); ``owner``: the reader's
     owner when the caller already resolved it (``identity.recorded_owner``).
@@ -222,16 +232,10 @@ def list_handoffs(
         raise InputError(f"`status` must be one of {', '.join(STATUSES)}, not {status!r}")
     if kind not in handoffs.KINDS:
         raise InputError(f"`kind` must be one of {', '.join(handoffs.KINDS)}, not {kind!r}")
-    if limit is None:
-        limit = DEFAULT_LIMIT
-    if limit < 0:
-        raise InputError("`limit` must be a positive number, or 0 for every match")
-    limit = None if limit == EVERY else min(limit, SQLITE_INT_MAX - 1)  # "at most N": past SQLite's integers, every row is at most N
+    limit = _limit_of(limit)
     query, contains = _search_of(work)
-    if by is not None and mine:
-        raise InputError("give `by` or `mine`, not both")
-    if by is not None and not by.strip():
-        raise InputError("`by` needs an owner (a git email or name) or a writer id")
+    before = parse_cursor(cursor)
+    _check_authors(by, mine)
     runner = project.reading()
     branch = branch or None
     reader, who = _reader(project, owner)
@@ -242,12 +246,12 @@ def list_handoffs(
         # One row past the limit says whether more match (``more``); only then are they counted (``total``).
         rows = handoffs.newest(runner.db, status=status, search=query, contains=contains,
                                limit=None if limit is None else limit + 1,
-                               kind=kind, branch=branch, by=authors)
+                               kind=kind, branch=branch, by=authors, before=before)
         more = limit is not None and len(rows) > limit
         rows = rows[:limit] if more else rows
         total = (handoffs.matching(runner.db, status=status, search=query, contains=contains, kind=kind,
                                    branch=branch, by=authors)
-                 if more and count_total else None)
+                 if (more or before is not None) and count_total else None)
         elsewhere = (handoffs.matching(runner.db, status=status, search=query, contains=contains, kind=OTHER_KIND[kind],
                                        branch=branch,
                                        by=authors)
@@ -255,7 +259,8 @@ def list_handoffs(
         feeds = judged(project, {r.id: r.writer or None for r in rows})
         return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
                           kind=kind, branch=branch, more=more, total=total, elsewhere=elsewhere, reader=reader,
-                          by=by.strip() if by is not None else None, mine_only=mine, feeds=feeds)
+                          by=by.strip() if by is not None else None, mine_only=mine, feeds=feeds, cursor=cursor,
+                          next_cursor=f"{rows[-1].hlc}.{rows[-1].id}" if more and rows else None)
 
     memo = getattr(runner, "memo", None)
     if memo is None or who is None:  # None: no stamp tells when git's identity changes
@@ -270,13 +275,50 @@ def list_handoffs(
     # changes, so does ``who``, and the "(you)" marks (``mine``) are made afresh.
     # The feeds' verdicts (``feeds``) change with sync's record of them, which need not change the index.
     key = (status, work, limit, kind, branch, count_total, by, mine, authors if mine else None, who,
-           verdicts_stamp(project))
+           verdicts_stamp(project), cursor)
     found = answers.get(key)
     if found is None:
         if len(answers) >= REMEMBERED_LISTS:
             answers.clear()
         found = answers[key] = listed()
     return found
+
+
+def _limit_of(limit: int | None) -> int | None:
+    """The rows a listing may hold: ``DEFAULT_LIMIT`` when not told, None for every match (``EVERY``).
+
+    Raises: InputError (a negative limit)."""
+    if limit is None:
+        limit = DEFAULT_LIMIT
+    if limit < 0:
+        raise InputError("`limit` must be a positive number, or 0 for every match")
+    return None if limit == EVERY else min(limit, SQLITE_INT_MAX - 1)  # "at most N": past SQLite's integers, every row is at most N
+
+
+def _check_authors(by: str | None, mine: bool) -> None:
+    """Raises: InputError (``by`` and ``mine`` together, or a blank ``by``)."""
+    if by is not None and mine:
+        raise InputError("give `by` or `mine`, not both")
+    if by is not None and not by.strip():
+        raise InputError("`by` needs an owner (a git email or name) or a writer id")
+
+
+_CURSOR = re.compile(rf"(\d{{1,19}})\.([0-9a-f-]{{1,{HANDOFF_ID_MAX}}})")
+
+
+def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
+    """A page's ``next_cursor`` (``<hlc>.<id>`` of its last row) as the ``(hlc, id)`` the next
+    page starts after; None for the first page.
+
+    Raises: InputError (not a cursor a listing gave)."""
+    if cursor is None:
+        return None
+    found = _CURSOR.fullmatch(cursor) if isinstance(cursor, str) else None
+    if found is None or int(found[1]) > SQLITE_INT_MAX:
+        shown = cursor[:60] + "…" if isinstance(cursor, str) and len(cursor) > 60 else cursor
+        raise InputError(f"`cursor` must be the `next_cursor` of a listing's page, not {shown!r}",
+                         details={"cursor": shown})
+    return int(found[1]), found[2]
 
 
 def _reader(project: "Project", owner: str | None) -> tuple["Reader", Any]:

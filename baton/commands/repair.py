@@ -8,10 +8,13 @@ it would do (``--dry-run`` says so on purpose, with exit 0).
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
+from hashlib import sha256
 from typing import TYPE_CHECKING, Callable
 
 import attrs
+import orjson
 
 from baton.commands.context import foreign_feed_name, foreign_refusal
 from baton.commands.repair_plan import caught_up_by_sync, feed_named, landed, plan_lines, repair_plans, seq_range
@@ -19,6 +22,8 @@ from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, NotFound, StorageError
+from baton.ledger import files
+from baton.ledger.ids import uuid7
 from baton.ledger.line_endings import crlf_feeds, put_back_lf
 from baton.ledger.repair import (
     LINE_PROBLEMS,
@@ -56,6 +61,11 @@ class RepairResult:
     ``--dry-run``, to be; ``baton.ledger.line_endings``)."""
     own: str | None = None
     """This clone's writer: the plan names its own feed as its own."""
+    kept: list[dict] = attrs.field(factory=list)
+    """Files a rebuild kept because the events that showed them are lost
+    (``ProjectionRunner.kept_files``): ``{"path", "quarantine"}``, ``path`` relative to
+    ``.baton/``, ``quarantine`` the name this run moved it to in ``.baton/quarantine/``
+    (None: a dry run, or no loss recorded)."""
 
     @property
     def exit_code(self) -> int:
@@ -71,6 +81,7 @@ class RepairResult:
             "synced_beyond": self.synced_beyond,
             "finished": [dict(u.repair.to_json(), quarantine=u.file) for u in self.finished],
             "line_endings": [{"feed": feed, "lines": n} for feed, n in self.line_endings.items()],
+            "kept_files": self.kept,
         }
 
     def render(self) -> str:
@@ -105,6 +116,7 @@ class RepairResult:
             caught_up = caught_up_by_sync(plan, self.own, done=self.repaired)
             if caught_up:
                 lines.append(caught_up)
+        lines.extend(self.kept_lines())
         if self.repaired:
             lines.append("Recorded as a ledger.repaired event. "
                          + ("The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."))
@@ -118,6 +130,20 @@ class RepairResult:
             lines.append("Nothing was changed (--dry-run).")
         return "\n".join(lines)
 
+
+    def kept_lines(self) -> list[str]:
+        """The files written from events the ledger lost, kept by the reads since
+        (``kept``): moved into quarantine by this run, or to be by ``--yes``."""
+        lines = []
+        for item in self.kept:
+            if item["quarantine"] is None:
+                lines.append(f"Would move .baton/{item['path']} into .baton/quarantine/: written from events the "
+                             "ledger lost, the only whole copy of what they recorded")
+            else:
+                lines.append(f"Moved .baton/{item['path']} to .baton/quarantine/{item['quarantine']} (listed in "
+                             f"{kept_list_name(item['quarantine'])} beside it): written from events the ledger "
+                             "lost, the only whole copy of what they recorded")
+        return lines
 
     def line_ending_lines(self) -> list[str]:
         """The feeds whose line endings this run put back (or would)."""
@@ -185,11 +211,12 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         raise foreign_refusal(*folders[0])
     restore = next((p for p in plans if p.restored), None)
     synced = synced_beyond_cut(project, plans)
+    lost_files = kept_files(project) if plans else []
     if (not plans and not links) or dry_run:
         if finished and not dry_run:
             before = record_repairs(project, finished, [], [], progress)
         return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
-                            finished, crlf, project.writer)
+                            finished, crlf, project.writer, [{"path": rel, "quarantine": None} for rel in lost_files])
     if feed is not None:
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
@@ -219,14 +246,103 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         remove_foreign_feed(project, rel)
         shown["removed"] = True
     project.foreign_feeds = [item for item in project.foreign_feeds if item not in links]
+    moved = keep_in_quarantine(project, lost_files, [reason for plan in plans for reason in plan.reasons])
     unlanded = [u for u in unfinished_repairs(project.paths.baton_dir, before.quarantined) if not u.landed]
     quarantined = []
     for plan in plans:  # a repair killed before it changed the feed is done again with its own copy
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     after = record_repairs(project, finished, plans, quarantined, progress)
+    release_set_aside(project, lost_files)
     return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf,
-                        project.writer)
+                        project.writer, moved)
+
+
+def release_set_aside(project: "Project", moved: list[str]) -> None:
+    """After the record: the files the repair's own rebuild kept (between its cut and its
+    record the feed is shorter than the index acknowledged) other than ``moved``, those the
+    loss had kept before: their events are whole in the ``.repair`` copy just written (a
+    cut sets aside whole lines), so they go as a rebuild removed them before — and a
+    ``forget`` reaches that copy, never a second one."""
+    try:
+        left = [rel for rel in project.runner.kept_files() if rel not in moved]
+        if left:
+            project.runner.release_kept(left)
+    except (BatonError, sqlite3.Error):
+        pass  # left as kept files: listed by the next repair, never lost
+
+
+KEPT_PREFIX = "kept."
+"""How the files a repair moves into quarantine (``keep_in_quarantine``) are named:
+``kept.<uuid>.<file name>``, listed in ``kept.<uuid>.files.json``."""
+
+
+def kept_list_name(quarantined: str) -> str:
+    """The list beside a file ``keep_in_quarantine`` moved (``kept.<uuid>.files.json``)."""
+    return KEPT_PREFIX + quarantined[len(KEPT_PREFIX):].split(".", 1)[0] + ".files.json"
+
+
+def kept_files(project: "Project") -> list[str]:
+    """The files (relative to ``.baton/``) a rebuild kept because the ledger lost the
+    events that showed them (``ProjectionRunner.kept_files``), after a catch-up — the
+    one that finds the loss, when no command read since the feed was cut. A ledger
+    too damaged to read (the catch-up refuses it) rebuilt nothing, so removed nothing:
+    the files kept before are listed, if any."""
+    told, project.on_damage = project.on_damage, None  # the repair says what it finds itself
+    try:
+        return project.reading().kept_files()
+    except BatonError:
+        try:
+            return project.runner.kept_files()
+        except (BatonError, sqlite3.Error):
+            return []
+    finally:
+        project.on_damage = told
+
+
+def keep_in_quarantine(project: "Project", kept: list[str], reasons: list[str]) -> list[dict]:
+    """Move ``kept`` (relative to ``.baton/``) into ``.baton/quarantine/`` before the loss is
+    recorded (after it, a rebuild would remove them): first the list
+    ``kept.<uuid>.files.json`` (each file's ``path``, its name in quarantine ``file``,
+    ``bytes`` and ``sha256``; the repair's ``reasons``), fsynced, then each file renamed to
+    ``kept.<uuid>.<name>``. Returns ``RepairResult.kept``.
+
+    Raises:
+        StorageError: the list could not be written or a file moved (nothing is removed:
+            a file not moved stays where it was).
+    """
+    if not kept:
+        return []
+    quarantine = project.paths.quarantine_dir
+    run = uuid7()
+    items: list[dict[str, str | int]] = []
+    moves: list[tuple[str, str]] = []
+    for rel in kept:
+        source = project.paths.baton_dir / rel
+        try:
+            data = source.read_bytes()
+        except OSError as exc:
+            raise StorageError(f"cannot read .baton/{rel} to keep it in quarantine: {exc}") from exc
+        moves.append((rel, f"{KEPT_PREFIX}{run}.{source.name}"))
+        items.append({"path": rel, "file": moves[-1][1], "bytes": len(data), "sha256": sha256(data).hexdigest()})
+    listing = quarantine / f"{KEPT_PREFIX}{run}.files.json"
+    try:
+        quarantine.mkdir(parents=True, exist_ok=True)
+        fd = os.open(listing, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            files.write_all(fd, orjson.dumps({"kept": items, "reasons": reasons},
+                                             option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        for rel, name in moves:
+            os.replace(project.paths.baton_dir / rel, quarantine / name)
+    except OSError as exc:
+        raise StorageError(f"cannot move the files written from lost events into {quarantine}: {exc}; nothing "
+                           "was set aside or recorded, and no file was removed") from exc
+    files.fsync_dir(quarantine)
+    project.runner.forget_kept(kept)
+    return [{"path": rel, "quarantine": name} for rel, name in moves]
 
 
 def put_back_line_endings(project: "Project", feed: str | None, *, dry_run: bool, yes: bool) -> dict[str, int]:

@@ -28,6 +28,8 @@ QUERY_MAX = 1000
 hundred words, more than anyone types. Each distinct word is one term of the full-text
 match, whose cost grows faster than the number of terms (200,000 words took 30 s and held
 every other MCP call back: tester-use18 T13)."""
+CURSOR_MAX = 20 + HANDOFF_ID_MAX
+"""A ``handoff list`` page's ``next_cursor`` (``<hlc>.<id>``: at most 19 digits, a dot, an id)."""
 NAME_ARGUMENT_MAX = 1000
 """An MCP tool's owner, branch, harness or model argument, in characters (a name, not a text)."""
 OBJECTIVE_MAX = 2000

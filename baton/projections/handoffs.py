@@ -289,25 +289,31 @@ KINDS = ("handoff", "baton", "all")
 def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = (), search: str | None = None,
            limit: int | None = None, kind: str = "all", branch: str | None = None,
            since: str | None = None, by: "Authors | None" = None,
-           contains: tuple[str, ...] = ()) -> list[HandoffSummary]:
+           contains: tuple[str, ...] = (), before: tuple[int, str] | None = None) -> list[HandoffSummary]:
     """Records newest first, optionally of one status (or any of ``statuses``),
     of one ``kind`` (``KINDS``), on one ``branch``, matching an FTS5 ``search``,
     created at or after ``since`` (a prefix of an RFC 3339 UTC time: ``created_at``
     compares as text), captured ``by`` someone (``Authors``), holding each of
     ``contains`` in its title, objective or summary, at most ``limit``.
+    ``before``: only rows after the row ``(hlc, id)`` in this order — the next page
+    of a listing (keyset paging: the ``(…, hlc, id)`` index is entered at that row,
+    so a page deep in 100,000 rows costs what the first does).
 
     Several ``statuses`` with a ``limit`` (``latest``: ready or resumed) are
     one query per status, merged: each walks its index in order and stops at
     ``limit``, where one ``IN`` query would sort every row of those statuses."""
     if status is None and len(statuses) > 1 and limit is not None:
         parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch, since=since, by=by,
-                        contains=contains)
+                        contains=contains, before=before)
                  for one in statuses]
         merged = heapq.merge(*parts, key=lambda row: (row.hlc, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
     where, args = _filters(db, statuses=(status,) if status is not None else statuses, search=search, contains=contains,
                            kind=kind,
                            branch=branch, since=since, by=by)
+    if before is not None:
+        where += (" AND " if where else " WHERE ") + "(hlc, id) < (?, ?)"
+        args.extend(before)
     sql = f"SELECT {_COLUMNS} FROM {ROWS_TABLE}{where} {_NEWEST}"
     if limit is not None:
         sql += " LIMIT ?"

@@ -81,6 +81,10 @@ INDEX_SCHEMA = 5
 """3: ``feed_heads``, the highest head seen of every feed (kept across rebuilds);
 4: the ``unwritten`` table (materialized files that could not be written);
 5: both (the two were built apart)."""
+KEPT = "kept"
+"""The ``materialized`` rows' projection for a file a rebuild kept although no
+document shows it any more, because the ledger lost events it acknowledged: the
+file may be the only whole copy of what they recorded (``kept_files``)."""
 REPLAY_BATCH = 2_000
 """Events folded between writes of the changed documents during a replay."""
 Progress = Callable[[int, int], None]
@@ -506,7 +510,8 @@ class ProjectionRunner:
         Returns the materialized files it listed, for the caller to prune
         after the next rebuild (the new index does not know them)."""
         try:
-            shown = [path for (path,) in self.db.execute("SELECT path FROM materialized").fetchall()]
+            shown = [path for (path,) in self.db.execute("SELECT path FROM materialized WHERE projection != ?",
+                                                         [KEPT]).fetchall()]  # a kept file is never pruned
         except (sqlite3.Error, StorageError):
             shown = []
         self.close()
@@ -636,7 +641,7 @@ class ProjectionRunner:
 
     def missing_materialized(self) -> list[str]:
         """Materialized files (relative to ``.baton/``) the index says exist but the disk lacks."""
-        rows = self.db.execute("SELECT path FROM materialized ORDER BY path").fetchall()
+        rows = self.db.execute("SELECT path FROM materialized WHERE projection != ? ORDER BY path", [KEPT]).fetchall()
         return [path for (path,) in rows if not (self.baton_dir / path).is_file()]
 
     def feed_heads(self) -> dict[str, tuple[int, str | None, int]]:
@@ -1172,7 +1177,8 @@ class ProjectionRunner:
             self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
         if reset:
             self._write_docs({}, set(), prune=False)  # the files still held
-            self._remove_unshown_files()
+            # a replay pinned in the past (``rebuild --until``) shows fewer events on purpose
+            self._remove_unshown_files(keep=pinned is None and self._lost_heads(stream.cursors, contradicted))
         if floor is not None and (last_key is None or last_key < floor):
             last_key = floor
         self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned, keep=contradicted)
@@ -1196,7 +1202,7 @@ class ProjectionRunner:
         shown so far are remembered, to remove the ones no longer shown."""
         db = self.db
         db.execute("DROP TABLE IF EXISTS temp.shown_before")
-        db.execute("CREATE TEMP TABLE shown_before AS SELECT path FROM materialized")
+        db.execute("CREATE TEMP TABLE shown_before AS SELECT path, projection FROM materialized")
         for table in ("docs", "cursors", "meta", "materialized", "unwritten"):
             db.execute(f"DELETE FROM {table}")
         for p in self.projections:
@@ -1350,15 +1356,60 @@ class ProjectionRunner:
         self.db.execute("INSERT OR REPLACE INTO unwritten (path, projection, key, error) VALUES (?, ?, ?, ?)",
                         [rel, slot[0], slot[1], error])
 
-    def _remove_unshown_files(self) -> None:
-        """After a rebuild: remove the files shown before that no document shows now."""
+    def _remove_unshown_files(self, *, keep: bool = False) -> None:
+        """After a rebuild: remove the files shown before that no document shows now.
+        ``keep``: the ledger lost events the index acknowledged (``_lost_heads``), so
+        those files are kept where they are, as ``KEPT`` rows (``kept_files``; a file
+        kept once stays kept, through a replay pinned in the past too): a
+        handoff whose last event was cut off the feed is whole only there. Restoring
+        the feed shows them again; ``baton repair --yes`` moves them into quarantine
+        before it records the loss."""
         if self.in_memory:
             self.db.execute("DROP TABLE temp.shown_before")
             return
-        for (rel,) in self.db.execute("SELECT path FROM temp.shown_before "
-                                      "WHERE path NOT IN (SELECT path FROM materialized)").fetchall():
-            self._remove(rel, ("", ""))
+        for rel, shown_by in self.db.execute("SELECT path, projection FROM temp.shown_before "
+                                             "WHERE path NOT IN (SELECT path FROM materialized)").fetchall():
+            if not keep and shown_by != KEPT:  # one kept before stays kept until a repair moves it
+                self._remove(rel, ("", ""))
+            elif (self.baton_dir / rel).is_file():
+                self.db.execute("INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, '')",
+                                [rel, KEPT])
         self.db.execute("DROP TABLE temp.shown_before")
+
+    def _lost_heads(self, cursors: Mapping[str, Cursor], contradicted: Mapping[str, tuple[int, str | None]]) -> bool:
+        """After a rebuild's fold: some feed ends before the head the index
+        acknowledged of it (``feed_heads``: cut shorter, or gone) or holds another
+        event at that seq (``contradicted``) — the loss reading commands warn of
+        and writes refuse until the feed is restored or a repair records it."""
+        if contradicted:
+            return True
+        for feed, (seq, _hash, _offset) in self.feed_heads().items():
+            cursor = cursors.get(feed)
+            if cursor is None or cursor.head.seq < seq:
+                return True
+        return False
+
+    def kept_files(self) -> list[str]:
+        """The files (relative to ``.baton/``) a rebuild kept although no document
+        shows them, because the ledger lost the events that did (``KEPT``), and
+        still on disk."""
+        rows = self.db.execute("SELECT path FROM materialized WHERE projection = ? ORDER BY path", [KEPT]).fetchall()
+        return [path for (path,) in rows if (self.baton_dir / path).is_file()]
+
+    def release_kept(self, paths: Iterable[str]) -> None:
+        """Remove the files of ``paths`` and their ``KEPT`` rows: a repair's own rebuild,
+        between its cut and its record, kept them, but their events are in the copy the
+        repair just set aside (``baton.commands.repair``)."""
+        paths = list(paths)
+        for rel in paths:
+            self._remove(rel, (KEPT, ""))
+        self.forget_kept(paths)
+
+    def forget_kept(self, paths: Iterable[str]) -> None:
+        """Drop the ``KEPT`` rows of ``paths`` (moved into quarantine by a repair)."""
+        with self.db.conn:
+            self.db.conn.executemany("DELETE FROM materialized WHERE projection = ? AND path = ?",
+                                     [(KEPT, path) for path in paths])
 
     def _inside(self, rel: str, *, checked: bool = False) -> Path:
         """``.baton/REL``, refused when it would land outside ``.baton/`` (``..``,
