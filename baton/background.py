@@ -31,11 +31,12 @@ from __future__ import annotations
 import fcntl
 import os
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from typing import Any
+
+    from _typeshed import StrPath
 
 LOG = "cache/catch-up.log"
 """Where the background catch-up's stderr goes, relative to ``.baton/``."""
@@ -59,7 +60,7 @@ FAILED_MAX = 300
 """The most characters of a failed catch-up's last error kept for a notice."""
 
 
-def start_catch_up(root: Path, baton_dir: Path) -> tuple[int | None, str | None]:
+def start_catch_up(root: StrPath, baton_dir: StrPath) -> tuple[int | None, str | None]:
     """Start ``baton rebuild --if-needed`` for the project at ``root``, unless
     one started here still runs. Its pid (the one running, or the one
     started; None when it could not be started, or started so recently its
@@ -68,17 +69,17 @@ def start_catch_up(root: Path, baton_dir: Path) -> tuple[int | None, str | None]
     a catch-up that fails at every hook (a damaged feed) is then said, not
     promised again and again."""
     try:
-        (baton_dir / LOG).parent.mkdir(exist_ok=True)
+        os.mkdir(os.path.dirname(os.path.join(baton_dir, LOG)))
     except OSError:
         pass
-    lock = _take_lock(baton_dir / LOCK)
+    lock = _take_lock(os.path.join(baton_dir, LOCK))
     if lock is False:  # a catch-up holds it: that one brings the index up to date
-        return _running_pid(baton_dir / LOCK), None
+        return _running_pid(os.path.join(baton_dir, LOCK)), None
     try:
         # What the last one said when it failed, before the start empties the log;
         # not one started for the project where it was before a move (its error,
         # "… is not a Baton project", is not this one's).
-        failed = _last_failure(baton_dir / LOG) if _recorded_root(baton_dir / LOCK) in (None, str(root)) else None
+        failed = _last_failure(os.path.join(baton_dir, LOG)) if _recorded_root(os.path.join(baton_dir, LOCK)) in (None, str(root)) else None
         pid = _spawn(root, baton_dir, lock)
         if pid is not None and lock is not None:
             try:
@@ -92,7 +93,7 @@ def start_catch_up(root: Path, baton_dir: Path) -> tuple[int | None, str | None]
             os.close(lock)  # the lock stays held by the descriptor the catch-up inherited
 
 
-def _take_lock(path: Path) -> int | None | bool:
+def _take_lock(path: str) -> int | None | bool:
     """The lock file's descriptor, locked; False when another process holds
     it; None when it cannot be opened (then the catch-up runs without it)."""
     try:
@@ -117,13 +118,13 @@ def _take_lock(path: Path) -> int | None | bool:
     return high
 
 
-def failed_for_room(baton_dir: Path) -> tuple[str, int] | None:
+def failed_for_room(baton_dir: StrPath) -> tuple[str, int] | None:
     """When the last catch-up failed for want of space on the disk (``DiskFull``,
     a write of the index refused): what it said the disk was, and the bytes free
     then; else None. Not while one runs (its log is being written)."""
     if running(baton_dir)[0]:
         return None
-    failed = _last_failure(baton_dir / LOG)
+    failed = _last_failure(os.path.join(baton_dir, LOG))
     if failed is None or not failed.startswith("the disk holding ") or " bytes free, too few for " not in failed:
         return None
     head = failed.split(" bytes free, too few for ", 1)[0]
@@ -134,7 +135,7 @@ def failed_for_room(baton_dir: Path) -> tuple[str, int] | None:
     return (failed[:end + 1] if end != -1 else failed), int(count)
 
 
-def _last_failure(log: Path) -> str | None:
+def _last_failure(log: str) -> str | None:
     """The error a finished catch-up ended with: its log's last line, when that
     is the CLI's ``baton: …`` (a catch-up that succeeded leaves the log empty)."""
     try:
@@ -150,11 +151,11 @@ def _last_failure(log: Path) -> str | None:
     return last if len(last) <= FAILED_MAX else last[:FAILED_MAX - 1] + "…"
 
 
-def running(baton_dir: Path) -> tuple[bool, int | None]:
+def running(baton_dir: StrPath) -> tuple[bool, int | None]:
     """Whether a catch-up started here runs now (holds its lock: a probe,
     taken and let go at once, never waited on), and its pid (None when it
     is not written yet, or none runs)."""
-    path = baton_dir / LOCK
+    path = os.path.join(baton_dir, LOCK)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
@@ -170,28 +171,30 @@ def running(baton_dir: Path) -> tuple[bool, int | None]:
     return False, None
 
 
-def _running_pid(path: Path) -> int | None:
+def _running_pid(path: str) -> int | None:
     """The pid a catch-up's lock file holds (its first line)."""
     try:
-        return int(path.read_text().split("\n", 1)[0].strip())
+        with open(path, encoding="utf-8") as fh:
+            return int(fh.read().split("\n", 1)[0].strip())
     except (OSError, ValueError):
         return None
 
 
-def _recorded_root(path: Path) -> str | None:
+def _recorded_root(path: str) -> str | None:
     """The project root the last catch-up started here was for (the lock
     file's second line; None when it names none)."""
     try:
-        lines = path.read_text().split("\n")
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
     except OSError:
         return None
     return lines[1] if len(lines) > 1 and lines[1] else None
 
 
-def _spawn(root: Path, baton_dir: Path, lock: int | None) -> int | None:
+def _spawn(root: StrPath, baton_dir: StrPath, lock: int | None) -> int | None:
     argv = [sys.executable, "-P", "-m", "baton", "--project", str(root), "rebuild", "--if-needed",
             "--lock-wait", f"{LOCK_WAIT:g}"]
-    for stderr in (str(baton_dir / LOG), os.devnull):
+    for stderr in (os.path.join(baton_dir, LOG), os.devnull):
         actions: list[tuple[Any, ...]] = [
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),

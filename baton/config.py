@@ -8,7 +8,6 @@ kept and written back, so an older Baton never drops a newer one's settings.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from stat import S_ISREG
 
 import orjson
@@ -20,6 +19,8 @@ from baton.values import EMPTY_MAPPING, Value
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
     from typing import Any, Mapping
+
+    from _typeshed import StrPath
 
 CONFIG_SCHEMA = 1
 
@@ -42,7 +43,7 @@ class ProjectConfig(Value):
         return out
 
     @classmethod
-    def from_json(cls, raw: Any, where: Path) -> "ProjectConfig":
+    def from_json(cls, raw: Any, where: StrPath) -> "ProjectConfig":
         """Raises: ConfigError (exit 4), naming the file and every problem: a
         config that does not read as one stops every command that opens the
         project (``handoff list`` included), never silently half-applied."""
@@ -128,7 +129,7 @@ def allowed_signers_setting(config: "ProjectConfig") -> str | None:
 
 def allowed_signers_problem(value: Any) -> bool:
     """Whether ``sync.allowed_signers`` is not a relative path that stays inside the project."""
-    return not isinstance(value, str) or not value or os.path.isabs(value) or ".." in Path(value).parts
+    return not isinstance(value, str) or not value or os.path.isabs(value) or ".." in value.split("/")
 
 
 def project_id_problem(value: str) -> str | None:
@@ -144,7 +145,7 @@ CONFIG_HINT = ("; it holds the project's id and shared settings and is committed
 """What a ``config.json`` that does not read as one is said with: how to get a good one back."""
 
 
-def read_config(path: Path) -> ProjectConfig:
+def read_config(path: StrPath) -> ProjectConfig:
     """``config.json`` at ``path``, read and checked.
 
     Raises:
@@ -161,11 +162,12 @@ def read_config(path: Path) -> ProjectConfig:
     return ProjectConfig.from_json(raw, path)
 
 
-def read_json(path: Path, invalid: type[InputError] = InputError) -> Any:
+def read_json(path: StrPath, invalid: type[InputError] = InputError) -> Any:
     """``path``'s JSON. Raises: ``invalid`` (``ConfigError`` for a configuration file) when it
     does not parse; FileNotFoundError; StorageError when it cannot be read."""
     try:
-        return orjson.loads(path.read_bytes())
+        with open(path, "rb") as fh:
+            return orjson.loads(fh.read())
     except FileNotFoundError:
         raise
     except orjson.JSONDecodeError as exc:
@@ -180,7 +182,7 @@ LOCAL_JSON_LIMIT = 64 << 20
 signature of at most 16 KiB a feed)."""
 
 
-def read_local_json(path: Path, limit: int = LOCAL_JSON_LIMIT) -> Any:
+def read_local_json(path: StrPath, limit: int = LOCAL_JSON_LIMIT) -> Any:
     """The JSON of a file Baton writes for itself under ``.baton/`` (always a regular file,
     replaced by a rename): a symbolic link is not followed (it may point out of the project),
     and neither a file other than a regular one (a FIFO would block) nor one over ``limit``
@@ -221,7 +223,7 @@ def read_local_json(path: Path, limit: int = LOCAL_JSON_LIMIT) -> Any:
         raise InputError(f"{path} is not valid JSON: {exc}") from exc
 
 
-def write_json_atomic(path: Path, value: Any) -> None:
+def write_json_atomic(path: StrPath, value: Any) -> None:
     write_bytes_atomic(path, pretty_bytes(value))
 
 
@@ -231,21 +233,22 @@ between writing one and renaming it leaves it behind, holding the whole file
 (``baton forget`` looks for such copies of the text it erases)."""
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: StrPath, data: bytes) -> None:
     """Write via a temporary file and rename, so readers never see half a file.
 
     The temporary name is short and fixed in length (never derived from the
     target's name), so a target whose name is near the file system's limit
     does not fail on its temporary file alone."""
-    tmp = path.with_name(f"{TEMPORARY_PREFIX}{os.getpid()}.{os.urandom(4).hex()}")
+    folder = os.path.dirname(path)
+    tmp = os.path.join(folder, f"{TEMPORARY_PREFIX}{os.getpid()}.{os.urandom(4).hex()}")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder or ".", exist_ok=True)
         with open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except OSError as exc:
         try:
-            tmp.unlink()
+            os.unlink(tmp)
         except OSError:
             pass
         raise StorageError(f"cannot write {path}: {exc}") from exc

@@ -51,9 +51,12 @@ import stat
 import struct
 from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple
 
 from baton.gitinfo import _text, open_repo
+
+if TYPE_CHECKING:
+    from _typeshed import StrPath
 
 BATON_DIR = b".baton"
 GITLINK = 0o160000
@@ -465,7 +468,7 @@ def _object_format(repo: Any) -> bytes:
         return b"sha1"
 
 
-def _opened(start: Path) -> tuple[Any, _Tree] | None:
+def _opened(start: StrPath) -> tuple[Any, _Tree] | None:
     repo = open_repo(start)
     if repo is None:
         return None
@@ -480,7 +483,7 @@ def _opened(start: Path) -> tuple[Any, _Tree] | None:
         return None
 
 
-def status(start: Path, untracked: str = "all", *, folder_limit: int | None = None,
+def status(start: StrPath, untracked: str = "all", *, folder_limit: int | None = None,
            count_cap: int = 5000) -> Status | None:
     """The work tree's status (``untracked``: ``all`` or ``normal``), or None outside a
     repository (or a bare one) or when it cannot be read. ``folder_limit`` (``all`` only): an
@@ -509,7 +512,7 @@ def status(start: Path, untracked: str = "all", *, folder_limit: int | None = No
                   texts(found), tuple(sorted(Crowded(_text(path), files, more) for path, files, more in crowded)))
 
 
-def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
+def changed_files(start: StrPath) -> tuple[bool | None, tuple[str, ...]]:
     """(dirty, sorted changed paths) — staged, unstaged and untracked, an untracked folder
     as ``dir/`` (git's ``--untracked-files=normal``, which keeps the list to what a person
     would read); ``(None, ())`` outside a repository or when the status cannot be read."""
@@ -521,7 +524,7 @@ def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
     return bool(paths), tuple(paths)
 
 
-def is_dirty(start: Path) -> bool | None:
+def is_dirty(start: StrPath) -> bool | None:
     """Whether anything is staged, unstaged or untracked (``.baton/`` aside), stopping at the
     first change found; None outside a repository or when the status cannot be read."""
     opened = _opened(start)
@@ -545,7 +548,7 @@ def _dirty(tree: _Tree, untracked: bool = True) -> bool:
     return next(chain(_unstaged(tree), loose, staged), None) is not None
 
 
-def ignore_filter(start: Path) -> Callable[[Path, bool], bool] | None:
+def ignore_filter(start: StrPath) -> Callable[[StrPath, bool], bool] | None:
     """A test of what the repository holding ``start`` ignores: ``(path, is_folder)`` → whether its ignore
     rules (dulwich's ``IgnoreFilterManager``: nested ``.gitignore`` files, negations, ``info/exclude``, the
     user's excludes file) leave that untracked path out, as ``git status`` does; a tracked path, or a folder
@@ -562,9 +565,9 @@ def ignore_filter(start: Path) -> Callable[[Path, bool], bool] | None:
     finally:
         repo.close()
 
-    def ignored(path: Path, is_folder: bool) -> bool:
+    def ignored(path: StrPath, is_folder: bool) -> bool:
         try:
-            text = path.relative_to(root).as_posix()
+            text = Path(path).relative_to(root).as_posix()
         except ValueError:
             return False
         if is_folder:

@@ -17,10 +17,10 @@ dulwich's config reader too (``named_by_environment``): git's own rule.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
-from pathlib import Path
 
 import orjson
 
@@ -31,40 +31,93 @@ from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Callable
+
+    from _typeshed import StrPath
 
 
 class GitDirs(Value):
     """Where a repository lives, as ``git rev-parse`` would say it (a value class:
-    ``collections.namedtuple`` would compile a ``__new__`` for it in every process)."""
+    ``collections.namedtuple`` would compile a ``__new__`` for it in every process). Each
+    is a string, spelled as ``str(Path(...))`` would spell it (``plain_path``): the hook path
+    holds no ``pathlib`` (docs/performance.md)."""
 
-    worktree: Path | None  # the work tree's top level (None for a bare repository)
-    git_dir: Path  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)
-    common_dir: Path  # the shared git directory (objects, refs, config)
+    worktree: str | None  # the work tree's top level (None for a bare repository)
+    git_dir: str  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)
+    common_dir: str  # the shared git directory (objects, refs, config)
 
     @property
     def bare(self) -> bool:
         return self.worktree is None
 
 
-def _gitdir_of(candidate: Path) -> Path | None:
-    """The git directory ``candidate/.git`` names: the folder itself, or a ``gitdir:`` file's target."""
-    dot_git = candidate / ".git"
+def plain_path(text: str) -> str:
+    """``str(pathlib.PurePosixPath(text))`` without ``pathlib``: repeated and trailing slashes
+    and ``.`` components dropped, ``..`` kept, two leading slashes kept as POSIX allows."""
+    if text.startswith("/"):
+        lead = "//" if text.startswith("//") and not text.startswith("///") else "/"
+    else:
+        lead = ""
+    return lead + "/".join(part for part in text.split("/") if part and part != ".") or "."
+
+
+def real_path(path: StrPath) -> str:
+    """``str(Path(path).resolve())`` without ``pathlib``: ``os.path.realpath``, and
+    RuntimeError on a loop of symbolic links, as ``Path.resolve`` raises it."""
+    found = os.path.realpath(path)
     try:
-        if dot_git.is_dir():
-            return dot_git if (dot_git / "HEAD").is_file() else None
-        if dot_git.is_file():
-            text = dot_git.read_text("utf-8", "replace").strip()
+        os.stat(found)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RuntimeError(f"Symlink loop from {exc.filename!r}") from None
+    return found
+
+
+def parents_of(path: str) -> list[str]:
+    """``Path(path).parents`` of an absolute path, as strings: its folders up to ``/``."""
+    found = []
+    up = os.path.dirname(path)
+    while up != path:
+        found.append(up)
+        path, up = up, os.path.dirname(up)
+    return found
+
+
+def inside(path: str, folder: str) -> bool:
+    """``Path(path).is_relative_to(folder)`` of two absolute paths spelled alike (``plain_path``)."""
+    return path == folder or path.startswith(folder if folder.endswith("/") else folder + "/")
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _read_text(path: str) -> str:
+    """``Path.read_text("utf-8", "replace")``."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
+def _gitdir_of(candidate: str) -> str | None:
+    """The git directory ``candidate/.git`` names: the folder itself, or a ``gitdir:`` file's target."""
+    dot_git = os.path.join(candidate, ".git")
+    try:
+        if os.path.isdir(dot_git):
+            return dot_git if os.path.isfile(os.path.join(dot_git, "HEAD")) else None
+        if os.path.isfile(dot_git):
+            text = _read_text(dot_git).strip()
             if text.startswith("gitdir:"):
-                target = Path(text[len("gitdir:"):].strip())
-                target = target if target.is_absolute() else candidate / target
-                return target if (target / "HEAD").is_file() else None
+                target = plain_path(text[len("gitdir:"):].strip())
+                target = target if os.path.isabs(target) else plain_path(os.path.join(candidate, target))
+                return target if os.path.isfile(os.path.join(target, "HEAD")) else None
     except OSError:
         return None
     return None
 
 
-def _work_tree_of(candidate: Path) -> Path | None:
+def _work_tree_of(candidate: str) -> str | None:
     """The work tree whose git directory ``candidate`` is, or None: a ``.git``
     folder is its parent's; a linked worktree's ``.git/worktrees/NAME`` is the
     worktree its ``gitdir`` file names, when that worktree's ``.git`` file
@@ -72,38 +125,39 @@ def _work_tree_of(candidate: Path) -> Path | None:
     it as part of the work tree it serves, as any subfolder is. Only a folder
     named ``.git``, or one under a ``worktrees`` folder, costs a look."""
     try:
-        if candidate.name == ".git":
-            return candidate.parent if _gitdir_of(candidate.parent) == candidate else None
-        if candidate.parent.name != "worktrees" or not (candidate / "commondir").is_file():
+        parent = os.path.dirname(candidate)
+        if os.path.basename(candidate) == ".git":
+            return parent if _gitdir_of(parent) == candidate else None
+        if os.path.basename(parent) != "worktrees" or not os.path.isfile(os.path.join(candidate, "commondir")):
             return None
-        named = Path((candidate / "gitdir").read_text("utf-8", "replace").strip())
-        owner = (named if named.is_absolute() else candidate / named).parent
+        named = plain_path(_read_text(os.path.join(candidate, "gitdir")).strip())
+        owner = os.path.dirname(named if os.path.isabs(named) else plain_path(os.path.join(candidate, named)))
         target = _gitdir_of(owner)
-        return owner if target is not None and target.resolve() == candidate.resolve() else None
+        return owner if target is not None and real_path(target) == real_path(candidate) else None
     except (OSError, RuntimeError):
         return None
 
 
-def _looks_bare(candidate: Path) -> bool:
+def _looks_bare(candidate: str) -> bool:
     try:
-        return ((candidate / "HEAD").is_file() and (candidate / "objects").is_dir()
-                and (candidate / "refs").is_dir())
+        return (os.path.isfile(os.path.join(candidate, "HEAD")) and os.path.isdir(os.path.join(candidate, "objects"))
+                and os.path.isdir(os.path.join(candidate, "refs")))
     except OSError:
         return False
 
 
-def _common_dir(git_dir: Path) -> Path:
+def _common_dir(git_dir: str) -> str:
     try:
-        text = (git_dir / "commondir").read_text("utf-8", "replace").strip()
+        text = _read_text(os.path.join(git_dir, "commondir")).strip()
     except OSError:
         return git_dir
-    common = Path(text)
+    common = plain_path(text)
     # ``../..`` from a linked worktree's ``.git/worktrees/NAME``: spelled as the folder it names
     # (what a message shows the user), without resolving symbolic links.
-    if common.is_absolute():
+    if os.path.isabs(common):
         return common
-    joined = git_dir / common
-    spelled = Path(os.path.normpath(joined))
+    joined = plain_path(os.path.join(git_dir, common))
+    spelled = os.path.normpath(joined)
     try:
         return spelled if os.path.samefile(spelled, joined) else joined
     except OSError:
@@ -133,7 +187,7 @@ class located_once:
         _located = self._outer
 
 
-def locate(start: Path) -> GitDirs | None:
+def locate(start: StrPath) -> GitDirs | None:
     """The repository holding ``start`` (walking up, like ``Repo.discover``), or None outside git.
 
     From inside a work tree's git directory (``.git/hooks``, a linked
@@ -145,22 +199,22 @@ def locate(start: Path) -> GitDirs | None:
     memo = _located
     if memo is None:
         return _locate(start)
-    key = str(start)
+    key = os.fspath(start)
     if key not in memo:
         memo[key] = _locate(start)
     return memo[key]
 
 
-def _locate(start: Path) -> GitDirs | None:
+def _locate(start: StrPath) -> GitDirs | None:
     try:
-        here = Path(start).resolve()
+        here = real_path(start)
     except (OSError, RuntimeError):
         return None
     if os.environ.get("GIT_DIR"):
         named = named_by_environment()
-        if named is not None and named.worktree is not None and here.is_relative_to(named.worktree):
+        if named is not None and named.worktree is not None and inside(here, named.worktree):
             return named
-    for candidate in (here, *here.parents):
+    for candidate in (here, *parents_of(here)):
         git_dir = _gitdir_of(candidate)
         if git_dir is not None:
             return GitDirs(candidate, git_dir, _common_dir(git_dir))
@@ -187,23 +241,23 @@ def named_by_environment() -> GitDirs | None:
     if not named:
         return None
     try:
-        git_dir = Path(os.path.abspath(named))
-        if not (git_dir / "HEAD").is_file():
+        git_dir = os.path.abspath(named)
+        if not os.path.isfile(os.path.join(git_dir, "HEAD")):
             return None
         named_tree = os.environ.get("GIT_WORK_TREE")
         if named_tree:  # git(1): absolute, or relative to the current folder
-            work_tree = Path(os.path.abspath(named_tree)).resolve()
+            work_tree = real_path(os.path.abspath(named_tree))
         else:
             tree = _configured_work_tree(git_dir)
             if tree is None:
                 return None
-            work_tree = (git_dir / tree).resolve()  # core.worktree: relative to the git directory
-        return GitDirs(work_tree, git_dir, _common_dir(git_dir)) if work_tree.is_dir() else None
+            work_tree = real_path(os.path.join(git_dir, tree))  # core.worktree: relative to the git directory
+        return GitDirs(work_tree, git_dir, _common_dir(git_dir)) if os.path.isdir(work_tree) else None
     except (OSError, RuntimeError, ValueError):
         return None
 
 
-def environment_problem(start: Path) -> str | None:
+def environment_problem(start: StrPath) -> str | None:
     """Why the repository ``$GIT_DIR`` names is not the one Baton reads for ``start``, and what
     Baton reads instead (one sentence, for ``doctor`` and the start's notices); None when
     ``$GIT_DIR`` is unset, or names the repository whose work tree holds ``start``."""
@@ -211,11 +265,11 @@ def environment_problem(start: Path) -> str | None:
     if not named:
         return None
     try:
-        here = Path(start).resolve()
+        here = real_path(start)
     except (OSError, RuntimeError):
         return None
     found = named_by_environment()
-    if found is not None and found.worktree is not None and (here.is_relative_to(found.worktree)
+    if found is not None and found.worktree is not None and (inside(here, found.worktree)
                                                              or _linked_worktree_here(found, here)):
         return None
     why = (f"$GIT_DIR names {named}, which is no git repository with a work tree (none, or a bare one)"
@@ -228,28 +282,28 @@ def environment_problem(start: Path) -> str | None:
             f"or core.worktree) to the repository whose work tree holds the project, or unset it")
 
 
-def _linked_worktree_here(found: GitDirs, project: Path) -> bool:
+def _linked_worktree_here(found: GitDirs, project: str) -> bool:
     """Whether ``$GIT_DIR`` (``found``) names a worktree of the project's own repository (a
     linked worktree's ``.git/worktrees/NAME``, as ``git rev-parse --git-dir`` prints it there)
     and the current folder is inside its work tree: Baton reads that worktree, as git does, though
     the project's folder is the main work tree."""
     try:
-        cwd = Path(os.getcwd()).resolve()
+        cwd = real_path(os.getcwd())
     except (OSError, RuntimeError):
         return False
-    if found.worktree is None or not cwd.is_relative_to(found.worktree):
+    if found.worktree is None or not inside(cwd, found.worktree):
         return False
     where = locate(project)  # from the project's folder: outside ``found``'s work tree
-    return where is not None and where.common_dir.resolve() == found.common_dir.resolve()
+    return where is not None and real_path(where.common_dir) == real_path(found.common_dir)
 
 
-def _configured_work_tree(git_dir: Path) -> str | None:
+def _configured_work_tree(git_dir: str) -> str | None:
     """``core.worktree`` of a git directory's config; the current folder when it names none
     (git's rule for ``$GIT_DIR`` without a work tree); None for a bare one (``core.bare``)."""
     from dulwich.config import ConfigFile  # lazy: only with $GIT_DIR set
 
     try:
-        config = ConfigFile.from_path(str(git_dir / "config"))
+        config = ConfigFile.from_path(os.path.join(git_dir, "config"))
     except FileNotFoundError:
         return os.getcwd()
     except (OSError, ValueError, KeyError, UnicodeDecodeError):
@@ -261,32 +315,35 @@ def _configured_work_tree(git_dir: Path) -> str | None:
     return None if config.get_boolean((b"core",), b"bare", False) else os.getcwd()
 
 
-def work_trees(common_dir: Path) -> list[Path]:
+def work_trees(common_dir: StrPath) -> list[str]:
     """Every work tree of the repository whose shared git directory is ``common_dir``: the
     main one (when it has one) and each linked worktree whose ``.git`` still points back
     (a pruned or moved-away one is left out), as ``git worktree list`` would name them."""
     found = []
-    for git_dir in (common_dir, *_linked_git_dirs(common_dir)):
+    common = plain_path(os.fspath(common_dir))
+    for git_dir in (common, *_linked_git_dirs(common)):
         tree = _work_tree_of(git_dir)
         if tree is not None:
             found.append(tree)
     return found
 
 
-def _linked_git_dirs(common_dir: Path) -> list[Path]:
+def _linked_git_dirs(common_dir: str) -> list[str]:
+    folder = os.path.join(common_dir, "worktrees")
     try:
-        return sorted(entry for entry in (common_dir / "worktrees").iterdir() if entry.is_dir())
+        return sorted(entry for entry in (os.path.join(folder, name) for name in os.listdir(folder))
+                      if os.path.isdir(entry))
     except OSError:
         return []
 
 
-def _in_work_tree_git_dir(candidate: Path) -> bool:
+def _in_work_tree_git_dir(candidate: str) -> bool:
     """Whether a repository that looks bare lies inside a work tree's ``.git``
     folder (a submodule's git directory, ``.git/modules/NAME``)."""
-    return any(up.name == ".git" and _work_tree_of(up) is not None for up in candidate.parents)
+    return any(os.path.basename(up) == ".git" and _work_tree_of(up) is not None for up in parents_of(candidate))
 
 
-def open_repo(start: Path):
+def open_repo(start: StrPath):
     """The repository holding ``start`` (dulwich ``Repo``; close it), or None outside git."""
     where = locate(start)
     if where is None:
@@ -308,27 +365,27 @@ def repo_at(where: GitDirs):
     from dulwich.repo import Repo  # lazy: a command that opens no repository loads no dulwich
 
     if where.worktree is None:
-        return Repo(str(where.git_dir))
+        return Repo(where.git_dir)
     own = _gitdir_of(where.worktree)
-    if own is None or own.resolve() != where.git_dir.resolve():
-        return Repo(controldir=str(where.git_dir), worktree=str(where.worktree))
-    return Repo(str(where.worktree))
+    if own is None or real_path(own) != real_path(where.git_dir):
+        return Repo(controldir=where.git_dir, worktree=where.worktree)
+    return Repo(where.worktree)
 
 
-def config_problem(start: Path) -> str | None:
+def config_problem(start: StrPath) -> str | None:
     """Why the repository's own config file (``<common git dir>/config``) cannot be read, or
     None (read, absent, or outside git). Git refuses such a repository outright; Baton reads it
     as unreadable and goes on with git's defaults and the user's config (``baton doctor`` says so)."""
     where = locate(start)
     if where is None:
         return None
-    path = where.common_dir / "config"
+    path = os.path.join(where.common_dir, "config")
     try:
         from dulwich.config import ConfigFile  # lazy: only doctor asks
     except ImportError:  # pragma: no cover
         return None
     try:
-        ConfigFile.from_path(str(path))
+        ConfigFile.from_path(path)
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, UnicodeDecodeError) as exc:
@@ -336,7 +393,7 @@ def config_problem(start: Path) -> str | None:
     return None
 
 
-def object_format_at(git_dir: Path) -> str:
+def object_format_at(git_dir: StrPath) -> str:
     """The object format a git directory's ``config`` names (``extensions.objectFormat``):
     ``sha1`` when it names none, or cannot be read (``config_problem`` says why)."""
     try:
@@ -344,13 +401,13 @@ def object_format_at(git_dir: Path) -> str:
     except ImportError:  # pragma: no cover
         return "sha1"
     try:
-        value = ConfigFile.from_path(str(git_dir / "config")).get((b"extensions",), b"objectformat")
+        value = ConfigFile.from_path(os.path.join(git_dir, "config")).get((b"extensions",), b"objectformat")
     except (OSError, ValueError, KeyError, UnicodeDecodeError):
         return "sha1"
     return _text(value).strip().lower() or "sha1"
 
 
-def object_format(start: Path) -> str | None:
+def object_format(start: StrPath) -> str | None:
     """The object format of the repository holding ``start`` (None outside git)."""
     where = locate(start)
     return None if where is None else object_format_at(where.common_dir)
@@ -385,7 +442,7 @@ def _read_ref(where: GitDirs, ref: bytes) -> bytes | None:
     another ref storage): the caller asks dulwich then."""
     own = ref.startswith((b"refs/worktree/", b"refs/bisect/", b"refs/rewritten/"))
     try:
-        value = ((where.git_dir if own else where.common_dir) / ref.decode()).read_bytes().strip()
+        value = _read_bytes(os.path.join(where.git_dir if own else where.common_dir, ref.decode())).strip()
     except (FileNotFoundError, NotADirectoryError):
         value = None
     except OSError:
@@ -393,7 +450,7 @@ def _read_ref(where: GitDirs, ref: bytes) -> bytes | None:
     if value is not None:
         return value if _is_sha(value) else None
     try:
-        packed = (where.common_dir / "packed-refs").read_bytes()
+        packed = _read_bytes(os.path.join(where.common_dir, "packed-refs"))
     except OSError:
         return None
     for line in packed.splitlines():
@@ -406,7 +463,7 @@ def _read_ref(where: GitDirs, ref: bytes) -> bytes | None:
 def _head_from_files(where: GitDirs) -> str | None:
     """HEAD's sha read as git stores it in plain files, or None to ask dulwich."""
     try:
-        target = (where.git_dir / "HEAD").read_bytes().strip()
+        target = _read_bytes(os.path.join(where.git_dir, "HEAD")).strip()
     except OSError:
         return None
     if _is_sha(target):
@@ -420,7 +477,7 @@ def _head_from_files(where: GitDirs) -> str | None:
     return sha.decode() if sha is not None else None
 
 
-def head_commit(start: Path) -> str | None:
+def head_commit(start: StrPath) -> str | None:
     """The full sha of HEAD, or None (no repository, unborn branch).
 
     Read from ``HEAD`` and the branch's loose ref or ``packed-refs`` without
@@ -445,7 +502,7 @@ def head_commit(start: Path) -> str | None:
         repo.close()
 
 
-def current_branch(start: Path) -> str | None:
+def current_branch(start: StrPath) -> str | None:
     """The branch HEAD points to (``main``), or None when detached or unknown.
 
     Read from the ``HEAD`` file of the worktree's git directory: a symbolic
@@ -456,7 +513,7 @@ def current_branch(start: Path) -> str | None:
     if where is None:
         return None
     try:
-        target = (where.git_dir / "HEAD").read_bytes().strip()
+        target = _read_bytes(os.path.join(where.git_dir, "HEAD")).strip()
     except OSError:
         return None
     if not target.startswith(b"ref: "):
@@ -466,7 +523,7 @@ def current_branch(start: Path) -> str | None:
     return _text(ref[len(prefix):] if ref.startswith(prefix) else ref) or None
 
 
-def branch_in_progress(start: Path) -> str | None:
+def branch_in_progress(start: StrPath) -> str | None:
     """The branch a rebase or bisect in progress detached HEAD from, or None.
 
     What git's own prompt shows: ``rebase-merge/head-name`` or
@@ -480,13 +537,13 @@ def branch_in_progress(start: Path) -> str | None:
         return None
     for name in ("rebase-merge/head-name", "rebase-apply/head-name"):
         try:
-            value = (where.git_dir / name).read_bytes().strip()
+            value = _read_bytes(os.path.join(where.git_dir, name)).strip()
         except OSError:
             continue
         prefix = b"refs/heads/"
         return (_text(value[len(prefix):]) or None) if value.startswith(prefix) else None
     try:
-        value = (where.git_dir / "BISECT_START").read_bytes().strip()
+        value = _read_bytes(os.path.join(where.git_dir, "BISECT_START")).strip()
     except OSError:
         return None
     if not value or (len(value) in (40, 64) and set(value) <= _HEX):
@@ -494,7 +551,7 @@ def branch_in_progress(start: Path) -> str | None:
     return _text(value[len(b"refs/heads/"):] if value.startswith(b"refs/heads/") else value)
 
 
-def local_branches(start: Path) -> set[str] | None:
+def local_branches(start: StrPath) -> set[str] | None:
     """The names of the branches of the repository holding ``start`` (its
     ``refs/heads/``, loose and packed), or None outside git or when unreadable."""
     where = locate(start)
@@ -508,13 +565,13 @@ def local_branches(start: Path) -> set[str] | None:
         return None
 
 
-def head_detached(start: Path) -> bool:
+def head_detached(start: StrPath) -> bool:
     """Whether ``start`` is in a git work tree whose ``HEAD`` names a commit, not a branch."""
     where = locate(start)
     if where is None:
         return False
     try:
-        target = (where.git_dir / "HEAD").read_bytes().strip()
+        target = _read_bytes(os.path.join(where.git_dir, "HEAD")).strip()
     except OSError:
         return False
     return bool(target) and not target.startswith(b"ref: ")
@@ -529,7 +586,7 @@ def _follow_symbolic(where: GitDirs, ref: bytes, hops: int = 5) -> bytes:
         if not _safe_ref(ref):
             break
         try:
-            value = (where.common_dir / ref.decode()).read_bytes().strip()
+            value = _read_bytes(os.path.join(where.common_dir, ref.decode())).strip()
         except OSError:
             break
         if not value.startswith(b"ref: "):
@@ -538,7 +595,7 @@ def _follow_symbolic(where: GitDirs, ref: bytes, hops: int = 5) -> bytes:
     return ref
 
 
-def config_value(start: Path, section: str, name: str) -> str | None:
+def config_value(start: StrPath, section: str, name: str) -> str | None:
     """A value from the repository's config stack (repo, then user, then system)."""
     repo = open_repo(start)
     if repo is None:
@@ -566,6 +623,8 @@ def config_stack(repo):
     same person on one configured through the include (docs/batons.md, "Who and where"). It
     also ranks the repository's file above the worktree's, and reads a linked worktree's
     ``config.worktree`` from the main one's folder."""
+    from pathlib import Path  # lazy: with dulwich's config, off a steady hook path
+
     from dulwich.config import ConfigFile, StackedConfig  # lazy: read only when git config is asked for
 
     local = repo.get_config()  # dulwich evaluates this one's conditions itself (and a sync keeps it read)
@@ -594,6 +653,8 @@ def _include_conditions(repo, config_file: str) -> dict:
     (git-config(1), "Conditional includes"): ``gitdir:`` / ``gitdir/i:`` (the repository's git
     directory; ``./`` is the config file's folder), ``onbranch:`` and
     ``hasconfig:remote.*.url:`` (a remote URL in any of git's config files)."""
+    from pathlib import Path  # lazy: as ``config_stack``
+
     git_dir = Path(repo.controldir())
 
     def gitdir(pattern: str, fold: bool) -> bool:
@@ -632,6 +693,8 @@ def _remote_urls(repo) -> list[str]:
     for ``[includeIf "hasconfig:remote.*.url:PATTERN"]`` (a work identity chosen by the
     remote's organisation). dulwich looks only in the file that holds the condition: in
     ``~/.gitconfig``, which has no remote, it never matched."""
+    from pathlib import Path  # lazy: as ``config_stack``
+
     from dulwich.config import ConfigFile  # lazy: as above
 
     files = [repo.get_config()]
@@ -699,7 +762,7 @@ def _config_paths(where: GitDirs | None) -> list[str]:
 def _spelled_config_paths(where: GitDirs | None) -> list[str]:
     paths = []
     if where is not None:
-        paths += [str(where.common_dir / "config"), str(where.git_dir / "config.worktree")]
+        paths += [os.path.join(where.common_dir, "config"), os.path.join(where.git_dir, "config.worktree")]
     if "GIT_CONFIG_GLOBAL" in os.environ:
         paths.append(os.environ["GIT_CONFIG_GLOBAL"])
     else:
@@ -732,7 +795,7 @@ OS_USER_ENVIRONMENT = ("LOGNAME", "USER", "LNAME", "USERNAME")
 """What ``writer_id.user_name`` (as ``getpass.getuser``) reads, in its order: the owner when git's config names no one."""
 
 
-def identity_stamp(start: Path, includes: dict[str, tuple[tuple[int, ...], bool]]) -> tuple | None:
+def identity_stamp(start: StrPath, includes: dict[str, tuple[tuple[int, ...], bool]]) -> tuple | None:
     """A cheap signature of what the owner for ``start`` is read from: each file git's config
     stack can read (``_config_paths``: the repository's, the worktree's, the global or
     ``GIT_CONFIG_GLOBAL``, the XDG one, the system's — the environment variables that choose
@@ -767,7 +830,7 @@ def identity_stamp(start: Path, includes: dict[str, tuple[tuple[int, ...], bool]
     return tuple(parts)
 
 
-def user_identity(start: Path, cache: Path | None = None, *,
+def user_identity(start: StrPath, cache: StrPath | None = None, *,
                   secret: Callable[[str], bool] | None = None) -> tuple[str | None, str | None]:
     """git's ``user.email`` and ``user.name`` for ``start``.
 
@@ -782,7 +845,7 @@ def user_identity(start: Path, cache: Path | None = None, *,
     signature = _config_signature(where) if cache is not None else None
     if signature is not None and cache is not None:
         try:
-            kept = orjson.loads(cache.read_bytes())
+            kept = orjson.loads(_read_bytes(os.fspath(cache)))
             if kept.get("signature") == signature and not _secret_in(secret, kept.get("email"), kept.get("name")):
                 return kept.get("email"), kept.get("name")
         except (OSError, ValueError, AttributeError):
@@ -791,13 +854,15 @@ def user_identity(start: Path, cache: Path | None = None, *,
     if _secret_in(secret, email, name):
         if cache is not None:
             try:
-                cache.unlink(missing_ok=True)
+                os.unlink(cache)
+            except FileNotFoundError:
+                pass
             except OSError:
                 pass
         return email, name
     if signature is not None and cache is not None:
         try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(cache) or ".", exist_ok=True)
             write_json_atomic(cache, {"signature": signature, "email": email, "name": name})
         except (OSError, ValueError, TypeError, StorageError):
             pass  # a cache: a read-only checkout just reads git config each time
@@ -831,7 +896,7 @@ def origin_url(repo) -> str | None:
         return None
 
 
-def file_versions(start: Path, path: str, *, limit: int = 500) -> list[bytes]:
+def file_versions(start: StrPath, path: str, *, limit: int = 500) -> list[bytes]:
     """Every distinct content the file ``path`` (relative to the work tree) had in the commits
     HEAD reaches (dulwich's walker, newest first, at most ``limit`` commits that touch it), the
     content at HEAD included; none outside git, on an unborn branch or when history cannot be read."""
@@ -863,7 +928,7 @@ ANCESTRY_WALK_LIMIT = 1000
 history never makes a start slow."""
 
 
-def reach_from_head(start: Path, commits: list[str], *, ahead_of: str | None = None,
+def reach_from_head(start: StrPath, commits: list[str], *, ahead_of: str | None = None,
                     limit: int = ANCESTRY_WALK_LIMIT, head: str | None = None) \
         -> tuple[dict[str, str], int | None] | None:
     """Whether each of ``commits`` (full or abbreviated ids) is in HEAD's history.
@@ -913,7 +978,7 @@ class _ObjectHistory:
     shallow edge and no extension, a commit's parents are the ones it names, which is what
     ``Repo.get_parents`` returns and what its walker follows."""
 
-    def __init__(self, objects: Path, head: bytes) -> None:
+    def __init__(self, objects: str, head: bytes) -> None:
         self.object_store = _ObjectFiles(objects)
         self._head = head
 
@@ -959,7 +1024,7 @@ class _ObjectFiles:
     that went away under a concurrent repack, an id no object has) is asked of dulwich's
     ``DiskObjectStore``, opened then."""
 
-    def __init__(self, objects: Path) -> None:
+    def __init__(self, objects: str) -> None:
         self._objects = objects
         self._packs: list[Any] | None = None
         self._store: Any = None
@@ -974,12 +1039,12 @@ class _ObjectFiles:
             from dulwich.object_format import SHA1  # lazy: a packed object only
             from dulwich.pack import Pack  # lazy: as above
 
-            folder = self._objects / "pack"
+            folder = os.path.join(self._objects, "pack")
             try:
                 names = set(os.listdir(folder))
             except FileNotFoundError:
                 names = set()
-            self._packs = [Pack(str(folder / name[:-5]), object_format=SHA1) for name in sorted(names)
+            self._packs = [Pack(os.path.join(folder, name[:-5]), object_format=SHA1) for name in sorted(names)
                            if name.endswith(".pack") and name[:-5] + ".idx" in names]
         return self._packs
 
@@ -988,7 +1053,7 @@ class _ObjectFiles:
         if self._store is None:
             from dulwich.object_store import DiskObjectStore  # lazy: only what the files did not answer
 
-            self._store = DiskObjectStore(str(self._objects))
+            self._store = DiskObjectStore(self._objects)
         return self._store
 
     def _from_files(self, sha: Any) -> Any:
@@ -1036,7 +1101,7 @@ class _ObjectFiles:
             self._store.close()
 
 
-def _object_history(start: Path, head: str | None) -> _ObjectHistory | None:
+def _object_history(start: StrPath, head: str | None) -> _ObjectHistory | None:
     """The repository's objects with HEAD's ``head`` (``_ObjectFiles``: dulwich's readers of
     git's object files, without ``dulwich.repo``, its config, hooks and worktree machinery, nor
     its object store), or None for ``open_repo`` to read it as before: no head given, outside
@@ -1050,18 +1115,18 @@ def _object_history(start: Path, head: str | None) -> _ObjectHistory | None:
         return None
     common = where.common_dir
     try:
-        config = (common / "config").read_bytes().lower()
+        config = _read_bytes(os.path.join(common, "config")).lower()
     except OSError:
         return None
-    if b"extensions" in config or b"include" in config or not (common / "objects").is_dir():
+    if b"extensions" in config or b"include" in config or not os.path.isdir(os.path.join(common, "objects")):
         return None
     for line in config.splitlines():
         name, _, value = line.partition(b"=")
         if name.strip() == b"repositoryformatversion" and value.split(b"#")[0].split(b";")[0].strip() not in (b"0", b"1"):
             return None
-    if (common / "shallow").exists() or (common / "info" / "grafts").exists():
+    if os.path.exists(os.path.join(common, "shallow")) or os.path.exists(os.path.join(common, "info", "grafts")):
         return None
-    return _ObjectHistory(common / "objects", head.encode())
+    return _ObjectHistory(os.path.join(common, "objects"), head.encode())
 
 
 _CLOCK_SLOP = 86400

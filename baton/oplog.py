@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
 import orjson
 
@@ -29,6 +28,8 @@ from baton.domain.regexes import lazy
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from typing import Any
+
+    from _typeshed import StrPath
 
 LEVELS = {"info": 20, "debug": 10}
 FIELDS = frozenset({"command", "exit_code", "ms", "type", "id", "handoff", "events", "rebuilt", "code", "count"})
@@ -70,7 +71,7 @@ def enabled(level: str, configured: Any = None) -> bool:
     return wanted is not None and LEVELS[level] >= wanted
 
 
-def write(baton_dir: Path, level: str, event: str, *, configured: Any = None, **fields: Any) -> None:
+def write(baton_dir: StrPath, level: str, event: str, *, configured: Any = None, **fields: Any) -> None:
     """Append one record when ``level`` is enabled; never raises."""
     if not enabled(level, configured):
         return
@@ -78,9 +79,12 @@ def write(baton_dir: Path, level: str, event: str, *, configured: Any = None, **
     for name, value in fields.items():
         if name in FIELDS and _safe(value):
             record[name] = value
-    path = Path(baton_dir) / LOG_FILE
+    path = os.path.join(baton_dir, LOG_FILE)
     try:
-        path.parent.mkdir(exist_ok=True)
+        try:
+            os.mkdir(os.path.dirname(path))
+        except FileExistsError:
+            pass
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, orjson.dumps(record) + b"\n")  # one short write: lines of concurrent commands never mix

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
@@ -52,14 +51,17 @@ from baton.domain.redaction import (
     rule_label,
 )
 from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, StorageError, UnsafePath
-from baton.gitinfo import file_versions, locate
+from baton.gitinfo import file_versions, inside, locate
 from baton.project import ProjectPaths
 from baton.values import Value, replace
 from baton.writer_id import host_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Sequence
+
+    from _typeshed import StrPath
 
 POLICY_SCHEMA = 1
 KNOWN_KEYS = frozenset({
@@ -135,7 +137,7 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
             the message names the file and lists every problem found.
     """
     sources = policy_sources(paths, config)
-    policy = build_policy(sources, root=paths.root)
+    policy = build_policy(sources, root=paths.root_folder)
     signers = read_signers(paths, config)
     if not any(may_widen(doc) for _, doc in sources) and signers is None:
         return policy
@@ -145,7 +147,7 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     rules = _trust_rules()
     labelled = list(zip(source_labels(paths, sources), sources))
     safe = build_policy([(where, rules.safe_document(doc, trust.widening, label)) for label, (where, doc) in labelled],
-                        root=paths.root)
+                        root=paths.root_folder)
     return replace(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist,
                         withheld_roots=policy.allowed_roots)
 
@@ -163,7 +165,7 @@ def _trust_rules() -> Any:
 def source_labels(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
     """Each source as the trust digest names it: relative to the project root, so the
     digest is the same in every clone (``.baton/config.json`` for its policy section)."""
-    return [".baton/config.json" if where.startswith(str(paths.config)) else ".baton/policy.json"
+    return [".baton/config.json" if where.startswith(paths.config_file) else ".baton/policy.json"
             for where, _ in sources]
 
 
@@ -178,7 +180,8 @@ def read_signers(paths: ProjectPaths, config: ProjectConfig) -> tuple[str, tuple
     if setting is None:
         return None
     try:
-        lines = signer_lines((paths.root / setting).read_bytes())
+        with open(os.path.join(paths.root_folder, setting), "rb") as fh:
+            lines = signer_lines(fh.read())
     except OSError:
         return None
     if not lines:
@@ -213,19 +216,19 @@ def resolved_allowed_roots(paths: ProjectPaths, sources: Sequence[tuple[str, dic
     return found
 
 
-def trust_location(paths: ProjectPaths) -> tuple[Path, bool]:
+def trust_location(paths: ProjectPaths) -> tuple[str, bool]:
     """Where this checkout keeps its trust record, and whether that is in a git directory.
 
     In a git repository: this checkout's own git directory (a linked worktree's
     ``.git/worktrees/NAME``), which git never tracks nor sends, so no clone can bring
     a record; a ``.baton/policy-trust.json`` is then never read. Outside git: ``.baton/``."""
-    where = locate(paths.root)
+    where = locate(paths.root_folder)
     if where is not None:
-        return where.git_dir / "baton" / TRUST_FILE, True
-    return paths.baton_dir / TRUST_FILE, False
+        return os.path.join(where.git_dir, "baton", TRUST_FILE), True
+    return os.path.join(paths.baton_folder, TRUST_FILE), False
 
 
-def trust_file(paths: ProjectPaths) -> Path:
+def trust_file(paths: ProjectPaths) -> str:
     return trust_location(paths)[0]
 
 
@@ -239,7 +242,7 @@ def here_place(paths: ProjectPaths) -> Any:
     return rules.Place(str(paths.root), host_name(), st.st_dev, st.st_ino)
 
 
-def _read_trust_file(path: Path) -> dict[str, Any]:
+def _read_trust_file(path: str) -> dict[str, Any]:
     try:
         raw = read_json(path, ConfigError)
     except (FileNotFoundError, ConfigError, StorageError):
@@ -260,7 +263,7 @@ def _recorded_trust(paths: ProjectPaths) -> Any:
     path, in_git = trust_location(paths)
     raw: Any = _read_trust_file(path)
     if in_git:
-        raw = _trusted_projects(path).get(str(paths.root))
+        raw = _trusted_projects(path).get(paths.root_folder)
     return raw
 
 
@@ -293,7 +296,7 @@ def signing_required(paths: ProjectPaths, policy: Policy, required: bool) -> tup
     return bool(in_force.required), str(in_force.required_by)
 
 
-def _trusted_projects(path: Path) -> dict[str, Any]:
+def _trusted_projects(path: str) -> dict[str, Any]:
     """The records of a git directory's trust file, by project root."""
     projects = _read_trust_file(path).get("projects")
     return projects if isinstance(projects, dict) else {}
@@ -341,7 +344,7 @@ def remove_trust_record(paths: ProjectPaths) -> bool:
             if rest:
                 write_json_atomic(path, {"schema_version": 1, "projects": rest})
                 return True
-        path.unlink()
+        os.unlink(path)
     except FileNotFoundError:
         return False
     except OSError as exc:
@@ -358,24 +361,24 @@ def policy_sources(paths: ProjectPaths, config: ProjectConfig) -> list[tuple[str
     sources: list[tuple[str, dict[str, Any]]] = []
     if "policy" in config.extra:
         section = config.extra["policy"]
-        where = f"{paths.config} (policy section)"
+        where = f"{paths.config_file} (policy section)"
         if not isinstance(section, dict):
             raise ConfigError(f"{where}: must be a JSON object, not {type(section).__name__}",
-                             details={"file": str(paths.config), "problems": ["not an object"]})
+                             details={"file": paths.config_file, "problems": ["not an object"]})
         sources.append((where, section))
     try:
-        raw = read_json(paths.policy, ConfigError)
+        raw = read_json(paths.policy_file, ConfigError)
     except FileNotFoundError:
         raw = None
     if raw is not None:
         if not isinstance(raw, dict):
-            raise ConfigError(f"{paths.policy}: must be a JSON object, not {type(raw).__name__}",
-                             details={"file": str(paths.policy), "problems": ["not an object"]})
-        sources.append((str(paths.policy), raw))
+            raise ConfigError(f"{paths.policy_file}: must be a JSON object, not {type(raw).__name__}",
+                             details={"file": paths.policy_file, "problems": ["not an object"]})
+        sources.append((paths.policy_file, raw))
     return sources
 
 
-def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -> Policy:
+def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: StrPath) -> Policy:
     """Merge policy documents, in order, into one :class:`Policy`.
 
     Raises:
@@ -475,9 +478,11 @@ def _parse_rule(i: int, spec: Any, problems: list[str]) -> Rule | None:
         return None
 
 
-def _allowed_root(root: Path, text: str) -> Path:
+def _allowed_root(root: StrPath, text: str) -> Path:
     # An explicit user setting in the user's own policy file, so "~" is
     # expanded here (it is refused in handoff paths).
+    from pathlib import Path  # lazy: a policy that names allowed roots only
+
     path = Path(text).expanduser()
     if not path.is_absolute():
         path = root / path
@@ -502,7 +507,7 @@ def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
     return exc
 
 
-def allowed_once_trusted(policy: Policy, root: Path, rel: str) -> str:
+def allowed_once_trusted(policy: Policy, root: StrPath, rel: str) -> str:
     """When ``rel`` is refused as leaving ``root`` but the untrusted ``allowed_roots`` would allow
     it: the note a report adds (``PolicyTrust.allowed_once_trusted``); else empty."""
     if not policy.withheld_roots or not policy.untrusted:
@@ -532,7 +537,7 @@ def redact_or_block(payload: Any, policy: Policy | RedactionPolicy, *, at: str =
 
 # -- paths on the file system ------------------------------------------------
 
-def check_path_inside_root(root: Path, rel: str, allowed_roots: Sequence[Path] = ()) -> Path:
+def check_path_inside_root(root: StrPath, rel: str, allowed_roots: Sequence[StrPath] = ()) -> Path:
     """The real location of ``rel`` (relative to ``root``), refused unless it
     stays inside ``root`` or one of ``allowed_roots`` once every symlink is
     followed. The path need not exist (a deleted artifact is judged by where
@@ -549,33 +554,41 @@ def check_path_inside_root(root: Path, rel: str, allowed_roots: Sequence[Path] =
         UnsafePath: (a PolicyBlock, exit 5) naming the path and why:
             a textual hazard, outside the root, a symlink escape or loop.
     """
-    allowed = tuple(Path(os.path.realpath(p)) for p in allowed_roots)
+    from pathlib import Path  # lazy: the answer of a command that reads the path, off the hook path
+
+    return Path(real_location_inside_root(root, rel, allowed_roots))
+
+
+def real_location_inside_root(root: StrPath, rel: str, allowed_roots: Sequence[StrPath] = ()) -> str:
+    """``check_path_inside_root``'s answer as a string (``os.path``): what the hook path checks
+    (``.baton/`` inside the project, at every start) holds no ``pathlib``.
+
+    Raises:
+        UnsafePath: as ``check_path_inside_root``.
+    """
+    allowed = tuple(os.path.realpath(p) for p in allowed_roots)
     problem = lexical_problem(rel, allow_outside=bool(allowed))
     if problem is not None:
         raise UnsafePath(rel, *problem)
-    real_root = Path(os.path.realpath(root))
+    real_root = os.path.realpath(root)
     resolved, followed = _resolve(real_root, rel)
     for base in (real_root, *allowed):
-        if resolved == base or base in resolved.parents:
+        if inside(resolved, base):
             return resolved
-    lexical = Path(os.path.normpath(real_root / rel))
-    if followed and _inside(lexical, real_root):
+    lexical = os.path.normpath(os.path.join(real_root, rel))
+    if followed and inside(lexical, real_root):
         link, target = followed[0]
         raise UnsafePath(rel, pathrules.SYMLINK_ESCAPE,
                          f"it resolves to {resolved}, outside the project root {real_root}, "
                          f"through the symlink {link} -> {target}",
-                         resolved=str(resolved), symlink=str(link), target=target)
+                         resolved=resolved, symlink=link, target=target)
     raise UnsafePath(rel, pathrules.OUTSIDE_ROOT,
                      f"it resolves to {resolved}, outside the project root {real_root}"
                      + (" and every allowed root" if allowed else " (no allowed_roots are configured)"),
-                     resolved=str(resolved))
+                     resolved=resolved)
 
 
-def _inside(path: Path, base: Path) -> bool:
-    return path == base or base in path.parents
-
-
-def _resolve(root: Path, rel: str) -> tuple[Path, list[tuple[Path, str]]]:
+def _resolve(root: str, rel: str) -> tuple[str, list[tuple[str, str]]]:
     """Follow ``rel`` from ``root`` one component at a time, like the kernel:
     ``..`` after a symlink climbs from the link's *target*. Components that do
     not exist are taken as written. Returns the path and the symlinks followed.
@@ -583,17 +596,17 @@ def _resolve(root: Path, rel: str) -> tuple[Path, list[tuple[Path, str]]]:
     Raises:
         UnsafePath: more than MAX_SYMLINK_HOPS symlinks (a loop).
     """
-    current = Path("/") if rel.startswith("/") else root
+    current = "/" if rel.startswith("/") else root
     pending = [p for p in rel.split("/") if p not in ("", ".")]
     pending.reverse()
-    followed: list[tuple[Path, str]] = []
+    followed: list[tuple[str, str]] = []
     hops = 0
     while pending:
         part = pending.pop()
         if part == "..":
-            current = current.parent
+            current = os.path.dirname(current)
             continue
-        candidate = current / part
+        candidate = os.path.join(current, part)
         try:
             info = os.lstat(candidate)
         except FileNotFoundError:
@@ -611,20 +624,21 @@ def _resolve(root: Path, rel: str) -> tuple[Path, list[tuple[Path, str]]]:
         if hops > MAX_SYMLINK_HOPS:
             raise UnsafePath(rel, pathrules.SYMLINK_LOOP,
                              f"following it meets more than {MAX_SYMLINK_HOPS} symlinks (a symlink loop at {candidate})",
-                             symlink=str(candidate))
+                             symlink=candidate)
         target = os.readlink(candidate)
         followed.append((candidate, target))
         if target.startswith("/"):
-            current = Path("/")
+            current = "/"
         pending.extend(reversed([p for p in target.split("/") if p not in ("", ".")]))
     return current, followed
-
 
 
 def signer_history(paths: ProjectPaths, label: str) -> list[tuple[str, ...]]:
     """The signer lines of every version the allowed-signers file ``label`` (relative to the project
     root) had in the commits HEAD reaches (``baton.gitinfo.file_versions``); none outside git or when
     the file lies outside the work tree."""
+    from pathlib import Path  # lazy: ``sync``'s, off the hook path
+
     where = locate(paths.root)
     if where is None or where.worktree is None:
         return []

@@ -11,12 +11,15 @@ the first change).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, NamedTuple
+import os
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from baton.git_status import Crowded, is_dirty, status
 from baton.gitinfo import current_branch, head_commit, locate, open_repo, origin_url, remote_hint
 from baton.model import frozen
+
+if TYPE_CHECKING:
+    from _typeshed import StrPath
 
 
 @frozen
@@ -36,7 +39,7 @@ class RepoState:
         }
 
 
-def repo_state(start: Path) -> RepoState:
+def repo_state(start: StrPath) -> RepoState:
     repo = open_repo(start)
     if repo is None:
         return RepoState(vcs="none")
@@ -58,7 +61,7 @@ class StatusGroups(NamedTuple):
     crowded: tuple[Crowded, ...] = ()  # untracked folders with too many files to list, each with its count
 
 
-def status_groups(start: Path, folder_limit: int | None = None, count_cap: int = 5000) -> StatusGroups:
+def status_groups(start: StrPath, folder_limit: int | None = None, count_cap: int = 5000) -> StatusGroups:
     """What ``git status`` tells apart, so a caller can give each path a role.
 
     A path is in one group only: deleted (missing from the work tree) wins,
@@ -79,7 +82,7 @@ def status_groups(start: Path, folder_limit: int | None = None, count_cap: int =
     # files only: a nested repository is listed as its folder (``dir/``), which is no file
     untracked = {p for p in found.untracked if not p.endswith("/")} - staged_add
     deleted = {p for p in staged_delete | staged_modify | staged_add | unstaged
-               if not (work_tree / p).exists() and not (work_tree / p).is_symlink()}
+               if not os.path.lexists(os.path.join(work_tree, p))}
     added = staged_add - deleted
     modified = (staged_modify | unstaged) - deleted - added
     return StatusGroups(tuple(sorted(added)), tuple(sorted(modified)), tuple(sorted(deleted)), tuple(sorted(untracked)),

@@ -128,7 +128,7 @@ def test_a_child_named_as_a_secret_is_never_opened(repo, monkeypatch, name):
     (folder / name).write_text("secret\n")
     opened: list[str] = []
     real_read = handoff_facts.read_bounded
-    monkeypatch.setattr(handoff_facts, "read_bounded", lambda path, *a: opened.append(path.name) or real_read(path, *a))
+    monkeypatch.setattr(handoff_facts, "read_bounded", lambda path, *a: opened.append(os.path.basename(path)) or real_read(path, *a))
     found, _ = handoff_facts.folder_content_hash(folder, RedactionPolicy())
     assert found is not None and name not in opened and opened == ["notes.txt"]
 
@@ -164,7 +164,7 @@ def test_a_child_matched_by_a_path_rule_with_a_folder_in_it_is_never_opened(repo
     (repo / "home" / ".aws" / "credentials").write_text("aws_secret_access_key = short\n")
     opened: list[str] = []
     real_read = handoff_facts.read_bounded
-    monkeypatch.setattr(handoff_facts, "read_bounded", lambda path, *a: opened.append(path.name) or real_read(path, *a))
+    monkeypatch.setattr(handoff_facts, "read_bounded", lambda path, *a: opened.append(os.path.basename(path)) or real_read(path, *a))
     assert capture(repo, "home")["content_hash"].startswith("sha256-tree:")
     assert "credentials" not in opened
 

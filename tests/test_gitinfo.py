@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -114,15 +115,15 @@ def test_locate_finds_the_repository_from_a_subfolder(tmp_path):
     porcelain.init(str(tmp_path))
     (tmp_path / "src" / "deep").mkdir(parents=True)
     where = gitinfo.locate(tmp_path / "src" / "deep")
-    assert where.worktree == tmp_path.resolve() and where.git_dir == tmp_path.resolve() / ".git"
+    assert where.worktree == str(tmp_path.resolve()) and where.git_dir == str(tmp_path.resolve() / ".git")
     assert where.common_dir == where.git_dir and not where.bare
 
 
 def test_locate_follows_a_linked_worktrees_gitdir_file_to_the_common_directory(tmp_path):
     main = _with_linked_worktree(tmp_path)
     where = gitinfo.locate(tmp_path / "linked")
-    assert where.worktree == (tmp_path / "linked").resolve()
-    assert where.common_dir.resolve() == (main / ".git").resolve()
+    assert where.worktree == str((tmp_path / "linked").resolve())
+    assert os.path.realpath(where.common_dir) == str((main / ".git").resolve())
     assert gitinfo.current_branch(tmp_path / "linked") == "feature"
 
 
@@ -267,7 +268,7 @@ def test_within_located_once_each_start_is_located_once(tmp_path):
         within = gitinfo.locate(start)
     after = gitinfo.locate(start)
     assert before is None and within is None
-    assert after is not None and after.worktree == start.resolve()
+    assert after is not None and after.worktree == str(start.resolve())
 
 
 def test_outside_located_once_every_locate_walks_again(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from baton.cli_input import ContentOptions
 from baton.commands.capture import capture_in_scope
@@ -368,7 +369,7 @@ def _rebuild_writing(project, monkeypatch, *, batch: int, held_bytes: int) -> tu
     writes: list[str] = []
     monkeypatch.setattr(runner_module, "REPLAY_BATCH", batch)
     monkeypatch.setattr(runner_module._HeldFiles, "HELD_BYTES", held_bytes)
-    monkeypatch.setattr(runner_module, "write_bytes_atomic", lambda target, data: (writes.append(target.name),
+    monkeypatch.setattr(runner_module, "write_bytes_atomic", lambda target, data: (writes.append(os.path.basename(target)),
                                                                                    real(target, data)))
     opened = Project.open(project)
     with opened.ledger.locked():

@@ -94,6 +94,6 @@ def test_a_lock_held_past_the_wait_is_kept_only_for_the_step_given_a_deferral(pr
         assert said is not busy and isinstance(said, LedgerBusy)
         assert said.details["deferred"] == "s-work" and said.details["background_pid"] == 4242
         assert "a process of its own (pid 4242) waits for it" in said.message
-        assert kept == ["s-work"] and started == [(app.project.root, app.project.paths.baton_dir)]
+        assert kept == ["s-work"] and started == [(app.project.root, app.project.paths.baton_folder)]
         assert app.project.busy(busy) is busy  # the next step, given none: nothing kept, nothing started
     assert kept == ["s-work"] and len(started) == 1

@@ -827,15 +827,6 @@ def _importtime_without_site(cwd, argv: list[str], stdin: str | None = None) -> 
     return [((len(name) - len(name.lstrip())) // 2, name.strip()) for name in lines[1:]]  # [0]: the header
 
 
-def _importer(tree: list[tuple[int, str]], module: str) -> str | None:
-    """The module whose import first imported ``module`` (None: the command itself, or not loaded)."""
-    at = next((i for i, (_, name) in enumerate(tree) if name == module), None)
-    if at is None:
-        return None
-    depth = tree[at][0]
-    return next((name for d, name in tree[at + 1:] if d < depth), None)
-
-
 @pytest.mark.parametrize("harness,event", [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit"),
                                            ("gemini-cli", "BeforeAgent"), ("cursor", "beforeSubmitPrompt")])
 def test_an_ordinary_prompt_imports_neither_pathlib_nor_urllib(warm, harness, event):
@@ -847,30 +838,6 @@ def test_an_ordinary_prompt_imports_neither_pathlib_nor_urllib(warm, harness, ev
     loaded = {name for _, name in _importtime_without_site(warm, ["-m", "baton", "hook", harness, event], payload)}
     assert "baton.harnesses.hook" in loaded  # the hook really ran
     assert not [m for m in URL_MODULES if m in loaded], sorted(loaded)
-
-
-PATHLIB_IMPORTERS = {
-    "baton.background", "baton.cli_handlers.opened", "baton.commands.context", "baton.commands.deferred",
-    "baton.commands.handoff_facts", "baton.commands.identity", "baton.config", "baton.git_status", "baton.gitinfo",
-    "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.notices_write", "baton.ledger.feed",
-    "baton.ledger.files", "baton.ledger.store", "baton.oplog", "baton.policy", "baton.project",
-    "baton.projections.runner", "baton.repo_state",
-}
-"""The hook path's modules that still import ``pathlib`` (paths held as ``Path``:
-``baton.project.ProjectPaths`` and what reads it), none more: the ones left before
-``pathlib`` (and with it ``urllib.parse`` and ``ipaddress``) is off the hook path."""
-
-
-def _imports_of(module: str) -> set[str]:
-    """The top-level names of the modules ``module``'s source imports, anywhere in it."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    base = os.path.join(root, *module.split("."))
-    source = base + ".py" if os.path.isfile(base + ".py") else os.path.join(base, "__init__.py")
-    with open(source, encoding="utf-8") as f:
-        tree = ast.parse(f.read())
-    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
-    return {name.split(".")[0] for name in names}
 
 
 def _hook_path_tree(warm, command: tuple[str, ...]) -> list[tuple[int, str]]:
@@ -892,17 +859,28 @@ def _hook_path_tree(warm, command: tuple[str, ...]) -> list[tuple[int, str]]:
     ("hook", "claude-code", "SessionStart"),
     ("hook", "claude-code", "SessionEnd"),
 ], ids=" ".join)
-def test_no_hook_path_module_imports_urllib_and_only_the_named_ones_import_pathlib(warm, command):
-    """Baton escapes a baton's key and decodes a stream's name itself
-    (``baton.domain.percent``): no Baton module a hook-path command loads imports
-    ``urllib`` or ``ipaddress``. What still loads them is ``pathlib`` (3.11's imports
-    ``urllib.parse``), imported by the named modules only (docs/performance.md)."""
-    tree = _hook_path_tree(warm, command)
-    modules = {name for _, name in tree if name == "baton" or name.startswith("baton.")}
-    assert "baton.app" in modules  # the command ran through the application
-    assert not [m for m in modules if _imports_of(m) & {"urllib", "ipaddress"}]
-    assert {m for m in modules if "pathlib" in _imports_of(m)} <= PATHLIB_IMPORTERS
-    assert _importer(tree, "urllib.parse") in ("pathlib", None)
+def test_a_hook_path_command_imports_neither_pathlib_nor_urllib_nor_ipaddress(warm, command):
+    """Every path a hook-path command holds is a string read with ``os.path``
+    (``ProjectPaths``' ``*_folder`` and ``*_file``, ``gitinfo.GitDirs``): ``pathlib``,
+    ``urllib`` and ``ipaddress`` are not loaded (a module that still names ``pathlib`` imports
+    it inside what only a command off the hook path runs, or for type checkers; 3.11's
+    ``pathlib`` imports ``urllib.parse``, which imports ``ipaddress``: ~16 M instructions,
+    docs/performance.md). The start here receives the baton ``warm`` left."""
+    loaded = {name for _, name in _hook_path_tree(warm, command)}
+    assert "baton.app" in loaded  # the command ran through the application
+    assert not [m for m in URL_MODULES if m in loaded], sorted(loaded)
+
+
+@pytest.mark.parametrize("command", [
+    ("hook", "claude-code", "SessionStart"),
+    ("bootstrap", "--json", "--session-id", "s2"),
+], ids=" ".join)
+def test_a_steady_session_start_imports_neither_pathlib_nor_urllib_nor_ipaddress(warm, command):
+    """The same of a start with no baton waiting (the one ``warm`` left is claimed first)."""
+    _hook_path_tree(warm, ("hook", "claude-code", "SessionStart"))  # claims the baton
+    loaded = {name for _, name in _hook_path_tree(warm, command)}
+    assert "baton.app" in loaded
+    assert not [m for m in URL_MODULES if m in loaded], sorted(loaded)
 
 
 _SOURCE_AT_EXIT = """
@@ -926,8 +904,7 @@ def test_a_steady_session_hook_compiles_no_source_for_a_class_of_its_own(steady,
     """A value class's ``__new__`` is one ``baton.values`` compiled with itself, not an ``exec``
     of source for each number of fields (~0.5 M instructions each, 11-14 on a hook path), and
     ``GitDirs`` is a value class, not a ``collections.namedtuple`` (which ``eval``s its ``__new__``).
-    What ``exec``s or ``eval``s source is the standard library's alone (``inspect``'s and
-    ``urllib.parse``'s named tuples, under ``pathlib``)."""
+    What ``exec``s or ``eval``s source is the standard library's alone (``inspect``'s named tuples)."""
     made = _made_by_a_steady_hook(steady, event, _SOURCE_AT_EXIT, "no-source-1")
     assert made  # the spy saw the standard library's
     assert not [where for where in made if "/baton/" in where], made

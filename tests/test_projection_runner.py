@@ -502,7 +502,7 @@ def test_a_replay_rewrites_a_materialized_file_that_holds_more_or_less_than_its_
 
 def test_a_materialized_name_inside_baton_dir_is_its_path_there(baton_dir):
     baton_dir.mkdir(parents=True)
-    assert runner_for(baton_dir)._inside("logs/s__1.json") == baton_dir.resolve() / "logs" / "s__1.json"
+    assert runner_for(baton_dir)._inside("logs/s__1.json") == str(baton_dir.resolve() / "logs" / "s__1.json")
 
 
 def _counted(hlc: int, type_: str = "test.noted", stream: str = "s/1"):

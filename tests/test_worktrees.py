@@ -104,22 +104,22 @@ def test_a_linked_worktree_opens_the_main_worktrees_project_but_knows_its_own_to
         assert opened.paths.worktree == linked
     finally:
         opened.close()
-    assert resolve_worktree(main, cwd=linked / "src") == linked
+    assert resolve_worktree(main, cwd=linked / "src") == str(linked)
 
 
 def test_the_main_worktree_and_a_plain_folder_are_their_own_worktree(repo, tmp_path):
     main, _ = repo
-    assert resolve_worktree(main, cwd=main) == main
+    assert resolve_worktree(main, cwd=main) == str(main)
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert resolve_worktree(plain.resolve(), cwd=plain) == plain.resolve()
+    assert resolve_worktree(plain.resolve(), cwd=plain) == str(plain.resolve())
 
 
 def test_project_naming_a_linked_worktree_opens_the_shared_project_in_that_worktree(repo, monkeypatch):
     main, linked = repo
     monkeypatch.chdir(main)
-    assert resolve_root(linked) == main
-    assert resolve_worktree(main, linked) == linked
+    assert resolve_root(linked) == str(main)
+    assert resolve_worktree(main, linked) == str(linked)
     assert prepare_handoff(linked).to_json()["repository"]["branch"] == "feature"
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from baton.app import Baton, Limits
 from baton.domain.shell_words import quote
@@ -13,6 +12,7 @@ from baton.errors import InputError
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
     from typing import Any, Callable
 
 

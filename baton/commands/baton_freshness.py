@@ -37,7 +37,7 @@ def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
     repo = handoff.project.repository
     if repo is None or not repo.head:
         return None
-    report = live_freshness(opened.paths.worktree, handoff, opened.policy)
+    report = live_freshness(opened.paths.worktree_folder, handoff, opened.policy)
     return freshness_line(report, record.id)
 
 

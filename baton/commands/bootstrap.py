@@ -28,6 +28,7 @@ freshness and summary (``baton_freshness``); ``Start.claim`` claims it
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from baton import gitinfo
@@ -115,7 +116,7 @@ TOLD_KEPT = 1000
 
 
 def _told_path(project: "Project"):
-    return project.paths.baton_dir / TOLD_FILE
+    return os.path.join(project.paths.baton_folder, TOLD_FILE)
 
 
 def _read_told(project: "Project") -> list[str]:
@@ -159,7 +160,7 @@ def spend_shown(project: "Project", spend: Spend, shown: Sequence[str]) -> None:
         told = _read_told(project)
         write_json_atomic(_told_path(project), {"told": (told + [m for m in marks if m not in told])[-TOLD_KEPT:]})
     if any(mark == KEPT and notice in said for notice, mark in spend):
-        path = project.paths.baton_dir / FORGOTTEN_HERE
+        path = os.path.join(project.paths.baton_folder, FORGOTTEN_HERE)
         try:
             raw = read_json(path)
         except (FileNotFoundError, BatonError):
@@ -170,7 +171,10 @@ def spend_shown(project: "Project", spend: Spend, shown: Sequence[str]) -> None:
         if left:
             write_json_atomic(path, {**raw, "notices": left})
         else:
-            path.unlink(missing_ok=True)
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
 
 
 def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str, str],
@@ -200,8 +204,8 @@ def erased_by_teammates(project: "Project", *, peek: bool, spend: Spend | None =
     """The notices ``baton sync`` kept of this user's handoffs a teammate's forget erased here,
     told once: the file goes unless peeking (one ``stat`` when there is none); given ``spend``, each
     goes from it once the brief shows it (``spend_shown``)."""
-    path = project.paths.baton_dir / FORGOTTEN_HERE
-    if not path.exists():
+    path = os.path.join(project.paths.baton_folder, FORGOTTEN_HERE)
+    if not os.path.exists(path):
         return []
     try:
         raw = read_json(path)
@@ -213,7 +217,10 @@ def erased_by_teammates(project: "Project", *, peek: bool, spend: Spend | None =
     if spend is not None:
         spend.extend((notice, KEPT) for notice in notices if not peek)
     elif not peek:
-        path.unlink(missing_ok=True)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
     return notices
 
 
@@ -339,7 +346,7 @@ def left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, p
     stranded = left_on_a_branch_gone((r for r, _ in baton_records(docs)), creators, writer=project.writer,
                                      owner=ctx.owner, branch=ctx.branch, told=told)
     if any(r.branch not in (DETACHED_BRANCH, FALLBACK_BRANCH) for r in stranded):  # rare: git's branches read only then
-        branches = gitinfo.local_branches(project.paths.worktree)
+        branches = gitinfo.local_branches(project.paths.worktree_folder)
         if branches is not None:
             fresh += [(r.id, gone_branch_notice(r, ctx.branch)) for r in stranded
                       if r.branch not in branches and r.branch not in (DETACHED_BRANCH, FALLBACK_BRANCH)]
@@ -356,7 +363,7 @@ def _left_at_this_tip(project: "Project", runner, detached: list[BatonRecord],
     HEAD is read only when there is one (rare); a start on a detached HEAD receives them instead."""
     if not detached or ctx.branch in (DETACHED_BRANCH, FALLBACK_BRANCH):
         return []
-    tip = gitinfo.head_commit(project.paths.worktree)
+    tip = gitinfo.head_commit(project.paths.worktree_folder)
     if not tip:
         return []
     out = []
@@ -452,7 +459,7 @@ def _identity_notices(project: "Project", owner: str | None, ctx: SessionContext
 def _git_dir_unused(project: "Project") -> list[str]:
     """The notice that ``$GIT_DIR`` names a repository Baton does not read for this worktree
     (``gitinfo.environment_problem``): said at the start, never at a prompt."""
-    unused = gitinfo.environment_problem(project.paths.worktree)
+    unused = gitinfo.environment_problem(project.paths.worktree_folder)
     return [unused] if unused else []
 
 

@@ -20,7 +20,6 @@ import stat
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from pathlib import Path
 
 from baton import oplog
 from baton.canonical import pretty_bytes
@@ -51,7 +50,7 @@ from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import is_writer_id
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
-from baton.policy import check_path_inside_root, load_policy, trust_file
+from baton.policy import load_policy, real_location_inside_root, trust_file
 from baton.process_end import DoneSoFar
 from baton.project import BATON_DIR, ProjectPaths, git_toplevel, not_a_directory, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
@@ -60,6 +59,7 @@ from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Iterable, Iterator, Mapping
 
 Deferral = Callable[[], "str | None"]
@@ -255,8 +255,8 @@ def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
     """
     found = []
     # One listing per folder: an entry's type comes with it (no stat per file).
-    for folder, rel, wanted in ((paths.baton_dir, BATON_DIR, _BATON_FILES.__contains__),
-                                (paths.ledger_dir, f"{BATON_DIR}/ledger", lambda name: name.endswith(".jsonl"))):
+    for folder, rel, wanted in ((paths.baton_folder, BATON_DIR, _BATON_FILES.__contains__),
+                                (paths.ledger_folder, f"{BATON_DIR}/ledger", lambda name: name.endswith(".jsonl"))):
         try:
             with os.scandir(folder) as entries:
                 odd = sorted(e.name for e in entries if wanted(e.name) and not e.is_file(follow_symlinks=False)
@@ -266,7 +266,7 @@ def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
         except OSError as exc:
             raise StorageError(f"cannot list {folder}: {exc}") from exc
         for name in odd:
-            if (what := _not_a_file(folder / name)) is not None:
+            if (what := _not_a_file(os.path.join(folder, name))) is not None:
                 found.append((f"{rel}/{name}", what))
     return found
 
@@ -278,7 +278,7 @@ def _index_folder(entry: os.DirEntry[str]) -> bool:
     return entry.name.startswith("index.sqlite") and entry.is_dir(follow_symlinks=False)
 
 
-def _not_a_file(path: Path) -> str | None:
+def _not_a_file(path: str) -> str | None:
     """What ``path`` is when it is there and not a regular file (None otherwise)."""
     try:
         st = os.lstat(path)
@@ -320,10 +320,11 @@ def check_baton_folder_inside(paths: ProjectPaths, *, feeds: bool = True) -> lis
     """
     for place in _BATON_PLACES:
         rel = BATON_DIR if place == "." else f"{BATON_DIR}/{place}"
-        if os.path.lexists(paths.root / rel):
-            check_path_inside_root(paths.root, rel)
-            if place in _BATON_FOLDERS and os.path.islink(paths.root / rel):
-                raise foreign_refusal(rel, _not_a_file(paths.root / rel) or "a symbolic link")
+        where = os.path.join(paths.root_folder, rel)
+        if os.path.lexists(where):
+            real_location_inside_root(paths.root_folder, rel)
+            if place in _BATON_FOLDERS and os.path.islink(where):
+                raise foreign_refusal(rel, _not_a_file(where) or "a symbolic link")
     found = foreign_files(paths)
     for rel, what in found:
         if feeds or foreign_feed_name(rel) is None:
@@ -436,16 +437,16 @@ class Project:
         """
         root = resolve_root(project)
         paths = ProjectPaths(root, resolve_worktree(root, project))
-        if not paths.root.is_dir():  # a mistyped --project or $BATON_PROJECT: `baton init` would refuse it too
-            raise not_a_directory(paths.root)
-        if not paths.config.is_file():
+        if not os.path.isdir(paths.root_folder):  # a mistyped --project or $BATON_PROJECT: `baton init` would refuse it too
+            raise not_a_directory(paths.root_folder)
+        if not os.path.isfile(paths.config_file):
             raise _not_a_project(paths.root)
-        if not initializing and os.path.lexists(paths.init_pending):
+        if not initializing and os.path.lexists(paths.init_pending_file):
             raise NotInitialized(f"`baton init` did not finish in {paths.root} (.baton/init.pending: it stopped "
                                  "before recording project.initialized): run `baton init` again, which completes "
                                  "it", details={"root": str(paths.root), "init_pending": True})
         foreign = check_baton_folder_inside(paths, feeds=not feed_links)
-        config = read_config(paths.config)
+        config = read_config(paths.config_file)
         try:
             local = ensure_local(paths)
         except StorageError:
@@ -454,9 +455,9 @@ class Project:
             # nothing will be written: the id is never recorded
             return cls(paths, config, READ_ONLY_WRITER, clock, limits=limits, foreign_feeds=foreign)
         try:
-            st = os.stat(paths.baton_dir)
+            st = os.stat(paths.baton_folder)
         except OSError as exc:
-            raise StorageError(f"cannot look at {paths.baton_dir}: {exc}") from exc
+            raise StorageError(f"cannot look at {paths.baton_folder}: {exc}") from exc
         minted = local.get("minted_in")
         settled = isinstance(minted, dict) and minted.get("dev") == st.st_dev and minted.get("ino") == st.st_ino
         return cls(paths, config, local["writer"], clock, unsettled=None if settled else st, limits=limits,
@@ -468,7 +469,7 @@ class Project:
         the disk holding it is full (``disk_full``): reading commands answer from a
         replay in memory, writing ones refuse."""
         if self._read_only is None:
-            self._disk_full = files.disk_full(self.paths.baton_dir)
+            self._disk_full = files.disk_full(self.paths.baton_folder)
             self._read_only = self._disk_full is not None or not baton_dir_writable(self.paths)
         return self._read_only
 
@@ -504,27 +505,27 @@ class Project:
         if self.disk_full is not None:
             raise DiskFull(f"{self.disk_full}: {command} {does} and cannot run; {files.DISK_FULL_ADVICE} "
                            "(reading commands still work, in memory)",
-                           details={"baton_dir": str(self.paths.baton_dir)})
+                           details={"baton_dir": self.paths.baton_folder})
         if self.read_only:
             raise ReadOnlyProject(
-                f"{self.paths.baton_dir} is read-only here: {command} {does} and cannot run "
+                f"{self.paths.baton_folder} is read-only here: {command} {does} and cannot run "
                 "(reading commands still work, in memory)",
-                details={"baton_dir": str(self.paths.baton_dir)})
+                details={"baton_dir": self.paths.baton_folder})
 
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:
-            self._ledger = Ledger(self.paths.baton_dir, self.writer, fsync=self.config.fsync, clock=self.clock)
+            self._ledger = Ledger(self.paths.baton_folder, self.writer, fsync=self.config.fsync, clock=self.clock)
         return self._ledger
 
     @property
     def runner(self) -> ProjectionRunner:
         if self._runner is None:
             if self.read_only:
-                self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections(),
+                self._runner = ProjectionRunner(self.paths.baton_folder, self.ledger, default_projections(),
                                                 in_memory=True)
             else:
-                self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections())
+                self._runner = ProjectionRunner(self.paths.baton_folder, self.ledger, default_projections())
                 self.ledger.seed_from(self._runner)
         return self._runner
 
@@ -535,19 +536,19 @@ class Project:
             self._policy = load_policy(self.paths, self.config)
         return self._policy
 
-    def policy_files(self) -> tuple[Path, ...]:
+    def policy_files(self) -> tuple[str, ...]:
         """The files besides ``config.json`` the policy is read from: ``policy.json``, this
         checkout's trust record and the allowed-signers file, trusted with it (a long-running
         process stats them to notice a change)."""
         signers = allowed_signers_setting(self.config)
-        return (self.paths.policy, trust_file(self.paths),
-                *((self.root / signers,) if signers is not None else ()))
+        return (self.paths.policy_file, trust_file(self.paths),
+                *((os.path.join(self.paths.root_folder, signers),) if signers is not None else ()))
 
     def policy_stamp(self) -> tuple[Any, ...]:
         """The stat of each file the policy is read from (``config.json``, ``policy.json``, the
         trust record): a long-running process compares it to notice a change."""
         stamps: list[Any] = []
-        for path in (self.paths.config, *self.policy_files()):
+        for path in (self.paths.config_file, *self.policy_files()):
             try:
                 found = os.stat(path)
             except OSError:
@@ -573,7 +574,7 @@ class Project:
                 as a command opening the project says it, with how to restore it.
         """
         try:
-            self.config = read_config(self.paths.config)
+            self.config = read_config(self.paths.config_file)
         except FileNotFoundError:
             raise _not_a_project(self.root) from None
         self._policy = None
@@ -627,7 +628,7 @@ class Project:
     def log(self, level: str, event: str, **fields: object) -> None:
         """A local log record (``BATON_LOG``; ids, names and timings only: ``baton.oplog``)."""
         if oplog.enabled(level, self.config.extra.get("log")) and not self.read_only:
-            oplog.write(self.paths.baton_dir, level, event, configured=self.config.extra.get("log"), **fields)
+            oplog.write(self.paths.baton_folder, level, event, configured=self.config.extra.get("log"), **fields)
 
     def _caught_up(self, done: CatchUp, started: float) -> None:
         self.log("debug", "catch_up", events=done.events, rebuilt=done.rebuilt, ms=oplog.elapsed_ms(started))
@@ -750,12 +751,12 @@ class Project:
                             f"{self.disk_full}, and a replay in memory of {ledger_size(exc.details['bytes'])} of "
                             f"ledger is more than this command folds in its time "
                             f"({ledger_size(exc.details['limit'])}); {files.DISK_FULL_ADVICE}",
-                            details={"baton_dir": str(self.paths.baton_dir), **exc.details}) from None
+                            details={"baton_dir": self.paths.baton_folder, **exc.details}) from None
                     raise ReadOnlyProject(
-                        f"{self.paths.baton_dir} is read-only here, and a replay in memory of "
+                        f"{self.paths.baton_folder} is read-only here, and a replay in memory of "
                         f"{ledger_size(exc.details['bytes'])} of ledger is more than this command folds in its "
                         f"time ({ledger_size(exc.details['limit'])})",
-                        details={"baton_dir": str(self.paths.baton_dir), **exc.details}) from None
+                        details={"baton_dir": self.paths.baton_folder, **exc.details}) from None
             runner.catch_up(progress=progress, allow_pinned=True)
             return runner
         if self._caught_up_at is not None and self._quiet_since() == self._caught_up_at:
@@ -808,8 +809,8 @@ class Project:
         per command (a command that takes the lock several times says it once)."""
         if self.on_wait is not None and not self._said_waiting:
             self._said_waiting = True
-            catch_up, pid = _background().running(self.paths.baton_dir)
-            self.on_wait(catch_up=catch_up, pid=pid, lock=self.paths.baton_dir / "ledger.lock")
+            catch_up, pid = _background().running(self.paths.baton_folder)
+            self.on_wait(catch_up=catch_up, pid=pid, lock=os.path.join(self.paths.baton_folder, "ledger.lock"))
 
     def behind(self, exc: IndexBehind, deferral: Deferral | None = None) -> IndexBehind:
         """``exc`` (a catch-up past ``fold_limit``, nothing folded, the lock let
@@ -821,15 +822,15 @@ class Project:
         first (``details["deferred"]``): kept before the process starts, it
         is there when the process looks once the index is up to date."""
         kept = deferral() if deferral is not None else None
-        room = _background().failed_for_room(self.paths.baton_dir)
+        room = _background().failed_for_room(self.paths.baton_folder)
         if room is not None and not self._more_room_than(room[1]):
             # the last catch-up failed for want of space and the disk has no more now: not started again
             self.log("info", "catch_up_not_restarted", bytes=exc.details.get("bytes"), free=room[1])
             self.became_full(DiskFull(room[0], details={"disk": room[0], "free": room[1]}))
             raise DiskFull(f"the index could not be brought up to date in the background: {room[0]}; it is not "
                            f"tried again until that disk has more room; {files.DISK_FULL_ADVICE}", details={**exc.details, "deferred": kept,
-                                                                                  "baton_dir": str(self.paths.baton_dir)})
-        pid, failed = _background().start_catch_up(self.root, self.paths.baton_dir)
+                                                                                  "baton_dir": self.paths.baton_folder})
+        pid, failed = _background().start_catch_up(self.root, self.paths.baton_folder)
         if failed is None and self._handed_on is not None and self._handed_on[0] == pid:
             failed = self._handed_on[1]  # the one this process started, after a failure it already said
         elif failed is not None and pid is not None:
@@ -853,7 +854,7 @@ class Project:
         kept = deferral() if deferral is not None else None
         if kept is None:
             return exc
-        pid, failed = _background().start_catch_up(self.root, self.paths.baton_dir)
+        pid, failed = _background().start_catch_up(self.root, self.paths.baton_folder)
         self.log("info", "kept_while_busy", pid=pid, failed=failed is not None)
         details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
         held = exc.reason  # not its advice to a person: this hook's work is tried again
@@ -884,14 +885,14 @@ class Project:
         once the disk it found full (``disk_full``: it reads from a replay in memory and
         refuses writes) has room again: opened afresh, it writes as before."""
         if self._disk_full is not None and (self._more_room_than(self._room_at) if self._room_at is not None
-                                            else files.disk_full(self.paths.baton_dir) is None):
+                                            else files.disk_full(self.paths.baton_folder) is None):
             return True
         return self._ledger is not None and self._ledger.poisoned is not None
 
     def _more_room_than(self, free: int) -> bool:
         """The disk holding ``.baton/`` has at least ``files.LOW_SPACE`` more free than
         ``free`` (the bytes free when a write of the index failed for want of space)."""
-        now = files.free_bytes(self.paths.baton_dir)
+        now = files.free_bytes(self.paths.baton_folder)
         return now is not None and now >= free + files.LOW_SPACE
 
     def close(self) -> None:
@@ -908,10 +909,10 @@ def baton_dir_writable(paths: ProjectPaths) -> bool:
     """Whether this process may write ``.baton/``: the lock it opens for
     every command (or the folder, before the lock exists) and the ledger's
     folder. ``os.access`` also says no on a read-only mount, even to root."""
-    lock = paths.baton_dir / "ledger.lock"
-    targets = [lock if lock.exists() else paths.baton_dir]
-    if paths.ledger_dir.exists():
-        targets.append(paths.ledger_dir)
+    lock = os.path.join(paths.baton_folder, "ledger.lock")
+    targets = [lock if os.path.exists(lock) else paths.baton_folder]
+    if os.path.exists(paths.ledger_folder):
+        targets.append(paths.ledger_folder)
     return all(os.access(t, os.W_OK) for t in targets)
 
 
@@ -920,7 +921,10 @@ def _not_a_project(root: Path) -> NotInitialized:
     tree it is in is a Baton project (a project root named one folder too
     deep), name that project's root rather than only offer ``baton init``,
     which would make a second project inside it."""
-    top = git_toplevel(root)
+    from pathlib import Path  # lazy: a project not found, off the hook path
+
+    found = git_toplevel(root)
+    top = Path(found) if found is not None else None
     if top is not None and top != root and (top / ".baton" / "config.json").is_file():
         return NotInitialized(f"{root} is not a Baton project (no .baton/config.json); it is inside the Baton "
                               f"project at {top}: name that folder as the project root",
@@ -947,16 +951,16 @@ def read_local(paths: ProjectPaths) -> dict:
         ConfigError: ``local.json`` does not parse, is not an object, or names no valid writer id.
     """
     try:
-        local = read_json(paths.local, ConfigError)
+        local = read_json(paths.local_file, ConfigError)
     except FileNotFoundError:
         return {}
     except ConfigError as exc:
         raise ConfigError(exc.message + LOCAL_HINT) from None
     if not isinstance(local, dict):
-        raise ConfigError(f"{paths.local} must hold a JSON object" + LOCAL_HINT)
+        raise ConfigError(f"{paths.local_file} must hold a JSON object" + LOCAL_HINT)
     writer = local.get("writer")
     if writer is not None and not (isinstance(writer, str) and is_writer_id(writer)):
-        raise ConfigError(f"{paths.local}: writer {writer!r} is not a valid writer id ([a-z0-9-], ≤ 64)" + LOCAL_HINT)
+        raise ConfigError(f"{paths.local_file}: writer {writer!r} is not a valid writer id ([a-z0-9-], ≤ 64)" + LOCAL_HINT)
     return local
 
 
@@ -980,24 +984,25 @@ def ensure_local(paths: ProjectPaths) -> dict:
     if isinstance(local.get("writer"), str):
         return local
     local = _claims().minted_here(paths, local)
-    if not paths.local.exists():
+    if not os.path.exists(paths.local_file):
         # Two first commands at once must agree on one id: publish with an
         # exclusive link and let the loser read the winner's file.
-        tmp = paths.local.with_name(f".local.{os.getpid()}.tmp")
+        tmp = os.path.join(paths.baton_folder, f".local.{os.getpid()}.tmp")
         try:
-            tmp.write_bytes(pretty_bytes(local))
-            os.link(tmp, paths.local)
+            with open(tmp, "wb") as fh:
+                fh.write(pretty_bytes(local))
+            os.link(tmp, paths.local_file)
         except FileExistsError:
             return ensure_local(paths)
         except OSError as exc:
-            raise StorageError(f"cannot write {paths.local}: {exc}") from exc
+            raise StorageError(f"cannot write {paths.local_file}: {exc}") from exc
         finally:
             try:
-                tmp.unlink()
+                os.unlink(tmp)
             except OSError:
                 pass
         return local
-    write_json_atomic(paths.local, local)
+    write_json_atomic(paths.local_file, local)
     return local
 
 

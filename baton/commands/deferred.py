@@ -80,7 +80,7 @@ class DeferredHook(Value):
         one of this project's, else the project root."""
         where = root / self.worktree
         try:
-            if where.is_dir() and resolve_root(where) == root:
+            if where.is_dir() and resolve_root(where) == os.fspath(root):
                 return where
         except Exception:  # noqa: BLE001 - a worktree removed or moved since: the project's own
             pass

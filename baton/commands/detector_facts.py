@@ -7,6 +7,7 @@ detector's use cases (``baton.commands.detect``, which captures drafts).
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -36,16 +37,20 @@ def repository_head(worktree: Any) -> str | None:
     if where is None:
         return None
     try:
-        head = (where.git_dir / "HEAD").read_bytes().strip()
+        with open(os.path.join(where.git_dir, "HEAD"), "rb") as fh:
+            head = fh.read().strip()
         if not head.startswith(b"ref: "):
             return head.decode("ascii", "replace") or None
         ref = head[5:].strip().decode("utf-8", "replace")
-        loose = where.common_dir / ref
-        if loose.is_file():
-            return loose.read_bytes().strip().decode("ascii", "replace") or None
-        packed = where.common_dir / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_bytes().splitlines():
+        loose = os.path.join(where.common_dir, ref)
+        if os.path.isfile(loose):
+            with open(loose, "rb") as fh:
+                return fh.read().strip().decode("ascii", "replace") or None
+        packed = os.path.join(where.common_dir, "packed-refs")
+        if os.path.isfile(packed):
+            with open(packed, "rb") as fh:
+                lines = fh.read().splitlines()
+            for line in lines:
                 parts = line.split(b" ", 1)
                 if len(parts) == 2 and parts[1].strip().decode("utf-8", "replace") == ref:
                     return parts[0].decode("ascii", "replace")

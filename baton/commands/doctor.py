@@ -160,8 +160,8 @@ def _folder_checks(opened: Project, paths: ProjectPaths) -> list[Check]:
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
              on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None,
              verifying: Progress | None = None) -> DoctorResult:
-    root = resolve_root(project)
-    paths = ProjectPaths(root)
+    paths = ProjectPaths(resolve_root(project))
+    root = paths.root
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
     deps = _versions()
     checks.append(Check("dependencies", "fail" if "MISSING" in deps else "ok", deps))

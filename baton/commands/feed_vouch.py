@@ -10,6 +10,8 @@ the sync settings) is asked only of a record no trusted key vouches for.
 
 from __future__ import annotations
 
+import os
+
 from baton.config import read_local_json
 from baton.domain.feed_vouch import GOOD, FeedVouch, copy_rule, judge, signers_record_problem, vouch
 from baton.errors import BatonError, Conflict
@@ -33,7 +35,7 @@ def signer_statuses(project: "Project") -> dict[str, str]:
     when the record is damaged — ``signers_record_problem``, or a link, a file too large — as
     ``baton.sync.signing.read_record`` reads it: no record vouches for any feed then)."""
     try:
-        raw = read_local_json(project.paths.baton_dir / SIGNERS_STATE)
+        raw = read_local_json(os.path.join(project.paths.baton_folder, SIGNERS_STATE))
     except (FileNotFoundError, BatonError):
         return {}
     if signers_record_problem(raw) is not None:
@@ -44,7 +46,7 @@ def signer_statuses(project: "Project") -> dict[str, str]:
 def verdicts_stamp(project: "Project") -> tuple[int, int] | None:
     """What tells when sync's record of the verdicts changed (its file's mtime and size; None: none)."""
     try:
-        st = (project.paths.baton_dir / SIGNERS_STATE).stat()
+        st = os.stat(os.path.join(project.paths.baton_folder, SIGNERS_STATE))
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 from itertools import islice
-from pathlib import Path
 
 from baton import gitinfo
 from baton.domain.content_hash import (
@@ -43,12 +42,14 @@ from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.redaction import MARKER, RedactionPolicy, replacement_for
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
-from baton.policy import Policy, allowed_once_trusted, check_path_inside_root
+from baton.policy import Policy, allowed_once_trusted, real_location_inside_root
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start judges a baton here)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
+
+    from _typeshed import StrPath
 
 _HASH_CHUNK = 1 << 20
 
@@ -58,7 +59,7 @@ def now_timestamp(clock_ns: int) -> str:
     return rfc3339_micros(clock_ns)[:19] + "Z"
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: StrPath) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
@@ -66,7 +67,7 @@ def sha256_file(path: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def read_bounded(path: Path, limit: int = SCREEN_LIMIT_BYTES) -> tuple[bytes | None, int]:
+def read_bounded(path: StrPath, limit: int = SCREEN_LIMIT_BYTES) -> tuple[bytes | None, int]:
     """A file's bytes and size, read once, or ``None`` (and its size) when it
     is over ``limit``: a file that large is not read at all (its size is asked
     of the open file, and a file growing as it is read is cut at ``limit + 1``).
@@ -84,7 +85,7 @@ def read_bounded(path: Path, limit: int = SCREEN_LIMIT_BYTES) -> tuple[bytes | N
     return data, len(data)
 
 
-def capture_content_hash(path: Path, policy: RedactionPolicy) -> tuple[str | None, str | None]:
+def capture_content_hash(path: StrPath, policy: RedactionPolicy) -> tuple[str | None, str | None]:
     """What a capture records of a file's content: ``(content_hash, None)``,
     or ``(None, reason)`` for a file over the secret screen's limit. The hash
     is a plain ``sha256:`` when the screen finds nothing in the content, else
@@ -104,7 +105,7 @@ SKIPPED_FOLDERS = frozenset({".git", ".baton"})
 and capture."""
 
 
-def folder_content_hash(folder: Path, policy: RedactionPolicy, *, leave_ignored_out: bool = True,
+def folder_content_hash(folder: StrPath, policy: RedactionPolicy, *, leave_ignored_out: bool = True,
                         named: str = "", budget: HashBudget | None = None) -> tuple[str | None, str | None]:
     """What a capture records of a folder's content (``sha256-tree:``, ``baton.domain.content_hash.tree_hash``),
     or ``(None, reason)`` for a folder over the bounds: at most ``FOLDER_MAX_ENTRIES`` entries and
@@ -197,10 +198,10 @@ class _FolderWalk:
     """One bounded walk of a folder: its ``(relative path, entry hash)`` pairs, and whether the ignore test
     left anything out."""
 
-    def __init__(self, folder: Path, policy: RedactionPolicy, ignored: Any, named: str,
+    def __init__(self, folder: StrPath, policy: RedactionPolicy, ignored: Any, named: str,
                  budget: HashBudget | None = None) -> None:
         self.folder, self.policy, self.ignored, self.budget = folder, policy, ignored, budget
-        base = os.path.normpath(named.replace("\\", "/")).replace(os.sep, "/") if named else folder.name
+        base = os.path.normpath(named.replace("\\", "/")).replace(os.sep, "/") if named else os.path.basename(os.fspath(folder))
         self.base = "" if base in (".", "") else base.rstrip("/") + "/"
         self.entries: list[tuple[str, str]] = []
         self.left_out = False
@@ -222,7 +223,7 @@ class _FolderWalk:
                     return None, over
         return tree_hash(self.entries), None
 
-    def _listing(self, here: Path) -> list[os.DirEntry[str]] | None:
+    def _listing(self, here: StrPath) -> list[os.DirEntry[str]] | None:
         """A folder's entries by name, or None once the walk has listed more than ``FOLDER_MAX_LISTED``."""
         room = FOLDER_MAX_LISTED - self.listed
         with os.scandir(here) as listing:
@@ -234,11 +235,11 @@ class _FolderWalk:
             return None
         return sorted(children, key=lambda e: e.name)
 
-    def _take(self, child: os.DirEntry[str], prefix: str, pending: list[tuple[Path, str]]) -> str | None:
+    def _take(self, child: os.DirEntry[str], prefix: str, pending: list[tuple[StrPath, str]]) -> str | None:
         """Hash one entry (or queue a folder); the reason the folder is over the bounds, else None."""
         rel = prefix + child.name
         is_folder = child.is_dir(follow_symlinks=False)
-        if self.ignored is not None and self.ignored(Path(child.path), is_folder):
+        if self.ignored is not None and self.ignored(child.path, is_folder):
             self.left_out = True
             return None
         if len(self.entries) >= FOLDER_MAX_ENTRIES:
@@ -253,10 +254,10 @@ class _FolderWalk:
                                                                self.policy).digest))
         elif is_folder:
             if child.name not in SKIPPED_FOLDERS:
-                pending.append((Path(child.path), rel + "/"))
+                pending.append((child.path, rel + "/"))
         elif child.is_file(follow_symlinks=False):
             room = SCREEN_LIMIT_BYTES - self.total
-            data, size = read_bounded(Path(child.path), room if self.budget is None else self.budget.room_for_data(room))
+            data, size = read_bounded(child.path, room if self.budget is None else self.budget.room_for_data(room))
             if self.budget is not None and (data is not None or size <= room):
                 self.budget.charge(data=size)  # what was read, or what the budget had no room left to read
             self.total += size
@@ -277,7 +278,7 @@ CONTENT_HASH_SKIPPED = "content_hash_skipped"
 """The artifact field that says why a file records no ``content_hash`` (over the screen's limit)."""
 
 
-def screened_given_hash(path: Path, given: str, policy: RedactionPolicy) -> str:
+def screened_given_hash(path: StrPath, given: str, policy: RedactionPolicy) -> str:
     """A ``content_hash`` a caller supplied, as it may be recorded: a plain
     hash of this very file's bytes, when the screen finds a secret in them,
     becomes the hash of the screened content; anything else is kept as given
@@ -305,14 +306,14 @@ def worktree_label(paths: Any) -> str:
     """The current worktree as records name it: its path relative to the
     project root (``.`` for the main worktree), so the label means the same on
     every machine that lays its worktrees out alike."""
-    if paths.worktree == paths.root:
+    if paths.worktree_folder == paths.root_folder:
         return "."
-    return os.path.relpath(paths.worktree, paths.root)
+    return os.path.relpath(paths.worktree_folder, paths.root_folder)
 
 
 # -- artifacts -----------------------------------------------------------------
 
-def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), *,
+def artifact_fact(worktree: StrPath, rel: str, allowed_roots: Iterable[StrPath] = (), *,
                   recorded: str | None = None, redaction: RedactionPolicy | None = None,
                   policy: Policy | None = None, budget: HashBudget | None = None) -> ArtifactFact:
     """Observe one artifact path, relative to the current worktree: inside it
@@ -328,18 +329,18 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     project's, to say when its untrusted ``allowed_roots`` would allow a path outside the root. ``budget``: what
     the check may still hash (``HashBudget``); an artifact it has no room for is not checked (``NOT_CHECKED``)."""
     try:
-        real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
+        real = real_location_inside_root(worktree, rel, tuple(allowed_roots))
     except UnsafePath as exc:
         return ArtifactFact(exists=False, inside_root=False, readable=False,
                             note=LEADS_OUTSIDE if exc.reason == SYMLINK_ESCAPE else RESOLVES_OUTSIDE,
                             allowed_once_trusted=allowed_once_trusted(policy, worktree, rel) if policy else "")
-    if not real.exists():
+    if not os.path.exists(real):
         return ArtifactFact(exists=False)
-    if real.is_dir() and is_tree(recorded):
+    if os.path.isdir(real) and is_tree(recorded):
         return _folder_fact(real, recorded or "", redaction or RedactionPolicy(), rel, budget)
-    if not recorded and real.is_file() and _over_the_screen(real):
+    if not recorded and os.path.isfile(real) and _over_the_screen(real):
         return ArtifactFact(exists=True, note=TOO_LARGE_TO_HASH)
-    if not real.is_file() or not recorded:
+    if not os.path.isfile(real) or not recorded:
         return ArtifactFact(exists=True)
     if budget is not None and budget.spent:
         return _NOT_CHECKED_FACT
@@ -358,20 +359,20 @@ draft a hook's capture left it not hashed yet in, run in another worktree than t
 nothing of its artifacts), says in place of "validation hashes it"."""
 
 
-def _over_the_screen(real: Path) -> bool:
+def _over_the_screen(real: str) -> bool:
     try:
-        return real.stat().st_size > SCREEN_LIMIT_BYTES
+        return os.stat(real).st_size > SCREEN_LIMIT_BYTES
     except OSError:
         return False
 
 
-def too_large_to_screen(worktree: Path, rel: str) -> bool:
+def too_large_to_screen(worktree: StrPath, rel: str) -> bool:
     """``rel`` is a file inside ``worktree`` over the secret screen's limit: one no capture or validation hashes."""
     try:
-        real = check_path_inside_root(worktree, rel, ())
+        real = real_location_inside_root(worktree, rel, ())
     except UnsafePath:
         return False
-    return real.is_file() and _over_the_screen(real)
+    return os.path.isfile(real) and _over_the_screen(real)
 
 
 _NOT_CHECKED_FACT = ArtifactFact(exists=True, readable=False, note=NOT_CHECKED)
@@ -381,7 +382,7 @@ _TOO_LARGE_NOW = (f"its hash is of screened content, and it is now over the secr
                   "limit, so it cannot be screened to compare")
 
 
-def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy, named: str,
+def _folder_fact(real: str, recorded: str, redaction: RedactionPolicy, named: str,
                  budget: HashBudget | None) -> ArtifactFact:
     """A folder artifact hashed again to compare; one now over the bounds cannot be compared, nor one past the
     check's ``budget`` (not checked). A hash that differs is taken again with the ignored files in: a record
@@ -404,7 +405,7 @@ def _folder_fact(real: Path, recorded: str, redaction: RedactionPolicy, named: s
     return ArtifactFact(exists=True, sha256=current)
 
 
-def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy, budget: HashBudget | None) -> ArtifactFact:
+def _content_fact(real: str, recorded: str, redaction: RedactionPolicy, budget: HashBudget | None) -> ArtifactFact:
     data, size = read_bounded(real)
     if budget is not None:
         try:
@@ -420,7 +421,7 @@ def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy, budget:
                         withhold_hash=withhold_current(recorded, current, data, redaction))
 
 
-def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None, *, whole: bool = False) -> dict[str, Any]:
+def artifact_facts(worktree: StrPath, handoff: Any, policy: Policy | None = None, *, whole: bool = False) -> dict[str, Any]:
     """Facts for every artifact of a record, except paths redaction replaced.
     ``policy`` is the project's ``baton.policy.Policy``: its allowed roots and
     its redaction rules (which screen a ``sha256-redacted:`` artifact's content).
@@ -441,7 +442,7 @@ def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None, *
     return out
 
 
-def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None, *, history: bool = True,
+def live_freshness(worktree: StrPath, handoff: Any, policy: Policy | None = None, *, history: bool = True,
                    whole: bool = False):
     """The §10b freshness of a record right now in the current worktree
     (``FreshnessReport``): its HEAD and its files, not the main worktree's.
@@ -453,7 +454,7 @@ def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None, *
                                 history_facts(worktree, handoff, head_now) if history else None)
 
 
-def history_facts(worktree: Path, handoff: Any, head_now: str | None) -> HistoryFacts | None:
+def history_facts(worktree: StrPath, handoff: Any, head_now: str | None) -> HistoryFacts | None:
     """What git tells of HEAD's history for a record's freshness: whether its
     captured head and its commit evidence are in HEAD's history (a bounded
     walk, ``gitinfo.reach_from_head``), and the branches then and now. Nothing

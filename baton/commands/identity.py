@@ -23,7 +23,7 @@ owner's git config is the repository's shared one (git's common directory).
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from baton import gitinfo
 from baton.domain.identifiers import name_problem
@@ -34,6 +34,8 @@ from baton.writer_id import user_name
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path's modules need none)
 if TYPE_CHECKING:
     from typing import Callable
+
+    from _typeshed import StrPath
 
 FALLBACK_OWNER = "local"
 FALLBACK_BRANCH = "unknown"
@@ -61,14 +63,14 @@ def _usable_owner(value: object) -> str | None:
     return cleaned if cleaned is not None and name_problem(cleaned) is None else None
 
 
-def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None = None,
+def resolve_owner(root: StrPath, explicit: str | None = None, *, cache: StrPath | None = None,
                   secret: Callable[[str], bool] | None = None) -> str:
     """``cache``: where git's identity may be kept between processes
     (``gitinfo.user_identity``); ``secret``: which values must never be kept there."""
     if _clean(explicit):
         return _clean(explicit)  # type: ignore[return-value]
     try:
-        for value in gitinfo.user_identity(Path(root), cache, secret=secret):
+        for value in gitinfo.user_identity(root, cache, secret=secret):
             if _usable_owner(value):
                 return _usable_owner(value)  # type: ignore[return-value]
     except Exception:  # noqa: BLE001 - the spec: resolution failures fall back silently
@@ -82,13 +84,13 @@ def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None
     return FALLBACK_OWNER
 
 
-def passed_over_owner(root: Path, *, cache: Path | None = None,
+def passed_over_owner(root: StrPath, *, cache: StrPath | None = None,
                       secret: Callable[[str], bool] | None = None) -> str | None:
     """The one line that says a git identity setting was passed over for the default owner
     because it breaks the owner rule (``name_problem``), naming the setting and the owner
     Baton uses instead (and where that comes from); None when none was. Never the value."""
     try:
-        email, name = gitinfo.user_identity(Path(root), cache, secret=secret)
+        email, name = gitinfo.user_identity(root, cache, secret=secret)
     except Exception:  # noqa: BLE001 - an unreadable identity is passed over silently, as by ``resolve_owner``
         return None
     passed: list[str] = []
@@ -114,40 +116,40 @@ def passed_over_owner(root: Path, *, cache: Path | None = None,
 
 def owner_notice(opened) -> str | None:
     """``passed_over_owner`` in an opened project's current worktree, read as ``project_owner`` reads it."""
-    return passed_over_owner(opened.paths.worktree, cache=opened.paths.cache_dir / "identity.json",
+    return passed_over_owner(opened.paths.worktree_folder, cache=os.path.join(opened.paths.cache_folder, "identity.json"),
                              secret=lambda value: _screened(opened, value) != value)
 
 
-def resolve_branch(root: Path, explicit: str | None = None) -> str:
+def resolve_branch(root: StrPath, explicit: str | None = None) -> str:
     if _clean(explicit):
         return _clean(explicit)  # type: ignore[return-value]
     try:
-        value = _clean(gitinfo.current_branch(Path(root))) or _clean(gitinfo.branch_in_progress(Path(root)))
+        value = _clean(gitinfo.current_branch(root)) or _clean(gitinfo.branch_in_progress(root))
         if value:
             return value
-        if gitinfo.head_detached(Path(root)):
+        if gitinfo.head_detached(root):
             return DETACHED_BRANCH
     except Exception:  # noqa: BLE001
         pass
     return FALLBACK_BRANCH
 
 
-def resolve_context(root: Path, *, owner: str | None = None, branch: str | None = None,
-                    cache: Path | None = None) -> SessionContext:
+def resolve_context(root: StrPath, *, owner: str | None = None, branch: str | None = None,
+                    cache: StrPath | None = None) -> SessionContext:
     return SessionContext(owner=resolve_owner(root, owner, cache=cache), branch=resolve_branch(root, branch))
 
 
 def context_of(opened, *, owner: str | None = None, branch: str | None = None) -> SessionContext:
     """The owner and branch in an opened project's current worktree (``project_owner``)."""
     return SessionContext(owner=_clean(owner) or project_owner(opened),
-                          branch=resolve_branch(opened.paths.worktree, branch))
+                          branch=resolve_branch(opened.paths.worktree_folder, branch))
 
 
 def project_owner(opened) -> str:
     """The owner in an opened project's current worktree, as batons take it
     (refused there when it looks like a secret: ``check_identifiers``). git's
     identity is cached under ``.baton/cache`` — unless it looks like a secret."""
-    return resolve_owner(opened.paths.worktree, cache=opened.paths.cache_dir / "identity.json",
+    return resolve_owner(opened.paths.worktree_folder, cache=os.path.join(opened.paths.cache_folder, "identity.json"),
                          secret=lambda value: _screened(opened, value) != value)
 
 
@@ -164,7 +166,7 @@ def owner_stamp(opened) -> tuple | None:
     (``gitinfo.identity_stamp``: the git config files' stats and the OS user's environment);
     None when no stamp can tell (a config that includes another file, or an unreadable one)."""
     try:
-        return gitinfo.identity_stamp(opened.paths.worktree, opened.identity_includes)
+        return gitinfo.identity_stamp(opened.paths.worktree_folder, opened.identity_includes)
     except Exception:  # noqa: BLE001 - as every identity read: a failure means "read it again"
         return None
 

@@ -63,7 +63,7 @@ class Place(Value):
 
 def place_of(project: Any) -> Place:
     """Where a command on ``project`` runs (``Place``)."""
-    return Place(gitinfo.current_branch(project.paths.worktree), worktree_label(project.paths), project)
+    return Place(gitinfo.current_branch(project.paths.worktree_folder), worktree_label(project.paths), project)
 
 
 def latest_here(runner: Any, here: Place, *, any_branch: bool = False) -> LatestChoice:

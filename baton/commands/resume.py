@@ -140,7 +140,7 @@ def resume_handoff(
         raise Conflict(unverified.withheld_notice("handoff", handoff.id),
                        details={"id": handoff.id, "feed": unverified.to_json()})
     policy = load_policy(opened.paths, opened.config)
-    freshness = live_freshness(opened.paths.worktree, handoff, policy, whole=True)
+    freshness = live_freshness(opened.paths.worktree_folder, handoff, policy, whole=True)
     quality = score_quality(handoff, freshness_state=freshness.state)
     brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
                                 format="md" if format == "md" else "prompt")

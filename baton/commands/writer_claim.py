@@ -64,10 +64,10 @@ def here_place(paths: ProjectPaths, st: os.stat_result | None = None) -> Place:
     """
     if st is None:
         try:
-            st = os.stat(paths.baton_dir)
+            st = os.stat(paths.baton_folder)
         except OSError as exc:
-            raise StorageError(f"cannot look at {paths.baton_dir}: {exc}") from exc
-    return Place(str(paths.root), host_name(), st.st_dev, st.st_ino)
+            raise StorageError(f"cannot look at {paths.baton_folder}: {exc}") from exc
+    return Place(paths.root_folder, host_name(), st.st_dev, st.st_ino)
 
 
 def place_check(paths: ProjectPaths, local: dict[str, Any]) -> PlaceCheck:
@@ -119,16 +119,16 @@ def claim(project: Project, st: os.stat_result, wait: float | None) -> None:
         # settles the writer before it takes the lock, never inside one.
         raise RuntimeError("the writer id is claimed before the ledger lock is taken, not under it")
     here = here_place(project.paths, st)
-    with lock_held(project.paths.baton_dir, wait):
+    with lock_held(project.paths.baton_folder, wait):
         local = read_local(project.paths)
         check = checked(Place.from_json(local.get("minted_in")), here)
         kept = local.get("writer")
         writer: str = kept if isinstance(kept, str) else project.writer
         if check.verdict == COPIED:
             writer = new_writer_id()
-            write_json_atomic(project.paths.local, claimed_local(local, check, writer))
+            write_json_atomic(project.paths.local_file, claimed_local(local, check, writer))
         elif check.records_place:
-            write_json_atomic(project.paths.local, recorded_local({**local, "writer": writer}, here))
+            write_json_atomic(project.paths.local_file, recorded_local({**local, "writer": writer}, here))
     if writer == project.writer:
         return
     old = project.writer

@@ -110,7 +110,7 @@ def _clone_exclude(base: Path) -> tuple[Path, Path, Path] | None:
     where = locate(base)
     if where is None or where.worktree is None:
         return None
-    return where.worktree, where.common_dir, where.common_dir / "info" / "exclude"
+    return Path(where.worktree), Path(where.common_dir), Path(where.common_dir) / "info" / "exclude"
 
 
 def _why_not(exclude: Path, common_dir: Path) -> str:
@@ -188,8 +188,8 @@ def sharing(base: Path, relative: str) -> list[Path]:
     if found is None:
         return []
     here = os.path.realpath(found[0])
-    return [tree for tree in work_trees(found[1])
-            if os.path.realpath(tree) != here and os.path.lexists(tree / relative)]
+    return [Path(tree) for tree in work_trees(found[1])
+            if os.path.realpath(tree) != here and os.path.lexists(os.path.join(tree, relative))]
 
 
 def tracked(base: Path, relatives: list[str]) -> list[str]:

@@ -55,9 +55,10 @@ def _trust_roots(worktree: Path) -> list[str]:
     dirs = locate(worktree)
     if dirs is None or dirs.worktree is None:
         return []
-    roots = _forms(dirs.worktree)
-    if dirs.common_dir.name == ".git":
-        roots += [f for f in _forms(dirs.common_dir.parent) if f not in roots]
+    roots = _forms(Path(dirs.worktree))
+    common = Path(dirs.common_dir)
+    if common.name == ".git":
+        roots += [f for f in _forms(common.parent) if f not in roots]
     return roots
 
 

@@ -218,9 +218,9 @@ class HookRun:
                 root, _ = _load("baton.harnesses.hook_project").project_root(self.project, None)
             except Exception:  # noqa: BLE001 - no project to tell: stderr only
                 return
-            if not (root / ".baton" / "config.json").is_file():
+            if not os.path.isfile(os.path.join(root, ".baton", "config.json")):
                 return
-            self.baton_dir = root / ".baton"
+            self.baton_dir = os.path.join(root, ".baton")
         write = _load("baton.harnesses.notices_write")
         write.leave(
             self.baton_dir, harness=self.harness, event=self.event, session=self.session,

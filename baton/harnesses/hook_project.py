@@ -9,12 +9,12 @@ its payload alone, without the application and its models.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from baton.app import Baton, Limits
 from baton.domain.shell_words import quote
 from baton.domain.short_ids import short_id
 from baton.errors import FolderGone, InputError
+from baton.gitinfo import inside, parents_of, plain_path, real_path
 from baton.harnesses import notices
 from baton.harnesses.hook import UNPROMPTED, mark_name, marked_folder
 from baton.harnesses.protocol import (
@@ -34,14 +34,14 @@ if TYPE_CHECKING:
 
 
 def project_root(project: str | os.PathLike | None, cwd: str | None,
-                 project_dir: str | None = None) -> tuple[Path, Path]:
+                 project_dir: str | None = None) -> tuple[str, str]:
     """``project_found`` without saying how it was found."""
     root, worktree, _above = project_found(project, cwd, project_dir)
     return root, worktree
 
 
 def project_found(project: str | os.PathLike | None, cwd: str | None,
-                  project_dir: str | None = None) -> tuple[Path, Path, bool]:
+                  project_dir: str | None = None) -> tuple[str, str, bool]:
     """The project's root (its ``.baton/``) and the worktree to open: ``--project``,
     else ``$BATON_PROJECT``, else the Baton project of the harness's project folder
     (``project_dir``: ``$CLAUDE_PROJECT_DIR``), else of the hook's own folder, each only
@@ -63,8 +63,8 @@ def project_found(project: str | os.PathLike | None, cwd: str | None,
     as the current one: its branch, head and changes are the session's.
     """
     if project:
-        return resolve_root(project), Path(project), False
-    start = Path(cwd) if cwd and _a_folder(Path(cwd)) else None
+        return resolve_root(project), plain_path(os.fspath(project)), False
+    start = plain_path(cwd) if cwd and _a_folder(cwd) else None
     if not os.environ.get("BATON_PROJECT"):
         own = _own_folder()
         for folder in (project_dir, own):
@@ -88,7 +88,7 @@ def folder_gone(named: str | None) -> str:
     return f"{where} this session works in is gone (moved or deleted), and so is the folder this hook runs in"
 
 
-def _above_the_gone(*named: str | None) -> tuple[Path, Path] | None:
+def _above_the_gone(*named: str | None) -> tuple[str, str] | None:
     """The Baton project (root, worktree) of the nearest folder that still exists above a
     session folder that is gone (the payload's ``cwd``, else ``$CLAUDE_PROJECT_DIR``), when
     that folder is in a git work tree: a subfolder a branch switch removed (``repo/web/`` on
@@ -97,22 +97,22 @@ def _above_the_gone(*named: str | None) -> tuple[Path, Path] | None:
     for gone in named:
         if not gone or not os.path.isabs(gone):
             continue
-        for folder in Path(gone).parents:
+        for folder in parents_of(plain_path(gone)):
             if _a_folder(folder):  # a branch switch removes folders of a git work tree only
-                found = _holding(str(folder), None) if git_toplevel(folder.resolve()) is not None else None
+                found = _holding(folder, None) if git_toplevel(real_path(folder)) is not None else None
                 if found is not None:
                     return found
                 break
     return None
 
 
-def _a_folder(path: Path) -> bool:
+def _a_folder(path: str) -> bool:
     """Whether ``path`` is a folder; False too when it cannot be one (a name longer than the
-    file system allows, ``ENAMETOOLONG``, which ``Path.is_dir`` raises: a payload's ``cwd``
-    of megabytes is a folder that is not there, not an internal error)."""
+    file system allows, ``ENAMETOOLONG``: a payload's ``cwd`` of megabytes is a folder that is
+    not there, not an internal error; ``os.path.isdir`` says False for every failure)."""
     try:
-        return path.is_dir()
-    except OSError:
+        return os.path.isdir(path)
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         return False
 
 
@@ -124,17 +124,17 @@ def _own_folder() -> str | None:
         return None
 
 
-def _holding(folder: str | None, start: Path | None) -> tuple[Path, Path] | None:
+def _holding(folder: str | None, start: str | None) -> tuple[str, str] | None:
     """The Baton project (root, worktree) found from ``folder``, when ``start`` (the
     payload's ``cwd``) is that folder or inside it, and the project is initialised."""
     if not folder:
         return None
     try:
-        here = Path(folder).resolve()
-        if not here.is_dir() or (start is not None and not start.resolve().is_relative_to(here)):
+        here = real_path(folder)
+        if not os.path.isdir(here) or (start is not None and not inside(real_path(start), here)):
             return None
         root = resolve_root(None, cwd=here)
-        if not (root / ".baton" / "config.json").is_file():
+        if not os.path.isfile(os.path.join(root, ".baton", "config.json")):
             return None
     except (OSError, RuntimeError):
         return None
@@ -200,7 +200,7 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     runner's ``HookRun``) learns the project's ``.baton/`` for its notices."""
     where = chosen.get_project_context(payload)
     root, worktree, above = project_found(project, where.cwd, where.project_dir)
-    run.baton_dir = root / ".baton"
+    run.baton_dir = os.path.join(root, ".baton")
     # Never wait on another process without limit: reads answer from the
     # index, writes give up with LedgerBusy. Nor fold more of the ledger than
     # fits in the hook's time: the rest is handed to a process of its own (``IndexBehind``).
@@ -212,7 +212,7 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             # hook says its folder is gone, on stderr (a start: to its agent).
             run.baton_dir, run.elsewhere = None, True
             raise FolderGone(folder_gone(where.cwd or where.project_dir))
-        run.baton_dir = app.project.paths.baton_dir
+        run.baton_dir = app.project.paths.baton_folder
         # An end whose session's start claimed a baton and that made no request since: its mark still there.
         no_request = (metadata.kind == SESSION_END and bool(chosen.prompt_hook_files)
                       and marked(run.baton_dir, metadata.session_id))
@@ -271,7 +271,7 @@ def from_elsewhere(project: str | os.PathLike | None, cwd: str | None) -> str:
     folder): what it says and claims is that project's (``named_elsewhere``). It is
     what the setting is for — Baton's project kept beside the code, or one project for
     several folders — so the start still claims; a leftover setting is seen at once."""
-    start = Path(cwd) if cwd and _a_folder(Path(cwd)) else None
+    start = plain_path(cwd) if cwd and _a_folder(cwd) else None
     elsewhere = named_elsewhere(project, cwd=start)
     if elsewhere is None:
         return ""

@@ -505,7 +505,7 @@ def _check_config(project: Path) -> None:
     """Raises ConfigError when the project's configuration would stop every command (its
     ``config.json``, ``local.json`` or policy), UnsafePath when ``.baton/`` links out of the
     project: checked before anything is written."""
-    paths = ProjectPaths(project)
+    paths = ProjectPaths(os.fspath(project))
     check_baton_folder_inside(paths)  # a .baton linked out of the project: refused before any wiring is written
     try:
         raw = read_json(paths.config, ConfigError)

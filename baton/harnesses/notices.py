@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 import orjson
 
@@ -46,10 +45,10 @@ def still_so(baton_dir: str | os.PathLike, notices: list[dict[str, Any]],
     set aside): the brief they come with already holds what it did, its baton.
     Nor those that say the handoff this brief delivers (``delivered``, as the
     application said) was not handed on: it was, since."""
-    folder = Path(baton_dir) / KEPT_DIR
+    folder = os.path.join(baton_dir, KEPT_DIR)
     return [item for item in notices if (not delivered or item.get("handoff") != delivered)
             and (not isinstance(item.get("kept"), str) or "/" in item["kept"]
-                 or any((folder / (item["kept"] + suffix)).exists() for suffix in KEPT_SUFFIXES))]
+                 or any(os.path.exists(os.path.join(folder, item["kept"] + suffix)) for suffix in KEPT_SUFFIXES))]
 
 
 def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
@@ -57,8 +56,8 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     are said once). Malformed lines are skipped, and so are the notices about
     a handoff (``handoff``) a later session's end said it handed on (a line
     ``{"settled": [ids]}``, ``notices_write.settle``). Never raises."""
-    path = Path(baton_dir) / FILE_NAME
-    taken = path.with_name(f"{FILE_NAME}.{os.getpid()}.taken")
+    path = os.path.join(baton_dir, FILE_NAME)
+    taken = os.path.join(baton_dir, f"{FILE_NAME}.{os.getpid()}.taken")
     if not own_file(path):
         return []
     try:
@@ -78,7 +77,7 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     finally:
         os.close(fd)
         try:
-            taken.unlink()
+            os.unlink(taken)
         except OSError:
             pass
     return _parsed(raw)
@@ -102,7 +101,7 @@ def for_brief(app: Any, *, use_up: bool) -> list[str]:
     (the command line, the MCP ``bootstrap`` tool), which lists them first among its own.
     ``use_up``: a start that delivers a brief takes them (said once, as a start hook's does); a
     peek (``use_up`` False) leaves them for it. Never raises."""
-    baton_dir = app.project.paths.baton_dir
+    baton_dir = app.project.paths.baton_folder
     waiting = take(baton_dir) if use_up else peek(baton_dir)
     if not waiting:
         return []
@@ -112,7 +111,7 @@ def for_brief(app: Any, *, use_up: bool) -> list[str]:
 def peek(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     """The notices ``take`` would return now, left in the file for the start that takes them
     (``bootstrap --peek``: the brief a start would receive now). Never raises."""
-    path = Path(baton_dir) / FILE_NAME
+    path = os.path.join(baton_dir, FILE_NAME)
     if not own_file(path):
         return []
     try:
@@ -145,14 +144,14 @@ def _parsed(raw: bytes) -> list[dict[str, Any]]:
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def own_file(path: Path) -> bool:
+def own_file(path: str) -> bool:
     """``path`` (the notice file) is Baton's to read and take: not a symbolic link
     itself, and inside the project (``.baton/``'s parent) once links are followed —
     a ``.baton`` linked out of the project, or a notice file linked anywhere, is
     another file, never read into a brief nor removed. True when it is not there."""
     if os.path.islink(path):
         return False
-    root = os.path.realpath(path.parent.parent)
+    root = os.path.realpath(os.path.dirname(os.path.dirname(path)))
     return os.path.realpath(path).startswith(root.rstrip(os.sep) + os.sep)
 
 

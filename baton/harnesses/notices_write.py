@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import stat
 from datetime import datetime, timezone
-from pathlib import Path
 
 import orjson
 
@@ -59,7 +58,7 @@ def settle(baton_dir: str | os.PathLike, handoffs: Iterable[str], *, at: str) ->
     Only when a notice waiting names one of them: else there is nothing to settle, and a
     session start finds no file (its steady cost: one failed rename). Never raises."""
     ids = {str(handoff) for handoff in handoffs}
-    waiting = _read(Path(baton_dir) / FILE_NAME).splitlines() if ids else []
+    waiting = _read(os.path.join(baton_dir, FILE_NAME)).splitlines() if ids else []
     named = set()
     for raw in waiting:
         try:
@@ -75,12 +74,12 @@ def settle(baton_dir: str | os.PathLike, handoffs: Iterable[str], *, at: str) ->
 
 def _append(baton_dir: str | os.PathLike, line: bytes, *, create: bool = True) -> bool:
     """``line`` appended to the notice file, within its bound; False when it was not."""
-    path = Path(baton_dir) / FILE_NAME
+    path = os.path.join(baton_dir, FILE_NAME)
     try:
         # Inside the project once links are followed (a ``.baton`` linked out of it gets no
         # notice: ``baton.commands.context.check_baton_folder_inside``), and the file itself,
         # never through a link to another file (``O_NOFOLLOW``: the notice is dropped).
-        if not Path(baton_dir).is_dir() or not own_file(path):
+        if not os.path.isdir(baton_dir) or not own_file(path):
             return False
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | NOFOLLOW | os.O_NONBLOCK
                      | (os.O_CREAT if create else 0), 0o644)
@@ -96,7 +95,7 @@ def _append(baton_dir: str | os.PathLike, line: bytes, *, create: bool = True) -
         return False
 
 
-def _read(path: Path) -> bytes:
+def _read(path: str) -> bytes:
     """The notice file's bytes, read as itself (never through a link; nothing on a failure)."""
     if not own_file(path):
         return b""

@@ -1118,7 +1118,7 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
     """``baton doctor``'s check per harness wired in this worktree (``install-hooks``):
     its hooks' program found, every part present and current, as ``(name, status, detail)``."""
     try:
-        base = resolve_worktree(root, project)
+        base = Path(resolve_worktree(root, project))
     except BatonError:
         base = root
     checks = []

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import gc
 import heapq
+import os
 from contextlib import contextmanager
 from hashlib import sha256 as _sha256
-from pathlib import Path
 
 import orjson
 
@@ -33,6 +33,8 @@ from baton.values import Value
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Iterator
+
+    from _typeshed import StrPath
 
 
 class FeedHead(Value):
@@ -100,8 +102,8 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def feed_name(path: Path) -> str:
-    return path.name[: -len(".jsonl")]
+def feed_name(path: StrPath) -> str:
+    return os.path.basename(path)[: -len(".jsonl")]
 
 
 WRITER_ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789-"
@@ -174,14 +176,16 @@ def holds_another_writer(path: str, name: str, own: str | None = None) -> str | 
     return writer if writer is not None and writer != stem else None
 
 
-def stray_files(ledger_dir: Path, own: str | None = None) -> dict[str, str | None]:
+def stray_files(ledger_dir: StrPath, own: str | None = None) -> dict[str, str | None]:
     """The ``*.jsonl`` files in the ledger folder that are no feed, sorted, each with the writer
     whose events it holds when that is why: named no writer id (``is_feed_file_name``: None), or
     named one but holding another writer's events (``holds_another_writer``). One rule for both:
     not read, never deleted, named by ``verify`` and ``doctor``."""
+    from pathlib import Path  # lazy: ``verify``'s and ``doctor``'s, off the hook path
+
     try:
         found: dict[str, str | None] = {}
-        for p in sorted(ledger_dir.glob("*.jsonl")):
+        for p in sorted(Path(ledger_dir).glob("*.jsonl")):
             if not is_feed_file_name(p.name):
                 found[p.name] = None
             elif p.is_file() and not p.is_symlink() and (writer := holds_another_writer(str(p), p.name, own)):
@@ -658,7 +662,7 @@ def _is_event_with_id(line: bytes, event_id: str) -> bool:
     return type(raw) is dict and raw.get("id") == event_id
 
 
-def scan_file(path: Path, start: FeedHead = FeedHead(), *, collect: bool = False) -> FeedScan:
+def scan_file(path: StrPath, start: FeedHead = FeedHead(), *, collect: bool = False) -> FeedScan:
     with open(path, "rb") as fh:
         fh.seek(start.offset)
         raw = fh.read()
@@ -692,7 +696,7 @@ def line_ending_at(read: Callable[[int, int], bytes], offset: int, length: int =
         window *= 4
 
 
-def wall_us_ending_at(path: Path, offset: int) -> int | None:
+def wall_us_ending_at(path: StrPath, offset: int) -> int | None:
     """The wall time (``at``, in microseconds) of the event whose line ends at ``offset`` in the feed
     at ``path`` (``line_ending_at``): when its writer's clock said it was written, whatever its
     ``hlc``. None when that line cannot be read or names no time."""

@@ -8,13 +8,15 @@ import errno
 import fcntl
 import os
 import stat
-from pathlib import Path
 
 from baton.errors import StorageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
+
+    from _typeshed import StrPath
 
 LOW_SPACE = 1 << 20
 """Below this many free bytes on the disk holding ``.baton/``, the disk is full for
@@ -24,7 +26,7 @@ SQLite cannot even open the index to read it (its shared-memory file needs room)
 DISK_FULL_ADVICE = "free space on that disk (remove files you do not need there), then run the command again"
 
 
-def disk_full(path: str | Path) -> str | None:
+def disk_full(path: StrPath) -> str | None:
     """``the disk holding PATH is full (N bytes free)`` when the file system under
     ``path`` has less than ``LOW_SPACE`` bytes free for this user (root's reserve
     counted for root), else None (and None when it cannot be asked)."""
@@ -34,7 +36,7 @@ def disk_full(path: str | Path) -> str | None:
     return f"the disk holding {path} is full ({free:,} bytes free)" if free < LOW_SPACE else None
 
 
-def free_bytes(path: str | Path) -> int | None:
+def free_bytes(path: StrPath) -> int | None:
     """The bytes free for this user on the file system under ``path`` (root's
     reserve counted for root), or None when it cannot be asked."""
     try:
@@ -44,7 +46,7 @@ def free_bytes(path: str | Path) -> int | None:
     return (st.f_bfree if os.geteuid() == 0 else st.f_bavail) * st.f_frsize
 
 
-def no_room(path: str | Path, what: str) -> str:
+def no_room(path: StrPath, what: str) -> str:
     """``the disk holding PATH is full (N bytes free, too few for WHAT)``: a write
     refused for want of space although more than ``LOW_SPACE`` was free when the
     command began (a replay of the index needs about the index's size again)."""
@@ -108,7 +110,7 @@ def read_range(path: str, start: int, size: int | None = None) -> bytes:
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def open_feed(path: str | Path, flags: int, mode: int = 0o644, *, doing: str = "read") -> int:
+def open_feed(path: StrPath, flags: int, mode: int = 0o644, *, doing: str = "read") -> int:
     """A descriptor on the feed (or other file of ``.baton/``) at ``path``
     itself: a symbolic link there is refused, never followed (``O_NOFOLLOW``),
     and so is anything but a regular file (a FIFO is opened without blocking,
@@ -145,7 +147,7 @@ class CutNotDurable(StorageError):
     copies of them (quarantine), never removes them as if nothing happened."""
 
 
-def cut(path: str | Path, offset: int, *, fsync: bool = True) -> None:
+def cut(path: StrPath, offset: int, *, fsync: bool = True) -> None:
     """Cut the feed at ``path`` to ``offset`` bytes (fsynced), through a
     descriptor on the file itself (``open_feed``): never a path's ``truncate``,
     which follows a symbolic link and empties the file it points to.
@@ -192,7 +194,7 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def fsync_dir(path: Path) -> None:
+def fsync_dir(path: StrPath) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -205,7 +207,7 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def remove_if_there(path: Path) -> None:
+def remove_if_there(path: StrPath) -> None:
     """Remove ``path`` when it is there; never raises (a copy that could not be
     written, left on a full or read-only disk, is removed if it can be)."""
     try:
@@ -214,14 +216,14 @@ def remove_if_there(path: Path) -> None:
         pass
 
 
-def replace_whole(path: Path, data: bytes, *, tmp_prefix: str, failure: str) -> None:
+def replace_whole(path: StrPath, data: bytes, *, tmp_prefix: str, failure: str) -> None:
     """Write ``data`` as the whole of ``path``: a new file beside it (named ``tmp_prefix.<pid>.<hex>``,
     the old file's mode kept, fsynced) renamed over it, never a write into a live file.
 
     Raises:
         StorageError: ``failure: <the OS error>``, the new file removed again.
     """
-    tmp = path.with_name(f"{tmp_prefix}.{os.getpid()}.{os.urandom(4).hex()}")
+    tmp = os.path.join(os.path.dirname(path), f"{tmp_prefix}.{os.getpid()}.{os.urandom(4).hex()}")
     try:
         try:
             mode = os.stat(path).st_mode & 0o777
@@ -240,7 +242,7 @@ def replace_whole(path: Path, data: bytes, *, tmp_prefix: str, failure: str) -> 
 
 
 @contextlib.contextmanager
-def locked_whole_feed(baton_dir: str | Path, feed: str) -> Iterator[tuple[Path, bytes]]:
+def locked_whole_feed(baton_dir: StrPath, feed: str) -> Iterator[tuple[Path, bytes]]:
     """Feed ``feed``'s path and whole bytes, read under the ledger's write lock
     (``ledger.lock``), which is held until the block ends: a whole-feed rewrite
     (a repair's cut, line endings put back) happens inside it.
@@ -248,6 +250,8 @@ def locked_whole_feed(baton_dir: str | Path, feed: str) -> Iterator[tuple[Path, 
     Raises:
         StorageError: the lock could not be opened or the feed read.
     """
+    from pathlib import Path  # lazy: a repair's, off the hook path
+
     path = Path(baton_dir) / "ledger" / f"{feed}.jsonl"
     lock_path = Path(baton_dir) / "ledger.lock"
     try:

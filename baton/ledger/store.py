@@ -26,7 +26,6 @@ import time
 import weakref
 from contextlib import contextmanager
 from functools import partial
-from pathlib import Path
 
 import baton.ledger.files as files
 from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict, WriteFailed
@@ -37,7 +36,6 @@ from baton.ledger.feed import (
     FeedHead,
     FeedScan,
     collector_paused,
-    feed_name,
     holds_event_id,
     line_ending_at,
     line_hashes_to,
@@ -53,9 +51,19 @@ from baton.ledger.versions import StreamVersions
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a hook never needs it)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Iterable, Iterator, Mapping
 
+    from _typeshed import StrPath
+
     from baton.ledger.tail import TailWant
+
+
+def _path(text: str) -> Path:
+    """``text`` as a ``pathlib.Path``, for a caller off the hook path (``Ledger.feed_paths``...)."""
+    from pathlib import Path  # lazy: the hook path holds strings
+
+    return Path(text)
 
 FSYNC_POLICIES = ("always", "never")
 
@@ -85,7 +93,7 @@ class Ledger:
 
     def __init__(
         self,
-        baton_dir: Path,
+        baton_dir: StrPath,
         writer: str,
         *,
         fsync: str = "always",
@@ -93,12 +101,9 @@ class Ledger:
     ) -> None:
         if fsync not in FSYNC_POLICIES:
             raise ValueError(f"fsync must be one of {FSYNC_POLICIES}")
-        self.baton_dir = Path(baton_dir)
-        self.ledger_dir = self.baton_dir / "ledger"
-        self.quarantine_dir = self.baton_dir / "quarantine"
-        self.lock_path = self.baton_dir / "ledger.lock"
-        self._folder = str(self.ledger_dir)  # the paths every lock stats, as strings once
-        self._lock_file = str(self.lock_path)
+        self._baton = os.fspath(baton_dir)  # strings (``os.path``): the hook path holds no ``pathlib``
+        self._folder = os.path.join(self._baton, "ledger")  # the paths every lock stats
+        self._lock_file = os.path.join(self._baton, "ledger.lock")
         self._own_path = f"{self._folder}/{writer}.jsonl"
         self.writer = writer
         self.fsync = fsync
@@ -138,11 +143,27 @@ class Ledger:
         self._listing.set_own(writer)
 
     # -- paths ---------------------------------------------------------------
+    @property
+    def baton_dir(self) -> Path:
+        return _path(self._baton)
+
+    @property
+    def ledger_dir(self) -> Path:
+        return _path(self._folder)
+
+    @property
+    def quarantine_dir(self) -> Path:
+        return _path(os.path.join(self._baton, "quarantine"))
+
+    @property
+    def lock_path(self) -> Path:
+        return _path(self._lock_file)
+
     def feed_path(self, writer: str) -> Path:
-        return self.ledger_dir / f"{writer}.jsonl"
+        return _path(self._path(writer))
 
     def feed_paths(self) -> list[Path]:
-        return [self.ledger_dir / f"{name}.jsonl" for name in self.feed_names()]
+        return [_path(self._path(name)) for name in self.feed_names()]
 
     def feed_names(self) -> list[str]:
         """The feeds in the ledger folder now, sorted (listed again only when
@@ -310,7 +331,7 @@ class Ledger:
                     ident = files.file_ident(os.fstat(opened))
                 except OSError as exc:
                     os.close(opened)
-                    raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
+                    raise StorageError(f"cannot open the ledger lock {self._lock_file}: {exc}") from exc
                 self._lock_fd, self._lock_forks, self._lock_ident = opened, _forks, ident
                 self._lock_closer = weakref.finalize(self, files.close_quietly, opened)
                 fd = opened
@@ -337,7 +358,7 @@ class Ledger:
             except OSError:
                 pass
             self._drop_lock_file()
-        raise StorageError(f"the ledger lock {self.lock_path} keeps being replaced; another tool is rewriting it")
+        raise StorageError(f"the ledger lock {self._lock_file} keeps being replaced; another tool is rewriting it")
 
     def _drop_lock_file(self) -> None:
         if self._lock_closer is not None:
@@ -347,15 +368,15 @@ class Ledger:
     def _open_lock_file(self) -> int:
         try:
             if not self._dir_made:
-                self.ledger_dir.mkdir(parents=True, exist_ok=True)
+                os.makedirs(self._folder, exist_ok=True)
                 self._dir_made = True
             try:
-                return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                return os.open(self._lock_file, os.O_RDWR | os.O_CREAT, 0o644)
             except FileNotFoundError:  # the folder went away since we made it
-                self.ledger_dir.mkdir(parents=True, exist_ok=True)
-                return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                os.makedirs(self._folder, exist_ok=True)
+                return os.open(self._lock_file, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
+            raise StorageError(f"cannot open the ledger lock {self._lock_file}: {exc}") from exc
 
     # -- knowing where the feeds stand ---------------------------------------
     def seed_from(self, source: IndexSeed) -> None:
@@ -490,7 +511,7 @@ class Ledger:
                 # cut inside a line the index holds is a loss, left as it is
                 # for ``verify`` and ``repair`` (and refused by the next append).
                 if self._lost_under(name, scan.head) is None:
-                    self._quarantine_tail(Path(self._path(name)), scan)
+                    self._quarantine_tail(self._path(name), scan)
         return True
 
     def _note_read(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor) -> None:
@@ -592,7 +613,7 @@ class Ledger:
 
     def read_all(self) -> list[Event]:
         """Every sound event of every feed, in project order (torn tails ignored)."""
-        scans = [self.read_feed(feed_name(p)) for p in self.feed_paths()]
+        scans = [self.read_feed(name) for name in self.feed_names()]
         return list(merge_feeds(s.events for s in scans))
 
     def iter_all(self) -> Iterator[Event]:
@@ -602,7 +623,7 @@ class Ledger:
             for scan in self.read_feed_chunks(feed):
                 yield from scan.events
 
-        return merge_feeds(events(feed_name(p)) for p in self.feed_paths())
+        return merge_feeds(events(name) for name in self.feed_names())
 
     def iter_tail(self, want: "TailWant") -> Iterator[Event]:
         """``iter_all``'s events from each feed's tail on (``baton.ledger.tail``):
@@ -612,7 +633,7 @@ class Ledger:
         a chunk of each feed at a time. Damage before a feed's tail is not
         looked at (``verify`` finds it); in the tail, the same checks and
         errors as ``iter_all``."""
-        return merge_feeds(self._feed_tail(feed_name(p), want) for p in self.feed_paths())
+        return merge_feeds(self._feed_tail(name, want) for name in self.feed_names())
 
     def _feed_tail(self, feed: str, want: "TailWant") -> Iterable[Event]:
         info = self.feed_info(feed)
@@ -640,21 +661,22 @@ class Ledger:
         return files.read_range(path, start, size)
 
     # -- repairing -----------------------------------------------------------
-    def _quarantine_tail(self, path: Path, scan: FeedScan) -> None:
+    def _quarantine_tail(self, path: str, scan: FeedScan) -> None:
         torn = scan.torn
         assert torn is not None
-        target: Path | None = None
+        target: str | None = None
+        quarantine = os.path.join(self._baton, "quarantine")
         try:
-            tail = self._read_range(str(path), torn.offset)
-            self.quarantine_dir.mkdir(parents=True, exist_ok=True)
-            target = self.quarantine_dir / f"{self.writer}.{torn.offset}.{uuid7()}.torn"
+            tail = self._read_range(path, torn.offset)
+            os.makedirs(quarantine, exist_ok=True)
+            target = os.path.join(quarantine, f"{self.writer}.{torn.offset}.{uuid7()}.torn")
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 files.write_all(fd, tail)
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            files.fsync_dir(self.quarantine_dir)
+            files.fsync_dir(quarantine)
             files.cut(path, torn.offset)
             target = None  # the feed is cut: the copy is the only one, kept
         except files.CutNotDurable as exc:  # cut all the same: the copy is the only one, kept
@@ -813,7 +835,7 @@ class Ledger:
                 # no reliance on how a file system treats a size change.
                 os.fsync(fd)
                 if start is None:  # a new feed: its name in the folder must be durable too
-                    files.fsync_dir(self.ledger_dir)
+                    files.fsync_dir(self._folder)
             except OSError as exc:
                 raise self._write_failed(path, exc, synced=True) from exc
         return written[len(written) - asked:]
@@ -993,7 +1015,7 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
 
 
 @contextmanager
-def lock_held(baton_dir: Path, wait: float | None = None) -> Iterator[None]:
+def lock_held(baton_dir: StrPath, wait: float | None = None) -> Iterator[None]:
     """The ledger's lock file held through a descriptor of its own, for a step
     that must exclude every writer but settles what a ``Ledger`` is built with
     (taking a new writer id: ``baton.commands.writer_claim``). Never taken
@@ -1004,9 +1026,9 @@ def lock_held(baton_dir: Path, wait: float | None = None) -> Iterator[None]:
         LedgerBusy: still held by another process after ``wait`` seconds.
         StorageError: the lock file cannot be opened.
     """
-    path = Path(baton_dir) / "ledger.lock"
+    path = os.path.join(baton_dir, "ledger.lock")
     try:
-        path.parent.joinpath("ledger").mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.join(baton_dir, "ledger"), exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
         raise StorageError(f"cannot open the ledger lock {path}: {exc}") from exc

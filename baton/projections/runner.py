@@ -45,7 +45,6 @@ import sqlite3
 import stat as _stat
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import orjson
 
@@ -53,6 +52,7 @@ from baton.canonical import loads
 from baton.config import write_bytes_atomic
 from baton.errors import DiskFull, IndexBehind, IndexPinned, NotFound, StorageError
 from baton.events.names import DECODED, load_family
+from baton.gitinfo import inside, real_path
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
 from baton.ledger.files import DISK_FULL_ADVICE, free_bytes, no_room
@@ -66,9 +66,21 @@ from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 
+    from _typeshed import StrPath
+
     from baton.projections.until import Until  # built by the commands that bound a replay, read here
+
+
+
+def _path(text: str) -> Path:
+    """``text`` as a ``pathlib.Path``, for a caller off the hook path (``ProjectionRunner.baton_dir``...)."""
+    from pathlib import Path  # lazy: the hook path holds strings
+
+    return Path(text)
+
 
 VANISHED_RETRIES = 8
 """Attempts at an index deleted under a running command before giving up
@@ -94,7 +106,7 @@ system (``MAX_PATHNAME`` in its ``os_unix.c``); its journal's is the index's
 and ``-journal``."""
 
 
-def index_path_too_long(baton_dir: Path, databases: tuple[str, ...] = ("index.sqlite",)) -> str | None:
+def index_path_too_long(baton_dir: StrPath, databases: tuple[str, ...] = ("index.sqlite",)) -> str | None:
     """Why SQLite cannot open the index in ``baton_dir`` when the project's
     folder is too deep for it (every open fails with "unable to open database
     file"), or None when the path fits. ``databases`` are the files in
@@ -104,10 +116,10 @@ def index_path_too_long(baton_dir: Path, databases: tuple[str, ...] = ("index.sq
     if os.name != "posix":
         return None
     name = max((f"{database}-journal" for database in databases), key=len)
-    longest = len(os.fsencode(str(Path(baton_dir) / name))) + 1
+    longest = len(os.fsencode(os.path.join(baton_dir, name))) + 1
     if longest <= SQLITE_MAX_PATHNAME:
         return None
-    return (f"{Path(baton_dir).parent} is too deep a folder for Baton's index: SQLite opens a path of at most "
+    return (f"{os.path.dirname(baton_dir)} is too deep a folder for Baton's index: SQLite opens a path of at most "
             f"{SQLITE_MAX_PATHNAME - 1} bytes, and .baton/{name} would take {longest - 1}")
 
 
@@ -128,7 +140,7 @@ class IndexDb:
     its ``execute``, all a command's hot path needs. sqlite-utils builds the
     tables (``_create``) when the index is new or its projections changed."""
 
-    def __init__(self, conn: sqlite3.Connection, wal: Path | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, wal: str | None = None) -> None:
         self.conn = conn
         self.wal = wal
         """The WAL file beside the database (None in memory)."""
@@ -172,7 +184,7 @@ def ledger_size(count: int) -> str:
     return f"{count} bytes" if count != 1 else "1 byte"
 
 
-def _size(path: Path) -> int:
+def _size(path: StrPath) -> int:
     try:
         return os.stat(path).st_size
     except OSError:
@@ -195,22 +207,22 @@ class _Rebuild(Exception):
 class ProjectionRunner:
     def __init__(
         self,
-        baton_dir: Path,
+        baton_dir: StrPath,
         ledger: LedgerProtocol,
         projections: Sequence[Projection],
         *,
         upcasters: UpcasterRegistry = UPCASTERS,
         in_memory: bool = False,
     ) -> None:
-        self.baton_dir = Path(baton_dir)
-        self.index_path = self.baton_dir / "index.sqlite"
+        self._baton = os.fspath(baton_dir)  # strings (``os.path``): the hook path holds no ``pathlib``
+        self._index = os.path.join(self._baton, "index.sqlite")
         self.in_memory = in_memory
         """A read-only ``.baton/``: the index lives in memory (a replay per
         process) and no materialized file is written or removed."""
         self.ledger = ledger
         self.projections = list(projections)
         self.by_name = {p.name: p for p in self.projections}
-        self._folders: dict[str, Path] = {}
+        self._folders: dict[str, str] = {}
         self._held: _HeldFiles | None = None
         """During a rebuild: the files of documents that change batch after
         batch, written once they stop changing (``_materialize``)."""
@@ -232,26 +244,34 @@ class ProjectionRunner:
         """In memory: the copy of ``index.sqlite`` proved damaged; the next open
         starts empty, for a replay of the whole ledger (``discard_index``)."""
 
+    @property
+    def baton_dir(self) -> Path:
+        return _path(self._baton)
+
+    @property
+    def index_path(self) -> Path:
+        return _path(self._index)
+
     # -- storage -------------------------------------------------------------
     @property
     def db(self):
         if self._db is None:
-            if not self.in_memory and self.index_path.exists() and not self.index_path.is_file():
+            if not self.in_memory and os.path.exists(self._index) and not os.path.isfile(self._index):
                 self.discard_index("index.sqlite is not a file")
             try:
                 self._db = self._open_retrying()
             except sqlite3.Error as exc:
                 if not _is_corruption(exc):
-                    too_long = None if self.in_memory else index_path_too_long(self.baton_dir)
+                    too_long = None if self.in_memory else index_path_too_long(self._baton)
                     if too_long is not None:
                         raise StorageError(f"{too_long}; move the project to a folder with a shorter path",
                                            details={"root": str(self.baton_dir.parent)}) from exc
-                    raise StorageError(f"cannot open the index {self.index_path}: {exc}") from exc
+                    raise StorageError(f"cannot open the index {self._index}: {exc}") from exc
                 self.discard_index(str(exc))
                 try:
                     self._db = self._open_retrying()
                 except sqlite3.Error as again:
-                    raise StorageError(f"cannot open the index {self.index_path}: {again}") from again
+                    raise StorageError(f"cannot open the index {self._index}: {again}") from again
         return self._db
 
     def _open_retrying(self) -> "IndexDb":
@@ -277,7 +297,7 @@ class ProjectionRunner:
         (``VANISHED_RETRIES``), then report it."""
         if not isinstance(exc, sqlite3.OperationalError) or self.in_memory:
             return False
-        if self._db_ino is not None and _inode(self.index_path) != self._db_ino:
+        if self._db_ino is not None and _inode(self._index) != self._db_ino:
             return True
         text = str(exc).lower()
         return any(sign in text for sign in ("disk i/o error", "readonly database", "no such table"))
@@ -286,20 +306,19 @@ class ProjectionRunner:
         if self.in_memory:
             return self._memory_index()
         try:  # over a JSONL ledger the folder exists; over the in-memory one it may not
-            self.baton_dir.mkdir(parents=True, exist_ok=True)
+            os.makedirs(self._baton, exist_ok=True)
         except OSError as exc:
-            raise StorageError(f"cannot create {self.baton_dir}: {exc}") from exc
+            raise StorageError(f"cannot create {self._baton}: {exc}") from exc
         self._seed_new_index()
         # check_same_thread off: a long-lived application object (the status
         # page) serves each request on its own thread, one at a time.
-        db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False),
-                     wal=self.index_path.with_name(self.index_path.name + "-wal"))
+        db = IndexDb(sqlite3.connect(self._index, check_same_thread=False), wal=self._index + "-wal")
         self._connections += 1
         try:
             db.execute("PRAGMA busy_timeout=30000")  # first: the journal mode may wait on a lock
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            self._db_ino = _inode(self.index_path)
+            self._db_ino = _inode(self._index)
             if not self._schema_current(db):
                 self._create(db)
         except sqlite3.Error:
@@ -376,11 +395,12 @@ class ProjectionRunner:
         attempt while writers contend. A file already in WAL mode has its WAL
         opened by the first read, at once, after which a deletion costs the
         connection nothing (``_reopen_if_replaced`` sees the new inode)."""
-        if os.path.lexists(self.index_path):
+        if os.path.lexists(self._index):
             return
-        seed = self.baton_dir / "cache" / f"index.sqlite.new.{uuid7()}"
+        cache = os.path.join(self._baton, "cache")
+        seed = os.path.join(cache, f"index.sqlite.new.{uuid7()}")
         try:
-            seed.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(cache, exist_ok=True)
             conn = sqlite3.connect(seed)
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -388,7 +408,7 @@ class ProjectionRunner:
                 conn.commit()
             finally:
                 conn.close()  # checkpoints and removes the seed's WAL: one self-contained file
-            os.link(seed, self.index_path)
+            os.link(seed, self._index)
         except (OSError, sqlite3.Error):
             pass  # another process made the index first, or links are refused: SQLite makes it as before
         finally:
@@ -405,7 +425,7 @@ class ProjectionRunner:
         writing a file no one else sees. One ``stat`` per catch-up tells."""
         if self._db is None or self.in_memory:
             return
-        if _inode(self.index_path) != self._db_ino:
+        if _inode(self._index) != self._db_ino:
             self.close()
             self._generation = _UNKNOWN
 
@@ -423,7 +443,7 @@ class ProjectionRunner:
             version = db.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.Error:
             return None
-        return (self._connections, _inode(self.index_path), version, db.conn.total_changes)
+        return (self._connections, _inode(self._index), version, db.conn.total_changes)
 
     def memo(self, name: str, compute: Callable[[], Any]) -> Any:
         """``compute()``, kept while ``content_token`` stays the same: a
@@ -1371,7 +1391,7 @@ class ProjectionRunner:
                                              "WHERE path NOT IN (SELECT path FROM materialized)").fetchall():
             if not keep and shown_by != KEPT:  # one kept before stays kept until a repair moves it
                 self._remove(rel, ("", ""))
-            elif (self.baton_dir / rel).is_file():
+            elif os.path.isfile(os.path.join(self._baton, rel)):
                 self.db.execute("INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, '')",
                                 [rel, KEPT])
         self.db.execute("DROP TABLE temp.shown_before")
@@ -1394,7 +1414,7 @@ class ProjectionRunner:
         shows them, because the ledger lost the events that did (``KEPT``), and
         still on disk."""
         rows = self.db.execute("SELECT path FROM materialized WHERE projection = ? ORDER BY path", [KEPT]).fetchall()
-        return [path for (path,) in rows if (self.baton_dir / path).is_file()]
+        return [path for (path,) in rows if os.path.isfile(os.path.join(self._baton, path))]
 
     def release_kept(self, paths: Iterable[str]) -> None:
         """Remove the files of ``paths`` and their ``KEPT`` rows: a repair's own rebuild,
@@ -1411,7 +1431,7 @@ class ProjectionRunner:
             self.db.conn.executemany("DELETE FROM materialized WHERE projection = ? AND path = ?",
                                      [(KEPT, path) for path in paths])
 
-    def _inside(self, rel: str, *, checked: bool = False) -> Path:
+    def _inside(self, rel: str, *, checked: bool = False) -> str:
         """``.baton/REL``, refused when it would land outside ``.baton/`` (``..``,
         an absolute name, or a folder that is a link out). Folders are resolved
         once per runner, not once per file (a replay writes thousands).
@@ -1422,13 +1442,13 @@ class ProjectionRunner:
             raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
         parent = self._folders.get(folder)
         if parent is None:
-            base = self.baton_dir.resolve()
-            parent = (self.baton_dir / folder).resolve() if folder else base
-            if parent != base and base not in parent.parents:
+            base = real_path(self._baton)
+            parent = real_path(os.path.join(self._baton, folder)) if folder else base
+            if not inside(parent, base):
                 raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
             self._folders[folder] = parent
-        target = parent / name
-        if not checked and target.is_symlink():
+        target = os.path.join(parent, name)
+        if not checked and os.path.islink(target):
             raise StorageError(f"refusing to materialize {rel!r}: it is a symbolic link")
         return target
 
@@ -1496,7 +1516,7 @@ def _bytes_of(files: dict[str, bytes]) -> int:
     return sum(len(data) for data in files.values())
 
 
-def _holds(target: Path, data: bytes, rel: str) -> bool:
+def _holds(target: str, data: bytes, rel: str) -> bool:
     """Whether the file ``target`` (``.baton/REL``) holds exactly ``data`` (then
     a replay leaves it alone). One ``open`` with ``O_NOFOLLOW`` and one read
     of at most one byte more than ``data``: a missing or unreadable file
@@ -1528,7 +1548,7 @@ def _holds(target: Path, data: bytes, rel: str) -> bool:
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _inode(path: Path) -> int | None:
+def _inode(path: StrPath) -> int | None:
     try:
         return os.stat(path).st_ino
     except OSError:

@@ -165,7 +165,7 @@ def allowed_signers(project: "Project") -> "AllowedSigners":
             return AllowedSigners(None, (), committed)
         trust = project.policy.trust
         lines = trust.widening.signers if trust is not None and trust.widening.signers is not None else ()
-    places = tuple(dict.fromkeys((trust_file(project.paths).parent, project.paths.cache_dir)))
+    places = tuple(dict.fromkeys((Path(trust_file(project.paths)).parent, project.paths.cache_dir)))
     return AllowedSigners("".join(line + "\n" for line in lines).encode(), places, committed)
 
 
@@ -384,7 +384,7 @@ def signing_setup_at(start: Path, shared=None) -> tuple[SigningKey | None, Progr
     where = locate(start)
     if where is None:
         return None, Programs()
-    if shared is not None and Path(shared.controldir()).resolve() == where.git_dir.resolve():
+    if shared is not None and Path(shared.controldir()).resolve() == Path(where.git_dir).resolve():
         return _signing_from(shared.get_config_stack())
     repo = open_repo(start)
     if repo is None:

@@ -395,7 +395,7 @@ def relative_base(project: "Project") -> Path:
     where = locate(project.paths.worktree)  # a linked worktree's own top level, as git runs there
     if where is None:
         return project.paths.worktree
-    return where.worktree or where.git_dir
+    return Path(where.worktree or where.git_dir)
 
 
 def shown_url(url: str) -> str:
