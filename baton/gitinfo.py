@@ -951,11 +951,11 @@ def _counted_ahead(repo_or_store: Any, tip: Any, base: Any, limit: int) -> int |
 
 
 class _ObjectFiles:
-    """What the walk asks of an object store (``store[sha]``, ``sha in store``), answered by
-    dulwich's own readers of git's object files without its object store (whose import, with
-    the walker's, is most of a moved head's cost): a loose object read by
-    ``dulwich.objects.ShaFile.from_path``, a packed one by ``dulwich.pack.Pack`` (imported only
-    when an object is not loose). What neither finds plainly (an alternate's object, a pack
+    """What the walk asks of an object store (``store[sha]``, ``sha in store``), answered from
+    git's object files without dulwich's object store (whose import, with the walker's, is most
+    of a moved head's cost): a loose commit read by ``baton.git_loose`` (zlib and its headers:
+    no dulwich at all; any other loose object by ``dulwich.objects.ShaFile.from_path``), a packed
+    one by ``dulwich.pack.Pack`` (imported only when an object is not loose). What neither finds plainly (an alternate's object, a pack
     that went away under a concurrent repack, an id no object has) is asked of dulwich's
     ``DiskObjectStore``, opened then."""
 
@@ -992,14 +992,15 @@ class _ObjectFiles:
         return self._store
 
     def _from_files(self, sha: Any) -> Any:
-        from dulwich.objects import ShaFile  # lazy: a command that walks no history loads no dulwich
-
         try:
-            return ShaFile.from_path(self._loose(sha), sha)
+            with open(self._loose(sha), "rb") as file:
+                data = file.read()
         except FileNotFoundError:
-            pass
-        pack = self._pack_of(sha)
-        return None if pack is None else pack[sha]
+            pack = self._pack_of(sha)
+            return None if pack is None else pack[sha]
+        # ``__import__``: the loose commit reader (and zlib) load only when a walk reads a loose object
+        read = __import__("baton.git_loose", fromlist=["loose_commit"]).loose_commit(data)
+        return read or _dulwich_loose(self._loose(sha), sha)
 
     def _pack_of(self, sha: bytes) -> Any:
         """The pack holding ``sha``, or None: none does, or a pack went away or changed under a
@@ -1034,6 +1035,12 @@ class _ObjectFiles:
             pack.close()
         if self._store is not None:
             self._store.close()
+
+
+def _dulwich_loose(path: str, sha: bytes) -> Any:
+    from dulwich.objects import ShaFile  # lazy: only an object ``git_loose.loose_commit`` does not read
+
+    return ShaFile.from_path(path, sha)  # type: ignore[arg-type]
 
 
 def _object_history(start: Path, head: str | None) -> _ObjectHistory | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from baton import gitinfo
+from baton import git_loose, gitinfo
 from baton.domain.freshness import (
     ADVANCED,
     OTHER_BRANCH,
@@ -194,6 +194,58 @@ def test_a_line_of_commits_is_read_from_its_files_without_dulwichs_object_store(
     head = gitinfo.head_commit(repo)
     assert gitinfo.reach_from_head(repo, [first, old], ahead_of=first, head=head) \
         == ({first: "reachable", old: "unreachable"}, 2)
+
+
+def _loose_object(repo: Path, sha: str) -> bytes:
+    return (repo / ".git" / "objects" / sha[:2] / sha[2:]).read_bytes()
+
+
+def _written(repo: Path, kind: str, body: bytes) -> str:
+    """An object ``git hash-object`` writes loose, as git would write one of ``kind``."""
+    return subprocess.run(["git", "hash-object", "-w", "-t", kind, "--literally", "--stdin"], cwd=repo, input=body,
+                          check=True, capture_output=True).stdout.decode().strip()
+
+
+def test_a_loose_commit_is_read_as_dulwichs_commit_reads_it(repo):
+    """Parents and commit time of every commit of a history with a merge, a root and a commit
+    whose headers git extends (an encoding, a signature over several lines), read from the loose
+    files without dulwich, equal dulwich's ``Commit``."""
+    from dulwich.objects import ShaFile
+
+    merged(repo)
+    tree = git(repo, "rev-parse", "HEAD^{tree}")
+    head = git(repo, "rev-parse", "HEAD")
+    signed = _written(repo, "commit", (
+        f"tree {tree}\nparent {head}\nauthor A <a@example.com> 1700000000 +0100\n"
+        f"committer C <c@example.com> 1700000100 -0230\nencoding ISO-8859-1\n"
+        f"gpgsig -----BEGIN PGP SIGNATURE-----\n \n parent {'f' * 40}\n committer X <x> 9 +0000\n"
+        f" -----END PGP SIGNATURE-----\n\nsigned\n\nparent {'e' * 40}\n").encode())
+    shas = git(repo, "rev-list", "--all").split() + [signed]
+    assert len(shas) == 7  # a root, a merge of two branches, one more, the signed one
+    for sha in shas:
+        ours = git_loose.loose_commit(_loose_object(repo, sha))
+        theirs = ShaFile.from_path(str(repo / ".git" / "objects" / sha[:2] / sha[2:]), sha.encode())
+        assert ours == git_loose.LooseCommit(tuple(theirs.parents), theirs.commit_time), sha
+
+
+def test_a_loose_object_that_is_not_a_plain_commit_is_left_to_dulwich(repo):
+    """A tree, a blob, a tag, a commit whose size or committer is not as git writes them: not
+    read here (``None``), so dulwich's reader reads or refuses it as before."""
+    head = git(repo, "rev-parse", "HEAD")
+    tree = git(repo, "rev-parse", "HEAD^{tree}")
+    git(repo, "tag", "-a", "-m", "tagged", "v1")
+    blob = git(repo, "rev-parse", "HEAD:a")
+    no_time = _written(repo, "commit", f"tree {tree}\ncommitter C <c@example.com>\n\nno time\n".encode())
+    short_parent = _written(repo, "commit", f"tree {tree}\nparent abc\ncommitter C <c> 1 +0000\n\nx\n".encode())
+    for sha in (tree, blob, git(repo, "rev-parse", "v1"), no_time, short_parent):
+        assert git_loose.loose_commit(_loose_object(repo, sha)) is None, sha
+    import zlib
+
+    whole = zlib.decompress(_loose_object(repo, head))
+    kind, _, body = whole.partition(b"\0")
+    assert git_loose.loose_commit(zlib.compress(b"commit " + str(len(body) + 1).encode() + b"\0" + body)) is None
+    assert git_loose.loose_commit(b"not zlib") is None
+    assert git_loose.loose_commit(zlib.compress(whole)) == git_loose.LooseCommit((), int(git(repo, "log", "-1", "--format=%ct")))
 
 
 def test_a_commit_in_a_shared_clones_alternate_is_read_through_dulwichs_object_store(repo, tmp_path):

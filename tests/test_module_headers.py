@@ -49,6 +49,8 @@ LOADERS_BY_NAME = {
                        "(resume reads it as values: baton.domain.record_view)",
     "domain/record_view.py": "the record model (baton.domain.handoff), only for a stored record the values "
                              "decline (not shaped as a fold writes one)",
+    "gitinfo.py": "the loose commit reader (baton.git_loose, with zlib), only when a walk of history reads a "
+                  "loose object",
     "config.py": "the detector's settings checks, only for a config with a detector section",
     "commands/session_drafts.py": "what a draft still lacks (draft_fields), only when the session has a draft open",
     "commands/handoff_facts.py": "the repository's ignore rules (baton.git_status), only when a folder artifact "
