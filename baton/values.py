@@ -11,7 +11,7 @@ from the class statement's namespace; ``value_class`` for a class made at run ti
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import FunctionType
 
 try:
@@ -305,6 +305,51 @@ def _point_class_cells(item: object, old: type, new: type) -> None:
                 cell.cell_contents = new
         except ValueError:  # an empty cell
             continue
+
+
+def read_by_plan(cls: type, obj: object, plans: dict[type, tuple[list, frozenset[str]]],
+                 plan_of: Callable[[type], tuple[list, frozenset[str]]]) -> object:
+    """``cls`` from a written JSON object, member by member as its plan says (``plans[cls]``, else
+    ``plan_of(cls)``, which makes it and keeps it in ``plans``): ``(JSON member,
+    keyword, how it is read, the class it holds)`` per member, and the members it knows. How:
+    ``model`` (one ``held`` read in turn), ``models`` (an array of them, to a tuple), ``tuple`` (an
+    array of values), ``float`` (a number), ``object`` (a JSON object, copied) or ``value`` (as
+    written); a ``null`` stays ``None``, but where an array belongs. Members it does
+    not know are kept in ``extra``, passed only when there are any. The one reader of a stored
+    record, for the record model (``handoff.stored_handoff``) and its views
+    (``record_view.read_record``), each with its own plan.
+
+    Raises:
+        TypeError, ValueError, KeyError: where the object is not shaped as the plan reads it.
+    """
+    if type(obj) is not dict:
+        raise TypeError(f"{cls.__name__} must be an object")
+    members, known = plans.get(cls) or plan_of(cls)
+    values: dict[str, object] = {}
+    for key, name, how, held in members:
+        if key not in obj:
+            continue
+        value = obj[key]
+        if how == "value":
+            pass
+        elif how == "tuple":
+            value = tuple(value)  # an array's own converter: a null array fails there too
+        elif how == "models":
+            if type(value) is not list:
+                raise TypeError(f"{key} must be an array")
+            value = tuple([read_by_plan(held, item, plans, plan_of) for item in value])
+        elif value is None:
+            pass
+        elif how == "model":
+            value = read_by_plan(held, value, plans, plan_of)
+        elif how == "float":
+            value = float(value)
+        else:
+            value = dict(value)
+        values[name] = value
+    if obj.keys() - known:
+        values["extra"] = {k: v for k, v in obj.items() if k not in known}
+    return cls(**values)
 
 
 def replace(value: _V, **changes: object) -> _V:

@@ -134,7 +134,7 @@ def test_a_document_not_shaped_as_a_stored_record_is_read_by_the_record_model_wh
 
 
 def test_a_document_the_values_decline_but_the_model_reads_is_read_by_the_model(monkeypatch):
-    monkeypatch.setattr(record_view, "_read", lambda cls, obj: (_ for _ in ()).throw(TypeError("declined")))
+    monkeypatch.setattr(record_view, "read_by_plan", lambda cls, obj, plans, plan_of: (_ for _ in ()).throw(TypeError("declined")))
     doc = stored_draft()
     assert type(read_record(doc)) is Handoff
     assert read_record(doc) == stored_handoff(doc)

@@ -50,6 +50,7 @@ from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's us
 )
 from baton.errors import HandoffInputError
 from baton.model import as_tuple, frozen, precompiled
+from baton.values import read_by_plan
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
@@ -960,7 +961,7 @@ def stored_handoff(doc: Mapping[str, Any]) -> Handoff:
         HandoffInputError: as ``handoff_from_json``, for a document that is not a record.
     """
     try:
-        return cast(Handoff, _read_stored(Handoff, doc))
+        return cast(Handoff, read_by_plan(Handoff, doc, _STORED_PLANS, _stored_plan))
     except (TypeError, ValueError, KeyError, AttributeError):
         return handoff_from_json(doc)
 
@@ -988,35 +989,6 @@ def _stored_plan(cls: type) -> tuple[list[tuple[str, str, str, Any]], frozenset[
     known = frozenset(key for key, *_ in plan)
     _STORED_PLANS[cls] = (plan, known)
     return plan, known
-
-
-def _read_stored(cls: type, obj: Any) -> Any:
-    """``cls`` from a written JSON object: the members as ``handoff_from_json``
-    converts them (arrays to tuples by the fields' own converter, numbers of
-    a ``float`` field to float, objects copied), models read in turn."""
-    if type(obj) is not dict:
-        raise TypeError(f"{cls.__name__} must be an object")
-    plan, known = _STORED_PLANS.get(cls) or _stored_plan(cls)
-    kwargs: dict[str, Any] = {}
-    for key, name, how, sub in plan:
-        if key not in obj:
-            continue
-        value = obj[key]
-        if value is None or how == "value":
-            kwargs[name] = value
-        elif how == "model":
-            kwargs[name] = _read_stored(sub, value)
-        elif how == "models":
-            if type(value) is not list:
-                raise TypeError(f"{key} must be an array")
-            kwargs[name] = tuple([_read_stored(sub, item) for item in value])
-        elif how == "float":
-            kwargs[name] = float(value)
-        else:
-            kwargs[name] = dict(value)
-    if obj.keys() - known:
-        kwargs["extra"] = {k: v for k, v in obj.items() if k not in known}
-    return cls(**kwargs)
 
 
 def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | None = None) -> dict[str, Any]:

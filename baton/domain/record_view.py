@@ -24,7 +24,7 @@ an array where an object belongs...) is read by the model instead
 
 from __future__ import annotations
 
-from baton.values import EMPTY_MAPPING, Value
+from baton.values import EMPTY_MAPPING, Value, read_by_plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (resume reads no annotation)
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ _PLANS: dict[type, tuple[list[tuple[str, str, str, type | None]], frozenset[str]
 
 def plan_of(cls: type) -> tuple[list[tuple[str, str, str, type | None]], frozenset[str]]:
     """(JSON member, field, how it is read, the view it holds) per field of a view, and the
-    members it knows; how, from the field's annotation (a string, never evaluated): ``model``
+    members it knows, for ``values.read_by_plan``; how, from the field's annotation (a string, never evaluated): ``model``
     (a view), ``models`` (a tuple of them), ``tuple`` (an array of values), ``float``,
     ``object`` (a JSON object, copied) or ``value``."""
     plan = []
@@ -258,36 +258,6 @@ def plan_of(cls: type) -> tuple[list[tuple[str, str, str, type | None]], frozens
     return plan, known
 
 
-def _read(cls: type, obj: Any) -> Any:
-    """``cls`` from a written JSON object, as ``handoff._read_stored`` reads its model class;
-    raises ``TypeError``, ``ValueError`` (or ``KeyError``) where that read fails."""
-    if type(obj) is not dict:
-        raise TypeError(f"{cls.__name__} must be an object")
-    plan, known = _PLANS.get(cls) or plan_of(cls)
-    values: dict[str, Any] = {}
-    for key, name, how, held in plan:
-        if key not in obj:
-            continue
-        value = obj[key]
-        if how == "tuple":
-            value = tuple(value)  # the model's converter: a null array fails there too
-        elif how == "models":
-            if type(value) is not list:
-                raise TypeError(f"{key} must be an array")
-            value = tuple([_read(held, item) for item in value])  # type: ignore[arg-type]
-        elif value is None or how == "value":
-            pass
-        elif how == "model":
-            value = _read(held, value)  # type: ignore[arg-type]
-        elif how == "float":
-            value = float(value)
-        else:
-            value = dict(value)
-        values[name] = value
-    values["extra"] = {k: v for k, v in obj.items() if k not in known} if obj.keys() - known else {}
-    return cls(**values)
-
-
 def read_record(doc: Any) -> Any:
     """A record the index holds as a ``HandoffView``; a document not shaped as a fold writes one
     is read by the record model (``handoff.stored_handoff``, loaded only then), which reads it
@@ -297,6 +267,6 @@ def read_record(doc: Any) -> Any:
         HandoffInputError: the document is not a record.
     """
     try:
-        return _read(HandoffView, doc)
+        return read_by_plan(HandoffView, doc, _PLANS, plan_of)
     except (TypeError, ValueError, KeyError, AttributeError):
         return __import__("baton.domain.handoff", fromlist=["stored_handoff"]).stored_handoff(doc)
