@@ -89,7 +89,12 @@ def _check(row: str, out: bytes) -> None:
 def main() -> None:
     args = sys.argv[1:]
     repeat, rows = 3, list(ROWS)
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     while args and args[0].startswith("--"):
+        if len(args) < 2:
+            raise SystemExit(f"{args[0]} needs a value")
         flag, value = args[0], args[1]
         args = args[2:]
         if flag == "--repeat":
