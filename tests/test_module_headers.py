@@ -36,6 +36,8 @@ LOADERS_BY_NAME = {
     "cli_read.py": "the lone-surrogate repair, only for JSON the parser refused (off the hook path's imports)",
     "harnesses/protocol.py": "the recogniser of handoff requests, only for a prompt's metadata",
     "commands/lineage.py": "the lineage graph, only in a project with a branch",
+    "commands/latest.py": "the archived-latest wording (teammate_archive), only when nothing is ready and the "
+                          "newest handoff made ready was archived",
     "commands/context.py": "the writer-id claim, only when an id is minted or .baton/ is not where it was minted; "
                            "the background catch-up (baton.background), only when a command waits for the lock, its "
                            "index is behind past the fold limit or the lock is held past the wait",

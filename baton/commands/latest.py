@@ -16,7 +16,6 @@ why (``LatestChoice.skipped``); named by its id it is still refused.
 from __future__ import annotations
 
 from baton.domain.short_ids import short_id
-from baton.domain.teammate_archive import archived_latest
 from baton.errors import NotFound
 from baton.projections import handoffs
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
@@ -36,6 +35,12 @@ LATEST = "latest"
 NONE_READY = ("no handoff is ready to resume yet ('latest' names the newest ready handoff): a captured "
               "handoff is validated, then made ready")
 """What ``latest`` says when nothing is ready, with how a handoff becomes ready (in no adapter's words)."""
+
+def _archived_latest(doc: Mapping[str, Any] | None) -> str | None:
+    """``teammate_archive.archived_latest``, loaded by name: only when nothing is ready and a handoff was
+    archived, so that a ``resume latest`` that finds one loads neither it nor the authorship wording."""
+    return __import__("baton.domain.teammate_archive", fromlist=["archived_latest"]).archived_latest(doc)
+
 
 def _none_withheld(ids: Sequence[str]) -> Mapping[str, Any]:
     return {}
@@ -121,7 +126,7 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
             raise NotFound(f"no ready handoff may be resumed here: {first.skipped_line}",
                            details={"token": LATEST, "skipped": [ident for ident in skipped]})
         archived = handoffs.newest(runner.db, statuses=("archived",), limit=1)
-        why = archived_latest(runner.get("handoffs", archived[0].id)) if archived else None
+        why = _archived_latest(runner.get("handoffs", archived[0].id)) if archived else None
         if why is not None:  # the newest one made ready was archived (by a teammate, often)
             raise NotFound(f"no handoff is ready to resume: {why}",
                            details={"token": LATEST, "archived": archived[0].id})
