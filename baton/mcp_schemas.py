@@ -35,7 +35,6 @@ from typing import Any, Mapping, get_args
 
 import orjson
 
-from baton.commands.resume_options import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
 from baton.domain.detector import ALIASES as DETECTOR_ALIASES
 from baton.domain.detector import SIGNALS as DETECTOR_SIGNALS
@@ -51,6 +50,7 @@ from baton.domain.limits import (
     NAME_ARGUMENT_MAX,
     OBJECTIVE_MAX,
     QUERY_MAX,
+    RESUME_FORMATS,
     SESSION_ID_MAX,
 )
 from baton.domain.wording import counted
@@ -238,7 +238,7 @@ def _handoff_ready() -> dict[str, Any]:
 def _handoff_resume() -> dict[str, Any]:
     return _obj({
         "id": ID,
-        "format": {"enum": list(FORMATS), "description": "prompt (a bounded brief), md, or json"},
+        "format": {"enum": list(RESUME_FORMATS), "description": "prompt (a bounded brief), md, or json"},
         "max_tokens": {"type": "integer", "minimum": MIN_MAX_TOKENS, "maximum": MAX_MAX_TOKENS,
                        "description": "token budget for the brief (default 1200)"},
         "mark_resumed": {"type": "boolean", "description": "record that this session resumed the handoff "

@@ -112,7 +112,7 @@ INSTRUCTIONS = (
 # input schema (``baton.mcp_schemas.input_schemas``), checked before it runs.
 Id = str  # any id form, or 'latest'
 DraftId = str  # any id form but 'latest'
-ResumeFormat = str  # one of baton.commands.resume_options.FORMATS
+ResumeFormat = str  # one of baton.domain.limits.RESUME_FORMATS
 PromptAction = Literal["session_start", "session_end", "cancel_handoff"]
 Section = dict[str, Any]
 Items = list[dict[str, Any]]

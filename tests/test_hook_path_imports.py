@@ -596,6 +596,15 @@ def test_resume_latest_imports_neither_attrs_nor_typing_nor_the_record_model(ste
         sorted(loaded)
 
 
+def test_resume_latest_that_finds_a_ready_handoff_loads_no_module_for_what_it_does_not_say(steady):
+    """Why nothing is ready (``teammate_archive``'s archived-latest wording, with the authorship
+    words) is loaded only when nothing is; the options it checks live with the bounds
+    (``baton.domain.limits``), not in a module of their own."""
+    loaded = _loaded(steady, "resume", "latest")
+    assert "baton.commands.resume" in loaded
+    assert not {"baton.domain.teammate_archive", "baton.domain.authorship", "baton.commands.resume_options"} & loaded
+
+
 WALKERS = {"dulwich.repo", "dulwich.object_store", "dulwich.walk", "dulwich.porcelain", "baton.repo_state",
            "baton.git_status", "baton.commands.project_snapshot"}
 """What a walk of a moved head's history does not load on a line of commits: dulwich's repository

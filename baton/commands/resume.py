@@ -19,11 +19,10 @@ from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import HANDOFF_ID_REQUIRED, latest_here, load_record_view, place_of
 from baton.commands.latest import is_latest
 from baton.commands.lineage import conflict_banner, conflicts_for, other_successors
-from baton.commands.resume_options import check_options
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.brief import DEFAULT_MAX_TOKENS, render_resume_brief
 from baton.domain.lifecycle_table import RESUME, allowed_for, transition_error
-from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS, check_resume_options
 from baton.domain.quality import score_quality
 from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
@@ -125,7 +124,7 @@ def resume_handoff(
     """
     if token is not None and not token.strip():  # only an omitted id means latest, as for `handoff show`
         raise InputError(HANDOFF_ID_REQUIRED)
-    check_options(format, mark_resumed, session, harness)
+    check_resume_options(format, mark_resumed, session, harness)
     budget = token_budget(max_tokens)
     opened = project
     runner = opened.reading()

@@ -61,6 +61,8 @@ MIN_MAX_TOKENS = 500
 """Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
 MAX_MAX_TOKENS = 1_000_000
 """A brief is for a fresh context window; no window holds more than this."""
+RESUME_FORMATS = ("prompt", "md", "json")
+"""What ``baton resume`` renders (``--format``; MCP ``handoff_resume``'s ``format``)."""
 
 
 def check_input_size(what: str, size: int | None, *, hint: str = "") -> None:
@@ -84,3 +86,18 @@ def check_reason(reason: str | None) -> None:
         raise InputError(f"the reason is {len(reason)} characters; the limit is {REASON_MAX} (a sentence or two: "
                          "it is told to the handoff's author in their next brief)",
                          details={"characters": len(reason), "limit": REASON_MAX})
+
+
+def check_resume_options(format: str, mark_resumed: bool, session: str | None, harness: str | None) -> None:
+    """What ``baton resume`` accepts, checked before anything is read: one of :data:`RESUME_FORMATS`,
+    and a session or harness only with ``mark_resumed``.
+
+    Raises:
+        InputError (exit 2): an unknown format, or a session or harness given without ``mark_resumed``.
+    """
+    if format not in RESUME_FORMATS:
+        raise InputError(f"`format` must be one of {', '.join(RESUME_FORMATS)}, not {format!r}")
+    if not mark_resumed and (session is not None or harness is not None):
+        given = " and ".join(f"`{n}`" for n, v in (("session", session), ("harness", harness)) if v is not None)
+        raise InputError(f"{given} {'is' if ' and ' not in given else 'are'} recorded only with `mark_resumed`; "
+                         "add it, or leave them out (nothing was written)")
