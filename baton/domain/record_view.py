@@ -246,12 +246,16 @@ def plan_of(cls: type) -> tuple[list[tuple[str, str, str, type | None]], frozens
     for name in cls._fields:  # type: ignore[attr-defined]
         if name == "extra":
             continue
-        text = annotations[name]
-        words = text.replace("[", " ").replace("]", " ").replace(",", " ").replace("|", " ").split()
-        held = next((_BY_NAME[word] for word in words if word in _BY_NAME), None)
-        how = ("models" if held and text.startswith("tuple[") else "model" if held
-               else "tuple" if text.startswith("tuple[") else "float" if text.startswith("float")
-               else "object" if text.startswith("dict[") else "value")
+        # The annotation's first word: ``RepositoryView``, ``tuple[CheckView,``, ``tuple[str,``,
+        # ``float``, ``dict[str,``, ``str``... (a view, when there is one, comes first or inside ``tuple[``).
+        first = annotations[name].partition(" ")[0]
+        if first.startswith("tuple["):
+            held = _BY_NAME.get(first[6:].rstrip(",]"))
+            how = "models" if held else "tuple"
+        else:
+            held = _BY_NAME.get(first)
+            how = ("model" if held else "float" if first == "float" else "object" if first.startswith("dict[")
+                   else "value")
         plan.append((JSON_KEYS.get(name, name), name, how, held))
     known = frozenset(key for key, *_ in plan)
     _PLANS[cls] = (plan, known)
