@@ -7,7 +7,6 @@ import sys
 
 from baton.app import Baton
 from baton.cli_handlers.opened import catching_up, long_progress, progress, say_waiting
-from baton.domain.wording import counted
 from baton.errors import InputError
 from baton.harnesses.notices_write import leave_kept, stamp
 
@@ -61,8 +60,7 @@ def forget(app: Baton, args: argparse.Namespace):
         plan = app.forget(args.id, reason=args.reason, yes=False)
         derived = plan.derived_line()
         if not _asking_a_person() or args.json:
-            raise InputError(f"forget would erase {counted(len(plan.plan.events), 'payload')} of handoff {plan.plan.handoff} "
-                             "and cannot be undone: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
+            raise InputError(f"{plan.unconfirmed()}: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
                              details=plan.to_json())
         sys.stderr.write(plan.plan_line() + (f"\n{derived}" if derived else "") + "\nErase them for good? [y/N] ")
         sys.stderr.flush()

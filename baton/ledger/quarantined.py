@@ -83,9 +83,11 @@ def read_copies(quarantine_dir: Path) -> list[QuarantinedCopy]:
 
 
 def erase_in_copies(copies: Iterable[QuarantinedCopy], ids: frozenset[str], needles: set[bytes],
-                    handoff: str | None) -> dict[str, int]:
+                    handoff: str | None, markers: frozenset[bytes] = frozenset()) -> dict[str, int]:
     """Erase the payloads of ``ids`` in ``copies``, and blank every other piece holding one
-    of ``needles`` (module docstring). ``handoff``: the handoff forgotten, added to each changed
+    of ``needles`` (module docstring), or one of ``markers`` whole (what only a piece of the
+    forgotten handoff's own events holds: its stream, a baton's ``handoff_id`` naming it, so a
+    torn piece of an event no erased payload shares a string with goes too). ``handoff``: the handoff forgotten, added to each changed
     manifest's ``forgotten`` (None: another replica's forget, brought in by ``baton sync``).
     Returns, per copy changed (its file name), how many pieces were erased or blanked.
 
@@ -106,7 +108,8 @@ def erase_in_copies(copies: Iterable[QuarantinedCopy], ids: frozenset[str], need
                 line = encode_line(replace(event, data=None))
                 pieces[index] = line if piece.endswith(b"\n") else line[:-1]
                 marks[index] = "erased"
-            elif event is None and any(_holds(piece, needle) for needle in needles):
+            elif event is None and (any(marker in piece for marker in markers)
+                                    or any(_holds(piece, needle) for needle in needles)):
                 pieces[index] = b""
                 marks[index] = "blanked"
         if not marks:
