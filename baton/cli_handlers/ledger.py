@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from baton.app import Baton
-from baton.cli_handlers.opened import catching_up, long_progress, progress, say_waiting
+from baton.cli_handlers.opened import catching_up, long_progress, progress, say_damage, say_waiting
 from baton.errors import InputError
 from baton.harnesses.notices_write import leave_kept, stamp
 
@@ -45,6 +45,8 @@ def rebuild(app: Baton, args: argparse.Namespace):
     # ``--lock-wait``: the project was opened with it (``opened.limits_of``).
     done = app.rebuild(until=args.until, if_needed=args.if_needed,
                        progress=None if args.json else progress("baton: replaying the ledger:"))
+    if done.lost:  # as a reading command says it: the loss, and the files kept from it
+        say_damage(done.lost, list(done.kept_files))
     # What the kept hooks it ran have to say, for the next session start.
     leave_kept(app.project.paths.baton_dir, done.deferred,
                at=stamp())

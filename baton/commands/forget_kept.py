@@ -29,6 +29,7 @@ from baton.config import write_json_atomic
 from baton.domain.forgetting import payload_strings
 from baton.domain.short_ids import id_matches, short_id
 from baton.errors import BatonError, LedgerCorrupt, StorageError
+from baton.ledger.quarantined import held_handoff
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -77,10 +78,9 @@ def kept_copies(project: "Project") -> list[KeptCopy]:
         pass  # no index to ask: nothing kept in place
     out = []
     for path, shown in found:
-        doc = _read(path)
-        handoff = _handoff_of(doc)
+        handoff = held_handoff(path)
         if handoff is not None:
-            out.append(KeptCopy(path, shown, handoff, doc))
+            out.append(KeptCopy(path, shown, handoff, _read(path)))
     return out
 
 
@@ -159,22 +159,6 @@ def _unlist(listing: Path, names: set[str]) -> None:
 
 def _read(path: Path) -> Any:
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            return orjson.loads(fh.read())
+        return orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
-
-
-def _handoff_of(doc: Any) -> str | None:
-    """The handoff a kept record holds: a handoff file's ``id``, a baton file's ``handoffId``."""
-    if not isinstance(doc, dict):
-        return None
-    for key in ("handoffId", "handoff_id") if doc.get("kind") != "handoff" else ("id",):
-        value = doc.get(key)
-        if isinstance(value, str) and value:
-            return value.lower()
-    return None

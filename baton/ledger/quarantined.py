@@ -129,6 +129,39 @@ def erase_in_copies(copies: Iterable[QuarantinedCopy], ids: frozenset[str], need
     return changed
 
 
+def held_handoff(path: Path) -> str | None:
+    """The handoff a materialized record file holds (a handoff file's ``id``, a baton file's
+    ``handoffId``), read without following a link; None when it is no such record."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            doc = orjson.loads(fh.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    value = doc.get("id") if doc.get("kind") == "handoff" else doc.get("handoffId", doc.get("handoff_id"))
+    return value.lower() if isinstance(value, str) and value else None
+
+
+def whole_streams(copies: Iterable[QuarantinedCopy]) -> tuple[set[str], bool]:
+    """The streams ``copies`` hold a whole event of, and whether any piece of them looks like
+    an event cut short (a piece that starts as an envelope does and does not parse)."""
+    streams: set[str] = set()
+    torn = False
+    for copy in copies:
+        for piece in copy.pieces:
+            event = _event(piece)
+            if event is not None:
+                streams.add(event.stream)
+            elif piece.lstrip().startswith(b'{"actor":'):
+                torn = True
+    return streams, torn
+
+
 def _sha256(data: bytes) -> str:
     return sha256(data).hexdigest()
 
