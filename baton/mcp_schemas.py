@@ -419,7 +419,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                        "receivedBaton": _OPT_S}, "owner", "branch"),
     "bootstrap": _result({"brief": _S, "bytes": _I, "maxBytes": _I, "claimed": _B, "peek": _B, "repeated": _B,
                           "handoff": _OPT_O, "handoffMarkdown": _OPT_S, "sessionObjective": _OPT_O,
-                          "sessionId": _OPT_S, "notices": _A, "owner": _S, "branch": _S,
+                          "objectiveKept": _OPT_S, "sessionId": _OPT_S, "notices": _A, "owner": _S, "branch": _S,
                           "claimedElsewhere": _OPT_O},
                          "brief", "bytes", "claimed", "owner", "branch"),
 }

@@ -70,7 +70,7 @@ def test_begin_with_an_objective_sets_it_for_this_owner_and_branch(project):
     begin_session(project, session_id="s1", objective="Ship OAuth", owner=ALICE, branch="main")
     got = objective(project)
     assert got.objective == "Ship OAuth" and got.session_id == "s1"
-    assert got.to_json().keys() == {"owner", "branch", "objective", "sessionId", "updatedAt"}
+    assert got.to_json().keys() == {"owner", "branch", "objective", "sessionId", "updatedAt", "harness"}
     assert objective(project, branch="dev") is None
     assert objective(project, owner=BOB) is None
 

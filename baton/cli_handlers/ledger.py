@@ -6,8 +6,7 @@ import argparse
 import sys
 
 from baton.app import Baton
-from baton.cli_handlers.opened import catching_up, long_progress, progress, say_waiting
-from baton.domain.wording import counted
+from baton.cli_handlers.opened import catching_up, long_progress, progress, say_damage, say_waiting
 from baton.errors import InputError
 from baton.harnesses.notices_write import leave_kept, stamp
 
@@ -46,6 +45,8 @@ def rebuild(app: Baton, args: argparse.Namespace):
     # ``--lock-wait``: the project was opened with it (``opened.limits_of``).
     done = app.rebuild(until=args.until, if_needed=args.if_needed,
                        progress=None if args.json else progress("baton: replaying the ledger:"))
+    if done.lost:  # as a reading command says it: the loss, and the files kept from it
+        say_damage(done.lost, list(done.kept_files))
     # What the kept hooks it ran have to say, for the next session start.
     leave_kept(app.project.paths.baton_dir, done.deferred,
                at=stamp())
@@ -61,8 +62,7 @@ def forget(app: Baton, args: argparse.Namespace):
         plan = app.forget(args.id, reason=args.reason, yes=False)
         derived = plan.derived_line()
         if not _asking_a_person() or args.json:
-            raise InputError(f"forget would erase {counted(len(plan.plan.events), 'payload')} of handoff {plan.plan.handoff} "
-                             "and cannot be undone: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
+            raise InputError(f"{plan.unconfirmed()}: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
                              details=plan.to_json())
         sys.stderr.write(plan.plan_line() + (f"\n{derived}" if derived else "") + "\nErase them for good? [y/N] ")
         sys.stderr.flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
 from baton.commands.batons import Peek, handoff_status, version_expected
+from baton.commands.identity import project_owner
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
@@ -83,11 +84,19 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     record_events(scope, decided, version=version_expected(scope, decided, record.key, peek.version), durable=True,
                   actor=state.current.owner, session=session)
     _resume_handoff(scope, record.id, session=session, harness=harness)
-    # any other baton carrying the same handoff (a private and a shared one) is settled by this claim
-    settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key)
+    # any other baton carrying the same handoff (a private and a shared one) that is the claimer's to
+    # end is settled by this claim; a teammate's stays pending, theirs to receive (``yours_to_end``)
+    settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key,
+                    resumer=_claimer(scope, state.current))
     claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
     return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
         replace(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
+
+
+def _claimer(scope: WriteScope, claimed: BatonRecord) -> str:
+    """Who claims ``claimed``: its owner (a session start receives only its owner's private baton),
+    or, for a shared baton, the owner of the session starting here (``identity.project_owner``)."""
+    return claimed.owner if not claimed.shared else project_owner(scope.project)
 
 
 def append_created(scope: WriteScope, record: BatonRecord, *, session: str | None,

@@ -76,6 +76,7 @@ from baton.domain.batons import (
     left_on_a_branch_gone,
     lost_claim_notices,
     missed_notice,
+    objective_stands_notice,
     passed_validation,
     render_baton_markdown,
     render_latest_markdown,
@@ -424,6 +425,8 @@ class BootstrapResult(Value):
             "handoffMarkdown": (self.markdown or render_baton_markdown(self.record)) if self.record else None,
             "handoff": self.record.to_json() if self.record else None,
             "sessionObjective": self.objective.to_json() if self.objective else None,
+            "objectiveKept": self.objective.session_id
+            if self.objective is not None and self.objective.of_another(self.session_id) else None,
             "claimed": self.record is not None and not self.peek and not self.repeated,
             "peek": self.peek,
             "repeated": self.repeated,
@@ -815,7 +818,15 @@ class Start:
 
     @property
     def objective_text(self) -> str | None:
-        return self.objective.objective if self.objective else None
+        """The objective the brief shows; another session's, still open, under a line saying whose
+        (``objective_stands_notice``, as ``session begin`` words it)."""
+        if self.objective is None:
+            return None
+        if self.objective.of_another(self.session_id):
+            assert self.objective.session_id is not None  # of_another: it names its session
+            return (objective_stands_notice(self.objective.session_id, self.objective.harness)
+                    + "\n\n" + self.objective.objective)
+        return self.objective.objective
 
     def traps_without(self, exclude: tuple[str, ...]) -> list[str]:
         return _safely("traps", self.notices, lambda: collect_traps(self.records, exclude=exclude,

@@ -22,7 +22,14 @@ lock, in this order:
    that hold one of the erased strings (a torn tail may be a prefix of one
    of those lines), and the temporary files a
    process killed before renaming them into place left under ``.baton/``
-   holding one (a materialized handoff or baton written whole, never shown).
+   holding one (a materialized handoff or baton written whole, never shown);
+6. remove the files a repair kept from events the ledger lost
+   (``quarantine/kept.*``, ``baton.commands.forget_kept``) that hold the
+   handoff or a baton carrying it, and take them out of the list beside
+   them; their strings are looked for in the quarantined pieces too (a
+   torn piece of the lost event). A handoff only such a file still holds
+   (its events lost, or only a torn piece of one set aside) is forgotten
+   there alone: nothing is recorded, as the ledger holds nothing of it.
 
 Without ``yes`` nothing is changed: the result is the plan.
 """
@@ -36,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
-from baton.commands import forgotten_derived
+from baton.commands import forget_kept, forgotten_derived
 from baton.commands.identity import context_of
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.record import record
@@ -69,6 +76,9 @@ class ForgetResult:
     """Temporary files a killed process left under ``.baton/`` holding erased text (paths under ``.baton/``)."""
     erased_quarantine: dict[str, int] = attrs.field(factory=dict)
     """Repair copies in ``quarantine/`` whose pieces of this handoff were erased or blanked: name → how many."""
+    kept_files: tuple[str, ...] = ()
+    """Files a repair kept from lost events (``quarantine/kept.*``) holding this handoff: removed
+    (or, without ``yes``, to be), paths under ``.baton/``."""
 
     def to_json(self) -> dict[str, Any]:
         return {"handoff": self.plan.handoff, "forgotten": self.done, "reason": self.reason,
@@ -76,7 +86,8 @@ class ForgetResult:
                 "already_erased": self.plan.already_erased, "feeds": dict(self.feeds),
                 "removed_files": list(self.removed_files), "removed_quarantine": list(self.removed_quarantine),
                 "removed_leftovers": list(self.removed_leftovers), "derived": list(self.derived),
-                "erased_quarantine": dict(self.erased_quarantine)}
+                "erased_quarantine": dict(self.erased_quarantine), "kept_files": list(self.kept_files),
+                "recorded": bool(self.plan.events) and self.done}
 
     def derived_line(self) -> str | None:
         """A forget erases one handoff; its forks, amendments, continuations and
@@ -91,8 +102,26 @@ class ForgetResult:
         """What forgetting would erase, without saying how to confirm (the
         caller asks, or says to pass --yes)."""
         kinds = ", ".join(f"{n} {t}" for t, n in sorted(self.plan.types.items())) or "none"
+        kept = self.kept_line("would remove")
+        if not self.plan.events:
+            return (f"baton forget would remove the copies of handoff {self.plan.handoff} kept from events the "
+                    f"ledger lost (it holds none of its events any more): {kept.strip()}")
         return (f"baton forget would erase the payloads of {counted(len(self.plan.events), 'event')} of handoff "
-                f"{self.plan.handoff} ({kinds})")
+                f"{self.plan.handoff} ({kinds})" + (f" and {kept.strip()}" if kept else ""))
+
+    def unconfirmed(self) -> str:
+        """What an unconfirmed forget would do (the caller adds how to confirm)."""
+        what = [f"erase {counted(len(self.plan.events), 'payload')}"] if self.plan.events or not self.kept_files else []
+        if self.kept_files:
+            what.append(f"remove {counted(len(self.kept_files), 'file')} kept from lost events")
+        return f"forget would {' and '.join(what)} of handoff {self.plan.handoff} and cannot be undone"
+
+    def kept_line(self, verb: str) -> str:
+        """The kept files this forget removes (or, ``would remove``, would)."""
+        if not self.kept_files:
+            return ""
+        return (f"  {verb} {counted(len(self.kept_files), 'file')} `baton repair` kept from events the ledger lost: "
+                + ", ".join(".baton/" + f for f in self.kept_files))
 
     def render(self) -> str:
         kinds = ", ".join(f"{n} {t}" for t, n in sorted(self.plan.types.items())) or "none"
@@ -100,7 +129,13 @@ class ForgetResult:
         if not self.done:
             return f"{self.plan_line()}; nothing was changed (pass --yes to erase)" + (
                 f"\n{derived}" if derived else "")
-        lines = [f"forgot handoff {self.plan.handoff}: {counted(len(self.plan.events), 'payload')} erased ({kinds})"]
+        if not self.plan.events:
+            lines = [f"forgot handoff {self.plan.handoff}: the ledger holds none of its events (they were lost), "
+                     "so nothing was recorded"]
+        else:
+            lines = [f"forgot handoff {self.plan.handoff}: {counted(len(self.plan.events), 'payload')} erased ({kinds})"]
+        if self.kept_files:
+            lines.append(self.kept_line("removed"))
         if self.removed_files:
             lines.append(f"  removed {counted(len(self.removed_files), 'materialized file')}")
         if self.erased_quarantine:
@@ -141,15 +176,28 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
                 events.append(copy_event)
                 seen.add(copy_event.id)
         plan = plan_forget(handoff_id, events)
-        if not plan.events and erased_before is not None:
+        held = [c for c in forget_kept.kept_copies(project) if c.handoff == handoff_id]
+        refused = forget_kept.refusal(held)
+        if refused is not None:
+            raise refused
+        if not plan.events and not held and erased_before is not None:
             raise _with_derived(erased_before, scope.runner, handoff_id) from None
-        if not plan.events:
+        if not plan.events and not held:
             raise _with_derived(NotFound(f"handoff {handoff_id} has no payload left to forget",
                                          details={"handoff": handoff_id, "already_erased": plan.already_erased}),
                                 scope.runner, handoff_id)
         derived = _derived(scope.runner, handoff_id)
+        kept = tuple(c.shown for c in held)
         if not yes:
-            return ForgetResult(plan, False, reason, derived=derived)
+            return ForgetResult(plan, False, reason, derived=derived, kept_files=kept)
+        if not plan.events:  # only kept files hold it: nothing in the ledger to erase or record
+            strings = _not_in_ledger(project, forget_kept.needles(held))
+            in_copies = erase_in_copies(read_copies(project.paths.quarantine_dir), frozenset(), strings, handoff_id,
+                                        markers_of(handoff_id))
+            forget_kept.remove(project, held)
+            quarantine, leftovers = _remove_erased_copies(project, [], strings, markers_of(handoff_id))
+            return ForgetResult(plan, True, reason, {}, (), tuple(quarantine), derived, tuple(leftovers), in_copies,
+                                kept)
         erasing = set(plan.events)
         erased_data = [e.data for e in events if e.id in erasing]
         del events
@@ -170,12 +218,14 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         scope.txn.refresh()
         scope.runner.rebuild(reason="forget", progress=project.on_progress)  # ~15 s at 100k events: shown
         removed = scope.runner.prune_files(shown)
+        strings = _not_in_ledger(project, forget_kept.needles(held))
         in_copies = erase_in_copies(read_copies(project.paths.quarantine_dir), frozenset(plan.events),
-                                    _needles(project, erased_data), handoff_id)
-        quarantine, leftovers = _remove_erased_copies(project, erased_data)
+                                    _needles(project, erased_data) | strings, handoff_id, markers_of(handoff_id))
+        forget_kept.remove(project, held)
+        quarantine, leftovers = _remove_erased_copies(project, erased_data, strings, markers_of(handoff_id))
         _mark_pending(project, handoff_id, False)
     return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived, tuple(leftovers),
-                        in_copies)
+                        in_copies, kept)
 
 
 PENDING_FILE = "forget.pending"
@@ -365,12 +415,18 @@ def _handoff_id(project: "Project", runner: Any, token: str) -> str:
             return unfinished
         wanted = (token or "").strip().lower()
         if len(wanted) < 8:
+            kept = forget_kept.named(forget_kept.kept_copies(project), wanted) if wanted else set()
+            if len(kept) == 1:  # the short id a kept file's name ends in
+                return kept.pop()
             raise
         prefix = handoff_stream(wanted)
         held = [*project.ledger.iter_all(), *(e for c in read_copies(project.paths.quarantine_dir) for e in c.events())]
         found = {e.stream.partition("/")[2] for e in held if e.stream.startswith(prefix)}
         if len(found) == 1:  # one the projections no longer show (a forget that did not finish, a repair set it aside)
             return found.pop()
+        kept = forget_kept.named(forget_kept.kept_copies(project), wanted)
+        if len(kept) == 1:  # only a file kept from lost events holds it (``forget_kept``)
+            return kept.pop()
         raise
 
 
@@ -394,18 +450,27 @@ def _holds(raw: bytes, needle: bytes, shortest: int = 8) -> bool:
     return any(tail.endswith(needle[:k]) for k in range(len(needle) - 1, shortest - 1, -1))
 
 
-def _remove_erased_copies(project: "Project", erased: list[Any]) -> tuple[list[str], list[str]]:
+def markers_of(handoff_id: str) -> frozenset[bytes]:
+    """What only a line of the handoff's own events holds, as an envelope spells it: its stream,
+    or a baton event's ``handoff_id`` naming it (``erase_in_copies``'s ``markers``)."""
+    return frozenset({orjson.dumps({"stream": handoff_stream(handoff_id)})[1:-1],
+                      orjson.dumps({"handoff_id": handoff_id})[1:-1]})
+
+
+def _remove_erased_copies(project: "Project", erased: list[Any], more: frozenset[bytes] | set[bytes] = frozenset(),
+                          markers: frozenset[bytes] = frozenset()) -> tuple[list[str], list[str]]:
     """Remove the quarantined fragments and the leftover temporary files
-    (``TEMPORARY_PREFIX``) that hold erased text; the fragments' names and
-    the leftovers' paths under ``.baton/``."""
+    (``TEMPORARY_PREFIX``) that hold erased text (or one of ``more``: a kept
+    file's strings; or one of ``markers`` whole); the fragments' names and the
+    leftovers' paths under ``.baton/``."""
     folder = project.paths.quarantine_dir
     fragments = [(path, path.name) for path in sorted(folder.iterdir())  # repair copies: ``erase_in_copies``
                  if not path.name.endswith((COPY_SUFFIX, MANIFEST_SUFFIX))] if folder.is_dir() else []
     leftovers = _leftover_temporaries(project)
     if not fragments and not leftovers:
         return [], []
-    needles = _needles(project, erased)
-    return _remove_holding(fragments, needles), _remove_holding(leftovers, needles)
+    needles = _needles(project, erased) | set(more)
+    return _remove_holding(fragments, needles, markers), _remove_holding(leftovers, needles, markers)
 
 
 def _needles(project: "Project", erased: list[Any]) -> set[bytes]:
@@ -416,23 +481,30 @@ def _needles(project: "Project", erased: list[Any]) -> set[bytes]:
         for text in payload_strings(data):
             needles.add(text.encode("utf-8"))
             needles.add(orjson.dumps(text)[1:-1])
+    return _not_in_ledger(project, needles)
+
+
+def _not_in_ledger(project: "Project", needles: set[bytes]) -> set[bytes]:
+    """``needles`` that no feed holds (a string other events hold is not what went)."""
     if not needles:
         return needles
     ledger = b"".join(p.read_bytes() for p in project.paths.ledger_dir.glob("*.jsonl"))
     return {n for n in needles if n not in ledger}
 
 
-def _remove_holding(candidates: list[tuple[Path, str]], needles: set[bytes]) -> list[str]:
-    """Remove each of ``candidates`` (a path and the name to report) that holds one of ``needles``."""
+def _remove_holding(candidates: list[tuple[Path, str]], needles: set[bytes],
+                    markers: frozenset[bytes] = frozenset()) -> list[str]:
+    """Remove each of ``candidates`` (a path and the name to report) that holds one of ``needles``
+    (or ends inside one), or one of ``markers`` whole."""
     removed = []
     for path, name in candidates:
-        if not needles or not path.is_file():
+        if not (needles or markers) or not path.is_file():
             continue
         try:
             raw = path.read_bytes()
         except OSError as exc:
             raise StorageError(f"cannot read {path}: {exc}") from exc
-        if any(_holds(raw, n) for n in needles):
+        if any(m in raw for m in markers) or any(_holds(raw, n) for n in needles):
             try:
                 os.unlink(path)
             except OSError as exc:

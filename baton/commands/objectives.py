@@ -60,10 +60,17 @@ class SessionObjective(Value):
     objective: str
     session_id: str | None
     updated_at: str
+    harness: str | None = None
+    """The harness of the session that set it, as its start recorded it."""
 
     def to_json(self) -> dict[str, Any]:
         return {"owner": self.owner, "branch": self.branch, "objective": self.objective,
-                "sessionId": self.session_id, "updatedAt": self.updated_at}
+                "sessionId": self.session_id, "updatedAt": self.updated_at, "harness": self.harness}
+
+    def of_another(self, session_id: str | None) -> bool:
+        """Whether it is another session's than ``session_id`` (a session starting without an
+        objective beside one still open: it stands, ``aggregates.session.keeps_objective``)."""
+        return session_id is not None and self.session_id is not None and self.session_id != session_id
 
 
 def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | None:
@@ -84,4 +91,6 @@ def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | Non
     session = session_doc(runner, writer, session_id) if isinstance(writer, str) else None
     if session is None or session.get("status") != "open":
         return None
-    return SessionObjective(ctx.owner, ctx.branch, objective, session_id, str(doc.get("updatedAt") or ""))
+    harness = session.get("harness")
+    return SessionObjective(ctx.owner, ctx.branch, objective, session_id, str(doc.get("updatedAt") or ""),
+                            harness if isinstance(harness, str) and harness else None)

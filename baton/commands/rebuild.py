@@ -39,6 +39,12 @@ class RebuildResult:
     deferred: tuple = ()
     """The hooks kept while the index was too far behind or the ledger locked, run once it was up to
     date (``baton.commands.deferred.DeferredRun``)."""
+    lost: str | None = None
+    """Why writes stop, when a feed lost events the index acknowledged (``lost_acknowledged``): what a
+    reading command warns of, else None."""
+    kept_files: tuple[str, ...] = ()
+    """The files the rebuild kept although no event left shows them, because the ledger lost the events
+    that did (``ProjectionRunner.kept_files``): paths relative to ``.baton/``, as a reading command names them."""
 
     def with_deferred(self, runs: tuple) -> RebuildResult:
         """This result with the kept hooks it ran once the index was up to date (``deferred``)."""
@@ -47,7 +53,8 @@ class RebuildResult:
     def to_json(self) -> dict:
         return {"events": self.events, "until": self.until, "documents": self.documents, "rebuilt": self.rebuilt,
                 "reason": self.reason, "deferred": [run.to_json() for run in self.deferred],
-                "leftovers_removed": list(self.leftovers_removed)}
+                "leftovers_removed": list(self.leftovers_removed), "lost": self.lost,
+                "kept_files": list(self.kept_files)}
 
     def render(self) -> str:
         removed = [f"Removed {counted(len(self.leftovers_removed), 'leftover temporary file')} of a process killed "
@@ -98,5 +105,8 @@ def rebuild_projections(
             done = opened.runner.rebuild(until=bound, progress=progress)
         DoneSoFar.note("after the index was rebuilt: that is done")
         removed = () if if_needed else tuple(remove_leftover_temporaries(opened.paths))
+        lost_acknowledged = getattr(opened.ledger, "lost_acknowledged", None)
+        lost = lost_acknowledged() if lost_acknowledged is not None else None
+        kept = tuple(opened.runner.kept_files()) if lost else ()
     return RebuildResult(done.events, until, opened.runner.counts(), rebuilt=done.rebuilt,
-                         reason=done.reason, leftovers_removed=removed)
+                         reason=done.reason, leftovers_removed=removed, lost=lost, kept_files=kept)

@@ -22,9 +22,11 @@ from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, NotFound, StorageError
+from baton.events.names import handoff_stream
 from baton.ledger import files
 from baton.ledger.ids import uuid7
 from baton.ledger.line_endings import crlf_feeds, put_back_lf
+from baton.ledger.quarantined import held_handoff, read_copies, whole_streams
 from baton.ledger.repair import (
     LINE_PROBLEMS,
     FeedRepair,
@@ -253,23 +255,33 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     after = record_repairs(project, finished, plans, quarantined, progress)
-    release_set_aside(project, lost_files)
+    moved += release_set_aside(project, lost_files, [q for q in quarantined if q],
+                               [reason for plan in plans for reason in plan.reasons])
     return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf,
                         project.writer, moved)
 
 
-def release_set_aside(project: "Project", moved: list[str]) -> None:
+def release_set_aside(project: "Project", moved: list[str], copies: list[str], reasons: list[str]) -> list[dict]:
     """After the record: the files the repair's own rebuild kept (between its cut and its
     record the feed is shorter than the index acknowledged) other than ``moved``, those the
-    loss had kept before: their events are whole in the ``.repair`` copy just written (a
-    cut sets aside whole lines), so they go as a rebuild removed them before — and a
-    ``forget`` reaches that copy, never a second one."""
+    loss had kept before. One whose handoff's events are whole in the ``.repair`` copies just
+    written (``copies``: a cut sets aside whole lines) goes as a rebuild removed it before — a
+    ``forget`` reaches that copy. When a piece of those copies is an event cut short (garbage
+    earlier in the feed and its last line torn), or the copies hold no whole event of its
+    handoff, the file may be the only whole copy of an acknowledged capture: it is moved into
+    quarantine as a kept file (``keep_in_quarantine``) and returned, never removed."""
     try:
         left = [rel for rel in project.runner.kept_files() if rel not in moved]
-        if left:
-            project.runner.release_kept(left)
+        if not left:
+            return []
+        streams, torn = whole_streams(c for c in read_copies(project.paths.quarantine_dir) if c.path.name in copies)
+        whole = [rel for rel in left if not torn
+                 and handoff_stream(held_handoff(project.paths.baton_dir / rel) or "") in streams]
+        if whole:
+            project.runner.release_kept(whole)
+        return keep_in_quarantine(project, [rel for rel in left if rel not in whole], reasons)
     except (BatonError, sqlite3.Error):
-        pass  # left as kept files: listed by the next repair, never lost
+        return []  # left as kept files: listed by the next repair, never lost
 
 
 KEPT_PREFIX = "kept."

@@ -32,12 +32,12 @@ from baton.commands.objectives import check_objective, check_session_id, get_ses
 from baton.commands.record import record
 from baton.commands.session_records import kept_objective, objective_events, record_begin, started_before
 from baton.domain.aggregates import session as aggregate
-from baton.domain.aggregates.session import objective_stands_notice
 from baton.domain.baton_payload import as_payload
 from baton.domain.baton_payload import leaves_own_baton as leaves_own_baton  # the application asks it here
 from baton.domain.batons import (
     BatonRecord,
     context_key,
+    objective_stands_notice,
     objective_stream,
     render_baton_markdown,
     replaced_unread_notice,

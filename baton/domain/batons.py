@@ -823,6 +823,16 @@ def render_objective_markdown(objective: str) -> str:
     return f"{OBJECTIVE_HEADING}\n\n{objective.strip()}\n"
 
 
+def objective_stands_notice(holder: str, harness: str | None = None) -> str:
+    """What a session's start without an objective, or its end, says when it left the objective of
+    another session, still open, standing (``aggregates.session.keeps_objective``; ``holder``: that
+    session's id, ``harness`` its harness when known); and what a start's brief says above that
+    objective, so it reads as that other session's, not this one's."""
+    by = f"{holder} ({harness})" if harness else holder
+    return (f"The objective session {by} set for this owner and branch stands: that session is still open, "
+            "and its own end retires it.")
+
+
 LATEST_HEADING = "## Latest ready handoff"
 LATEST_TITLE_MAX = 120
 

@@ -83,9 +83,11 @@ def read_copies(quarantine_dir: Path) -> list[QuarantinedCopy]:
 
 
 def erase_in_copies(copies: Iterable[QuarantinedCopy], ids: frozenset[str], needles: set[bytes],
-                    handoff: str | None) -> dict[str, int]:
+                    handoff: str | None, markers: frozenset[bytes] = frozenset()) -> dict[str, int]:
     """Erase the payloads of ``ids`` in ``copies``, and blank every other piece holding one
-    of ``needles`` (module docstring). ``handoff``: the handoff forgotten, added to each changed
+    of ``needles`` (module docstring), or one of ``markers`` whole (what only a piece of the
+    forgotten handoff's own events holds: its stream, a baton's ``handoff_id`` naming it, so a
+    torn piece of an event no erased payload shares a string with goes too). ``handoff``: the handoff forgotten, added to each changed
     manifest's ``forgotten`` (None: another replica's forget, brought in by ``baton sync``).
     Returns, per copy changed (its file name), how many pieces were erased or blanked.
 
@@ -106,7 +108,8 @@ def erase_in_copies(copies: Iterable[QuarantinedCopy], ids: frozenset[str], need
                 line = encode_line(replace(event, data=None))
                 pieces[index] = line if piece.endswith(b"\n") else line[:-1]
                 marks[index] = "erased"
-            elif event is None and any(_holds(piece, needle) for needle in needles):
+            elif event is None and (any(marker in piece for marker in markers)
+                                    or any(_holds(piece, needle) for needle in needles)):
                 pieces[index] = b""
                 marks[index] = "blanked"
         if not marks:
@@ -124,6 +127,39 @@ def erase_in_copies(copies: Iterable[QuarantinedCopy], ids: frozenset[str], need
         _replace(copy.path, data)
         changed[copy.path.name] = len(marks)
     return changed
+
+
+def held_handoff(path: Path) -> str | None:
+    """The handoff a materialized record file holds (a handoff file's ``id``, a baton file's
+    ``handoffId``), read without following a link; None when it is no such record."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            doc = orjson.loads(fh.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    value = doc.get("id") if doc.get("kind") == "handoff" else doc.get("handoffId", doc.get("handoff_id"))
+    return value.lower() if isinstance(value, str) and value else None
+
+
+def whole_streams(copies: Iterable[QuarantinedCopy]) -> tuple[set[str], bool]:
+    """The streams ``copies`` hold a whole event of, and whether any piece of them looks like
+    an event cut short (a piece that starts as an envelope does and does not parse)."""
+    streams: set[str] = set()
+    torn = False
+    for copy in copies:
+        for piece in copy.pieces:
+            event = _event(piece)
+            if event is not None:
+                streams.add(event.stream)
+            elif piece.lstrip().startswith(b'{"actor":'):
+                torn = True
+    return streams, torn
 
 
 def _sha256(data: bytes) -> str:

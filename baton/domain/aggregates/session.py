@@ -235,13 +235,6 @@ def keeps_objective(holder: dict[str, Any] | None, *, now: str, booted: str | No
     return taken_for_ended(began=holder.get("beganAt"), readied=None, now=now, booted=booted, gone=gone) is None
 
 
-def objective_stands_notice(holder: str) -> str:
-    """What a session's start without an objective, or its end, says when it left the objective of
-    another session, still open, standing (``keeps_objective``; ``holder``: that session's id)."""
-    return (f"The objective session {holder} set for this owner and branch stands: that session is still open, "
-            "and its own end retires it.")
-
-
 if TYPE_CHECKING:
     MergeKey = tuple[Any, ...]
     """An event's ``(hlc, writer, seq)``, as a document keeps it (a list) read back."""

@@ -514,9 +514,15 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _pattern("github-fine-grained-token", "GitHub fine-grained personal access token",
              LEFT_BOUNDARY + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{40,255}(?![A-Za-z0-9])",
              keywords=("github_pat_",)),
+    # Slack's shapes (api.slack.com token types; gitleaks' slack rules): after the prefix a number
+    # (the team's, six digits or more: ``xoxb-<n>-<n>-…``, ``xoxp-<n>-<n>-<n>-<hex>``, legacy
+    # ``xoxo-``/``xoxs-`` alike; or one digit, ``xoxa-2-…``), or for a legacy workspace token
+    # (``xoxa-``/``xoxr-``) a run of letters and digits. A hyphenated phrase
+    # (``xoxo-love-from-all-of-us-2024``, ``xoxo-2024-from-all-of-us``) is no token.
     _pattern("slack-token", "Slack token",
-             LEFT_BOUNDARY + r"xox[abposr]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![A-Za-z0-9-])",
-             keywords=("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"), confirm=lambda t: len(t) >= 20),
+             LEFT_BOUNDARY + r"xox(?:[abposr]-(?:\d|\d{6,})(?:-[A-Za-z0-9]+)+|[ar]-[A-Za-z0-9]{8,48})(?![A-Za-z0-9-])",
+             keywords=("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"),
+             confirm=lambda t: len(t) >= 20 and (t[5].isdigit() or not (t[5:].isalpha() or t[5:].isdigit()))),
     *_PROVIDER_RULES,
     _pattern("jwt", "JSON Web Token",
              # A JSON header always encodes to "ey…". A "." may follow the
