@@ -738,8 +738,11 @@ def add_completion_command(sub, common) -> None:
 
     p = sub.add_parser("man", parents=[common], help="print the manual page (roff) this Baton was installed with",
                        description="Print the manual page installed with this Baton, as roff: `baton man | man -l -`. "
-                                   "pip and pipx install it where `man baton` finds it; uv tool keeps it inside "
-                                   "the tool's environment, so there use `baton man | man -l -` or "
+                                   "A regular install by pip or pipx (from a wheel or sdist) puts it in "
+                                   "PREFIX/share/man/man1, where `man baton` finds it while PREFIX/bin is on "
+                                   "PATH; an editable install (`pip install -e`) installs no page (this prints "
+                                   "the checkout's docs/baton.1) and uv tool keeps it inside the tool's "
+                                   "environment: there use `baton man | man -l -` or "
                                    "`man \"$(baton man --path)\"`.")
     p.add_argument("--path", action="store_true", help="print only where the page is")
     p.set_defaults(func="shell:man")
