@@ -427,6 +427,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
                 value = payload[given[0]]
                 raise InputError(f"`{given[0]}` must be a non-empty string, not "
                                  + ("a blank one" if isinstance(value, str) else JSON_KINDS.get(type(value), "that")))
+            if not stdin.strip():  # nothing came: said so, not as a payload that lacks its field
+                raise InputError(f"the hook's input on stdin was empty ({harness} sends a JSON object naming "
+                                 f"the session, `{chosen.session_fields[0]}`)")
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == TURN_END:
             # The model answered a turn of this session: its start's mark, if left, is removed (one
