@@ -182,4 +182,3 @@ def test_the_start_hook_of_a_bare_baton_says_it_was_not_found_on_the_path(projec
     said = _start_hook_run(project_dir, "/usr/bin:/bin")
     assert said.startswith("Baton could not run its SessionStart hook (exit status 127; 127: the command was not "
                            "found on the PATH Claude Code runs hooks with)")
-
