@@ -47,6 +47,7 @@ from baton.cli_run import (  # noqa: F401 - the run's names, kept here where the
     hook_run,
     load,
     main,
+    refused_hook_run,
     run,
 )
 
@@ -664,8 +665,9 @@ def add_hook_command(sub, common) -> None:
                                    "session, claiming the baton waiting for it); before compaction a draft "
                                    "handoff is prepared for the session; a session end ends it and hands on "
                                    "the ready handoff it wrote as a baton; a prompt is scored by the detector "
-                                   "(wired with install-hooks --events prompt or all). Whatever fails, it exits 0 "
-                                   "with one line on stderr and injects nothing.")
+                                   "(wired with install-hooks --events prompt or all). Whatever fails, its own "
+                                   "command line included, it exits 0 with one line on stderr and injects "
+                                   "nothing.")
     # Not argparse choices: an unknown harness, like an unknown event, exits 0 with one line (a hook never
     # breaks its harness).
     p.add_argument("harness", metavar="HARNESS",
@@ -736,8 +738,11 @@ def add_completion_command(sub, common) -> None:
 
     p = sub.add_parser("man", parents=[common], help="print the manual page (roff) this Baton was installed with",
                        description="Print the manual page installed with this Baton, as roff: `baton man | man -l -`. "
-                                   "pip and pipx install it where `man baton` finds it; uv tool keeps it inside "
-                                   "the tool's environment, so there use `baton man | man -l -` or "
+                                   "A regular install by pip or pipx (from a wheel or sdist) puts it in "
+                                   "PREFIX/share/man/man1, where `man baton` finds it while PREFIX/bin is on "
+                                   "PATH; an editable install (`pip install -e`) installs no page (this prints "
+                                   "the checkout's docs/baton.1) and uv tool keeps it inside the tool's "
+                                   "environment: there use `baton man | man -l -` or "
                                    "`man \"$(baton man --path)\"`.")
     p.add_argument("--path", action="store_true", help="print only where the page is")
     p.set_defaults(func="shell:man")
@@ -870,11 +875,17 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _HookLineRefused(Exception):
+    """The parser refused a ``hook`` command line (its message): the hook runs to say so (``refused_hook_run``)."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error with ``--json`` also prints the JSON error
-    object, so automation gets the same shape for every failure."""
+    object, so automation gets the same shape for every failure; on a ``hook``
+    command line (``hook_line``) it is the hook's to say (``_HookLineRefused``)."""
 
     json_requested = False
+    hook_line = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
@@ -891,6 +902,8 @@ class _Parser(argparse.ArgumentParser):
         return namespace, extras
 
     def error(self, message: str):
+        if _Parser.hook_line:
+            raise _HookLineRefused(message)
         message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested,
                                                   words=getattr(self, "words", ()))
         self.print_usage(sys.stderr)
@@ -927,13 +940,22 @@ def parse_and_run(words: list[str]) -> int:
     refusals, the parser's own errors and help, then the parsed command run by ``cli_run.dispatch``."""
     words = _help_asked(words)
     _Parser.json_requested = "--json" in words
+    hook = _command_word(words) == "hook"
     refused = _refusal(words)
+    if refused is not None and hook:
+        return dispatch(dict, refused_hook_run(words, refused))
     if refused is not None:
         load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested,
                                        one_line=_command_word(words) in JSON_LINES_COMMANDS)
         return 2
     parser = build_parser(words)
-    args = parser.parse_args(words)
+    _Parser.hook_line = hook
+    try:
+        args = parser.parse_args(words)
+    except _HookLineRefused as exc:  # a hook exits 0 whatever fails: its own command line too
+        return dispatch(dict, refused_hook_run(words, str(exc)))
+    finally:
+        _Parser.hook_line = False
     if not getattr(args, "func", None):
         return _no_command(parser, args)
     return dispatch(lambda: _option_names(parser), args)

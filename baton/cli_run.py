@@ -273,6 +273,39 @@ def hook_run(words: Sequence[str]) -> Arguments | None:
     return Arguments(json=False, project=None, command="hook", harness=words[1], event=words[2], func=HOOK_FUNC)
 
 
+def refused_hook_run(words: Sequence[str], why: str) -> Arguments:
+    """The arguments of a ``hook`` command line the parser refused (``why``: an unknown option, a
+    missing event, an extra word, an argument that is not UTF-8): the hook still runs, to say so
+    (``baton.harnesses.hook.run_hook``'s ``refused``) — exit 0, the harness's "nothing", one line on
+    stderr and a notice for the next brief — as a harness reads any other exit as a hook that
+    blocked (Claude Code drops the prompt, refuses the Stop; Gemini CLI denies). Its harness and
+    event are the first two words after ``hook`` that are no option, its project ``--project``'s
+    value, when there."""
+    plain: list[str] = []
+    project = None
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--project" and i + 1 < len(words):
+            project = words[i + 1]
+            i += 2
+            continue
+        if word.startswith("--project="):
+            project = word.partition("=")[2]
+        elif not word.startswith("-"):
+            plain.append(word)
+        i += 1
+    harness, event = ([*plain[plain.index("hook") + 1:], "", ""] if "hook" in plain else ["", ""])[:2]
+    return Arguments(json="--json" in words, project=project or None, command="hook", harness=harness, event=event,
+                     func=HOOK_FUNC, refused=(shown_words(words), why))
+
+
+def shown_words(words: Sequence[str], limit: int = 200) -> str:
+    """``baton WORDS`` as a notice shows a command line: joined, each undecodable byte as ``\\xNN``, clipped."""
+    text = " ".join(["baton", *(os.fsencode(word).decode("utf-8", "backslashreplace") for word in words)])
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 FIXED_FORMS: dict[tuple[str, ...], tuple[dict[str, object], dict[str, str], dict[str, str]]] = {
     ("bootstrap",): ({"command": "bootstrap", "session_id": None, "session_id_positional": None, "peek": False,
                       "max_bytes": 8192, "owner": None, "branch": None, "func": "sessions:bootstrap"},

@@ -19,7 +19,11 @@ A line the SDK cannot read as a JSON-RPC message (malformed JSON, or nested
 deeper than its parser goes: ~250 levels) is not dropped unanswered, which
 left the client waiting for ever: ``AnsweredReads`` answers it with a JSON-RPC
 error under the request's id when one can be found in the line (-32600,
-invalid request), else under a null id (-32700, parse error).
+invalid request), else under a null id (-32700, parse error). A blank line
+(whitespace only, a lone CR included) holds no message and is skipped
+unanswered, as both official SDKs leave it (neither answers a line it cannot
+parse: the Python SDK hands the error to the session, which logs it; the
+TypeScript SDK's ``ReadBuffer`` reports it to ``onerror``).
 
 The SDK reads a line whole before anything looks at it, so a client writing
 without a newline grew the server to the machine's memory. ``BoundedLines``
@@ -230,8 +234,11 @@ class BoundedLines:
         self._source, self._limit = source, limit
 
     def read_line(self) -> str | None:
-        """The next line, or None at end of file (blocking: run on a worker thread)."""
+        """The next line, or None at end of file (blocking: run on a worker thread). A blank line
+        (whitespace only) is no message: skipped, unanswered (the module's docstring)."""
         line = self._source.readline(self._limit + 1)
+        while line and not line.strip() and len(line) <= self._limit:
+            line = self._source.readline(self._limit + 1)
         if not line:
             return None
         if len(line) <= self._limit or line.endswith(b"\n"):

@@ -318,3 +318,12 @@ def test_a_cwd_no_file_system_could_hold_is_a_folder_that_is_not_there_not_an_in
     assert result.returncode == 0
     assert "internal error" not in result.stderr and len(result.stderr) < 1000
     assert injected("claude-code", result.stdout)
+
+
+@pytest.mark.parametrize("stdin", ["", "\n  \n"])
+def test_an_empty_payload_is_said_to_be_empty_not_to_lack_a_session_id(project, stdin):
+    result = _run(project, "claude-code", "SessionStart", stdin)
+    _assert_quiet_failure(result)
+    assert "the hook's input on stdin was empty (claude-code sends a JSON object naming the session, " \
+           "`session_id`)" in result.stderr
+    assert "a session id is required" not in result.stderr

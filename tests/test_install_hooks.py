@@ -99,13 +99,19 @@ def test_codex_config_toml_gains_the_mcp_table_and_keeps_the_rest(project_dir):
     assert config.read_text().startswith('model = "gpt-5-codex"\n\n[mcp_servers.docs]\n')
 
 
-def test_a_file_that_does_not_parse_is_refused_not_overwritten(project_dir, capsys):
-    settings = project_dir / ".gemini" / "settings.json"
+@pytest.mark.parametrize(("harness", "path", "text", "said"), [
+    ("gemini-cli", ".gemini/settings.json", "{ not json", "not valid JSON"),
+    # the file named, as every other refusal of a config names it
+    ("claude-code", ".claude/settings.json", '{"hooks": {"SessionStart": {"command": "mine"}}}',
+     ".claude/settings.json: hooks.SessionStart is not a list"),
+], ids=["not JSON", "an event's hooks not a list"])
+def test_a_file_that_does_not_parse_is_refused_not_overwritten(project_dir, capsys, harness, path, text, said):
+    settings = project_dir / path
     settings.parent.mkdir()
-    settings.write_text("{ not json")
-    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli")
-    assert code == 2 and "not valid JSON" in err
-    assert settings.read_text() == "{ not json"
+    settings.write_text(text)
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", harness)
+    assert code == 2 and said in err
+    assert settings.read_text() == text
 
 
 @pytest.mark.parametrize(("path", "text", "section"), [

@@ -51,3 +51,12 @@ def test_a_cut_line_whose_id_is_not_valid_json_is_answered_under_a_null_id_and_t
     errors = [a for a in answers if "error" in a]
     assert [(a["id"], a["error"]["code"]) for a in errors] == [(None, -32700)]
     assert "result" in {a.get("id"): a for a in answers}[4]
+
+
+def test_a_blank_line_is_skipped_unanswered_as_the_sdks_skip_it_and_the_next_call_still_runs(project):
+    """A blank line (whitespace only, ``\\r\\n`` included) is no JSON-RPC message: no -32700 for it."""
+    status = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                         "params": {"name": "baton_status", "arguments": {}}})
+    answers = _answers(project, "", "   \t", "\r", status)
+    assert [a for a in answers if "error" in a] == []
+    assert "result" in {a.get("id"): a for a in answers}[5]

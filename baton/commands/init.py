@@ -19,6 +19,7 @@ from baton.domain.redaction import RedactionPolicy, redact_strings
 from baton.errors import Conflict, InputError, PolicyBlock, ReadOnlyProject, StorageError
 from baton.events.catalogue import ProjectInitialized
 from baton.events.names import PROJECT_INITIALIZED
+from baton.gitinfo import locate
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
@@ -76,7 +77,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     process holds the ledger lock).
 
     Raises:
-        InputError: ``project_id`` is empty or the root is not a directory.
+        InputError: ``project_id`` is empty, the root is not a directory or is a bare git repository.
         Conflict: the project already exists with a different id.
     """
     if project_id is not None and not project_id.strip():
@@ -91,6 +92,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         is_dir = paths.root.is_dir()
     if not is_dir:
         raise InputError(f"{paths.root} is not a directory")
+    _refuse_bare_repository(paths.root)
     check_baton_folder_inside(paths)
     _check_index_path_fits(paths)
     before = _entries(paths.baton_dir)
@@ -99,6 +101,22 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     except BaseException:
         _undo(paths, before)
         raise
+
+
+def _refuse_bare_repository(root: Path) -> None:
+    """A bare git repository (or a folder inside one) has no work tree: a session works in none,
+    git sees no branch checked out, and ``.baton/`` would sit among the repository's own files.
+
+    Raises:
+        InputError: ``root`` is, or is inside, a bare repository.
+    """
+    located = locate(root)
+    if located is None or not located.bare:
+        return
+    where = "" if os.path.samefile(located.git_dir, root) else f"inside {located.git_dir}, "
+    raise InputError(f"{root} is {where}a bare git repository (no work tree, nothing checked out): Baton "
+                     f"belongs in a clone's work tree; run `baton init` in a clone of it "
+                     f"(`git clone {located.git_dir} DIR`)", details={"git_dir": located.git_dir})
 
 
 def _init(paths: ProjectPaths, project_id: str | None, on_wait: Callable[..., None] | None,

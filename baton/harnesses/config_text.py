@@ -65,7 +65,7 @@ def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, dep
         if isinstance(value, dict) and key in out and not isinstance(out[key], dict):
             raise InputError(f"{where}{key} is not an object; fix it by hand, then run this again")
         if key == "hooks" and isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge_hooks(out[key], value)
+            out[key] = _merge_hooks(out[key], value, where=f"{where}{key}.")
         elif isinstance(value, list) and key in out and out[key] is not None:
             if not isinstance(out[key], list):
                 raise InputError(f"{where}{key} is not a list; fix it by hand, then run this again")
@@ -134,13 +134,13 @@ def _own_hooks(entry: Any) -> list[dict[str, Any]]:
     return found
 
 
-def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict[str, Any]:
+def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any], *, where: str = "hooks.") -> dict[str, Any]:
     out = dict(existing)
     for event, entries in additions.items():
         current = out.get(event)
         if not isinstance(current, list):
             if current is not None:
-                raise InputError(f"hooks.{event} is not a list; fix it by hand, then run this again")
+                raise InputError(f"{where}{event} is not a list; fix it by hand, then run this again")
             out[event] = copy.deepcopy(entries)
             continue
         for own, matcher in ((h, e.get("matcher")) for e in entries if isinstance(e, dict) for h in _own_hooks(e)):

@@ -49,6 +49,7 @@ import sys
 import orjson
 
 from baton.errors import BatonError, ConfigError, FolderGone, InputError, LedgerCorrupt, NotInitialized, UnsafePath
+from baton.harnesses import HARNESSES
 from baton.harnesses import adapter as adapter_named
 from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, TURN_END, USER_PROMPT
 from baton.process_end import exit_now
@@ -373,14 +374,37 @@ def prompted(chosen: Any, payload: Mapping[str, Any], project: str | os.PathLike
     return brief
 
 
+def refused_line(run: HookRun, refused: tuple[str, str], stdin: bytes) -> InputError:
+    """The failure of a hook whose command line the parser refused (``refused``: its words, shown,
+    and why; ``baton.cli_run.refused_hook_run``), once what the line's harness and event say is
+    known: the harness's "nothing" to answer, what the event leaves undone, the session the
+    payload names (when it can be read) for the notice."""
+    words, why = refused
+    if run.harness in HARNESSES:
+        chosen = adapter_named(run.harness)
+        run.adapter, run.empty = chosen, chosen.empty_for(run.event)
+        named = chosen.event_named(run.event)
+        run.kind = chosen.kinds.get(named) if named else None
+        try:
+            run.session = chosen.get_session_metadata(named, read_payload(stdin)).session_id if named else None
+        except Exception:  # noqa: BLE001 - the session is named when it can be; the line is what failed
+            pass
+    return InputError(f"its command line `{words}` is not one Baton reads ({why}); Baton's own is "
+                      "`baton hook HARNESS EVENT`: correct the line in the harness's hook settings "
+                      "(`baton doctor` names one kept beside Baton's own)")
+
+
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
-             run: HookRun | None = None) -> HookOutcome:
+             run: HookRun | None = None, refused: tuple[str, str] | None = None) -> HookOutcome:
     """Handle one hook event; never raises (unless ``BATON_DEBUG`` is set).
+    ``refused``: the parser refused the hook's command line (``refused_line``): it says so.
 
     A failure is also left as a notice for the next session start."""
     run = run or HookRun(harness, event)
     run.project = project
     try:
+        if refused is not None:
+            raise refused_line(run, refused, stdin)
         chosen = adapter_named(harness)
         run.adapter = chosen
         run.empty = chosen.empty_for(event)
@@ -403,6 +427,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
                 value = payload[given[0]]
                 raise InputError(f"`{given[0]}` must be a non-empty string, not "
                                  + ("a blank one" if isinstance(value, str) else JSON_KINDS.get(type(value), "that")))
+            if not stdin.strip():  # nothing came: said so, not as a payload that lacks its field
+                raise InputError(f"the hook's input on stdin was empty ({harness} sends a JSON object naming "
+                                 f"the session, `{chosen.session_fields[0]}`)")
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == TURN_END:
             # The model answered a turn of this session: its start's mark, if left, is removed (one
@@ -474,7 +501,7 @@ def _baton_failed(run: HookRun, exc: BatonError) -> HookOutcome:
         deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
                     and not exc.details.get("background_failed"))
     problem = said + (f"; {undone}" if undone else "")
-    line = f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}"
+    line = f"baton hook{''.join(f' {v}' for v in (harness, event) if v)}: {said}; {undone or 'nothing injected'}"
     broken = run.opening and (not isinstance(exc, InputError) or isinstance(exc, ConfigError))  # not the payload
     if run.kind == SESSION_START and broken and not (deferred or kept or exc.code == "index_behind"):
         # The project broken (a damaged ledger, a malformed config, a read-only or full disk): told
@@ -589,7 +616,8 @@ NOTICE_WAIT_SECONDS = 1.0
 
 
 def run_hook_process(harness: str, event: str, read: Callable[[], bytes], *,
-                     project: str | os.PathLike | None = None) -> HookOutcome:
+                     project: str | os.PathLike | None = None,
+                     refused: tuple[str, str] | None = None) -> HookOutcome:
     """``run_hook`` for the ``baton hook`` process, under its deadline (``Watchdog``),
     reading its payload with ``read`` (stdin) once the deadline runs."""
     run = HookRun(harness, event)
@@ -598,9 +626,17 @@ def run_hook_process(harness: str, event: str, read: Callable[[], bytes], *,
         raw = read()
     except Exception:  # noqa: BLE001 - no readable stdin is an empty payload: the hook reports it, exit 0
         raw = b""
-    outcome = run_hook(harness, event, raw, project=project, run=run)
+    outcome = run_hook(harness, event, raw, project=project, run=run, refused=refused)
     watchdog.settle()
     return outcome
+
+
+def _at_terminal() -> bool:
+    """Whether stdin is a terminal (not a harness's pipe; False when closed)."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
 
 
 def hook_command(args: Any) -> HookOutcome:
@@ -608,4 +644,8 @@ def hook_command(args: Any) -> HookOutcome:
     process's stdin. Its ``problem`` line is printed, screened, by the command
     line. It lives here, not with the other handlers: a prompt hook loads this
     module anyway, and nothing more."""
-    return run_hook_process(args.harness, args.event, lambda: sys.stdin.buffer.read(), project=args.project)
+    refused = getattr(args, "refused", None)  # the parser refused the line (``baton.cli_run.refused_hook_run``)
+    # A line refused at a terminal (a person trying it by hand) waits for no payload: it has nothing to read.
+    typed = refused is not None and _at_terminal()
+    return run_hook_process(args.harness, args.event, (lambda: b"") if typed else lambda: sys.stdin.buffer.read(),
+                            project=args.project, refused=refused)

@@ -59,7 +59,9 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import os
+import re
 import shlex
 from pathlib import Path
 from typing import Any, Mapping
@@ -349,6 +351,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             if excluded is not None:
                 excludes.append(excluded)
     warnings += tuple(edit.skip for edit, _, _ in excludes if edit.skip)
+    warnings += tuple(said for path, text, change in planned if change.action == "updated"
+                      for said in _dropped_prefixes(change.path, read_text(path), text, harness))
     if harness == "claude-code" and (off := hooks_off(base)) is not None:
         warnings += (off,)
     excludes = [(edit, record, name) for edit, record, name in excludes if not edit.skip]
@@ -477,6 +481,30 @@ def _parsed(base: Path, relative: str) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+"""A shell variable assignment before a command (``BATON_HOOK_DEADLINE=5``)."""
+
+
+def _dropped_prefixes(shown: str, old: str | None, new: str | None, harness: str) -> list[str]:
+    """A warning per Baton hook line of ``old`` (a hooks file) that set variables before its
+    program (``BATON_HOOK_DEADLINE=5 baton hook …``) and that ``new`` replaces with Baton's own
+    line, without them: install-hooks writes its line whole, so the person's assignments are gone."""
+    events = {hook.event for hook in adapter(harness).hooks}
+    before, after = _parsed_text(old), _parsed_text(new)
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    kept = {line for lines in baton_hooks(after, harness, events).values() for line in lines}
+    said = []
+    for event, lines in baton_hooks(before, harness, events).items():
+        for line in lines:
+            assigned = list(itertools.takewhile(ASSIGNMENT.match, shlex.split(line)))
+            if assigned and line not in kept:
+                said.append(f"{shown}: Baton's {event} hook ran `{line}`; install-hooks writes its own line, so "
+                            f"`{shlex.join(assigned)}` before it is gone: set "
+                            f"{'it' if len(assigned) == 1 else 'them'} in the environment {harness} starts with")
+    return said
 
 
 def _only_batons(spec: ConfigFile, old: str | None) -> bool:

@@ -244,7 +244,7 @@ def texts(notices: list[dict[str, Any]]) -> list[str]:
         when = f" at {last['at']}" if last.get("at") else ""
         times = f" ({len(items)} times, the last{when})" if len(items) > 1 else when
         verb = " failed" if failed else ""
-        lines.append(f"Baton's {where} hook{session}{verb}{times}: {problem}")
+        lines.append(f"Baton's {where + ' ' if where else ''}hook{session}{verb}{times}: {problem}")
     if len(groups) > SHOWN:
         hidden = len(groups) - SHOWN
         lines.append(f"… and {hidden} other hook notice{'' if hidden == 1 else 's'}.")

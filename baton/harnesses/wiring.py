@@ -210,16 +210,61 @@ def _is_batons(hook: Any, harness: str, events: set[str]) -> bool:
 def baton_hooks(config: dict[str, Any], harness: str, events: set[str]) -> dict[str, list[str]]:
     """Per event, the command lines of Baton's hooks for ``harness`` in a parsed hooks file."""
     found: dict[str, list[str]] = {}
+    for event, hook in _each_hook(config):
+        if _is_batons(hook, harness, events):
+            found.setdefault(event, []).append(hook["command"])
+    return found
+
+
+def _each_hook(config: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Each hook of a parsed hooks file with its event: in a matcher group's ``hooks`` or a list's own member."""
     hooks = config.get("hooks")
-    if not isinstance(hooks, dict):
-        return found
-    for event, entries in hooks.items():
+    found = []
+    for event, entries in hooks.items() if isinstance(hooks, dict) else ():
         for entry in entries if isinstance(entries, list) else []:
             inner = entry.get("hooks") if isinstance(entry, dict) and "command" not in entry else [entry]
-            for hook in inner if isinstance(inner, list) else []:
-                if _is_batons(hook, harness, events):
-                    found.setdefault(event, []).append(hook["command"])
+            found += [(event, hook) for hook in (inner if isinstance(inner, list) else [])]
     return found
+
+
+def _hand_edited(command: Any, harness: str) -> bool:
+    """Whether ``command`` runs ``hook HARNESS`` after a program as Baton's line does, but with
+    words Baton's own does not have (``--verbose`` after the event, no event): not Baton's shape
+    (``hook_signature``), so ``install-hooks`` keeps it beside Baton's own and the harness runs both."""
+    if not isinstance(command, str) or hook_signature(command) is not None:
+        return False
+    try:
+        words = hook_words(shlex.split(command))
+    except ValueError:
+        return False
+    return any(words[i] == "hook" and words[i + 1] == harness for i in range(1, len(words) - 1))
+
+
+def hand_edited_hooks(base: Path, harness: str) -> dict[str, list[str]]:
+    """Per hooks file of ``harness`` under ``base``, its hand-edited Baton hook lines (``_hand_edited``)."""
+    found: dict[str, list[str]] = {}
+    for spec in _specs(harness):
+        if spec.text is not None or spec.merge is None or not ("hooks" in spec.merge or spec.personal_hooks):
+            continue
+        for _, hook in _each_hook(_json(_read(base / spec.path)) or {}):
+            if isinstance(hook, dict) and _hand_edited(hook.get("command"), harness):
+                found.setdefault(spec.path, []).append(hook["command"])
+    return found
+
+
+def hand_edited_check(base: Path, harness: str) -> tuple[str, str, str] | None:
+    """``baton doctor``'s warning naming each hand-edited Baton hook line of ``harness`` (``_hand_edited``), or None."""
+    found = hand_edited_hooks(base, harness)
+    if not found:
+        return None
+    lines = "; ".join(f"{path}: {', '.join(f'`{line}`' for line in lines)}" for path, lines in found.items())
+    one = sum(len(lines) for lines in found.values()) == 1
+    return (f"harness {harness} (hand-edited hooks)", "warn",
+            f"{lines}: {'this line runs' if one else 'these lines run'} Baton's hook with words Baton does not "
+            f"read (Baton's own line ends `hook {harness} EVENT`, so install-hooks keeps "
+            f"{'it' if one else 'them'}): each run only leaves a notice that its command line is not one Baton "
+            f"reads, and beside Baton's own hook {harness} runs Baton twice; delete {'it' if one else 'them'} "
+            "by hand")
 
 
 def _lets_through(matcher: Any, value: str) -> bool:
@@ -1122,8 +1167,10 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
     except BatonError:
         base = root
     checks = []
+    edited = []  # said after the rest, whatever the rest says
     for harness in HARNESSES:
         wiring = inspect_wiring(base, harness)
+        edited += [found] if not wiring.broken and (found := hand_edited_check(base, harness)) else []
         if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring, partial(_committed, base, harness, wiring))))
             checks += _started_below(base, project, harness)
@@ -1146,7 +1193,7 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
         else:  # not a problem (the command line alone works): how to connect one
             checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
                                               f"connects one ({', '.join(HARNESSES)})"))
-    return checks
+    return checks + edited
 
 
 def _committed(base: Path, harness: str, wiring: HarnessWiring) -> list[str]:
