@@ -220,11 +220,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         return RepairResult(plans, dry_run, bool(finished) and not dry_run, [], before, listed, synced_beyond(synced),
                             finished, crlf, project.writer, [{"path": rel, "quarantine": None} for rel in lost_files])
     if feed is not None:
-        others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
-        if others:
-            which = f"feeds {', '.join(others)} are" if len(others) > 1 else f"feed {others[0]} is"
-            raise InputError(f"{which} damaged too, and the repair of {feed} could not be "
-                             "recorded past them: repair them all at once (leave out `feed`)")
+        refuse_others_damaged(before, feed)
     if synced is not None and not despite_synced:
         own, seq, kept = synced
         raise InputError(f"this clone's own feed {own} was synced up to seq {seq} (its ledger ref holds it), "
@@ -259,6 +255,19 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
                                [reason for plan in plans for reason in plan.reasons])
     return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf,
                         project.writer, moved)
+
+
+def refuse_others_damaged(before: VerifyReport, feed: str) -> None:
+    """A repair of one feed (``feed``) refused while other feeds are damaged too.
+
+    Raises:
+        InputError (exit 2): another feed has a damaged line.
+    """
+    others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
+    if others:
+        which = f"feeds {', '.join(others)} are" if len(others) > 1 else f"feed {others[0]} is"
+        raise InputError(f"{which} damaged too, and the repair of {feed} could not be "
+                         "recorded past them: repair them all at once (leave out `feed`)")
 
 
 def release_set_aside(project: "Project", moved: list[str], copies: list[str], reasons: list[str]) -> list[dict]:
