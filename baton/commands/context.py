@@ -358,6 +358,9 @@ class Project:
         self._ledger: Ledger | None = None
         self._runner: ProjectionRunner | None = None
         self._policy = None
+        self._screened_clean: tuple[Any, set[str]] | None = None
+        """The texts the identifier screen found clean in this process, with the redaction rules that
+        screened them (``check_identifiers``): a policy read again starts an empty set."""
         self.known_owner: tuple[Any, str] | None = None
         """The reader's owner as last resolved (``identity.owner_under``), with the stamp of git's
         identity it was resolved under: a long-lived process resolves it again only when that moves."""
@@ -638,7 +641,9 @@ class Project:
         owner, branch, session id, harness id and label, as given and in
         every form Baton derives from it (baton key, stream name, file name,
         URL). Commands call it with what they were given before they append
-        anything; ``screen`` calls it again on every event.
+        anything; ``screen`` calls it again on every event. A text found clean once is
+        not screened again under the same rules (``screen_identifiers``' ``clean``): a session
+        start that claims a baton appends two events naming the same session, owner and branch.
 
         ``identifiers`` is a list of ``(field, value)``; keyword fields are
         ``owner``, ``branch``, ``session``, ``harness``, ``label``.
@@ -649,7 +654,10 @@ class Project:
         named = {"owner": ids.OWNER, "branch": ids.BRANCH, "session": ids.SESSION, "harness": ids.HARNESS,
                  "label": ids.LABEL}
         pairs = list(identifiers or []) + [(named[k], v) for k, v in fields.items()]
-        findings = ids.screen_identifiers(pairs, self.policy.redaction)
+        rules = self.policy.redaction
+        if self._screened_clean is None or self._screened_clean[0] is not rules:
+            self._screened_clean = (rules, set())
+        findings = ids.screen_identifiers(pairs, rules, clean=self._screened_clean[1])
         if findings:
             raise SecretInIdentifier(ids.describe(findings), details={
                 "fields": list(dict.fromkeys(f.field for f in findings)),
