@@ -394,3 +394,19 @@ def test_a_project_screens_an_identifier_once_until_its_policy_is_read_again(pro
     opened.forget_policy()
     opened.check_identifiers(owner="dev@example.com", session="s-1")
     assert screened == first + first  # a policy read again screens again
+
+
+def test_the_last_screen_still_redacts_an_actor_after_the_same_events_session_was_passed_once(project):
+    """The last screen (``Project.screen``) skips an actor or session the identifier screen already
+    found clean in this process, and only those: a secret actor is still redacted, and an event's
+    session screened clean once is recorded as given."""
+    from baton.commands.context import Project
+    from baton.ledger.envelope import EventDraft
+    from tests.secret_corpus import secrets
+
+    token = next(s.value for s in secrets() if s.rule == "anthropic-api-key")
+    opened = Project.open(project)
+    plain = opened.screen(EventDraft("test.noted", "test/1", {"n": 1}, actor="dev@example.com", session="s-1"))
+    assert (plain.actor, plain.session) == ("dev@example.com", "s-1") and "_redacted" not in plain.data
+    leaked = opened.screen(EventDraft("test.noted", "test/1", {"n": 2}, actor=token, session="s-1"))
+    assert token not in str(leaked) and [r["field"] for r in leaked.data["_redacted"]] == ["actor"]

@@ -109,7 +109,8 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     _resume_handoff(scope, record.id, session=session, harness=harness)
     # any other baton carrying the same handoff (a private and a shared one) is settled by this claim
     settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key)
-    claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
+    # Inside a batch() nothing is folded yet: the index still shows it pending, so it is not read again.
+    claimed = key_state(scope, record.key).current if scope.gathered is None else None
     return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
         replace(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
 

@@ -606,9 +606,11 @@ class Project:
         """
         self.check_identifiers(event_identifiers(draft.stream, draft.session, draft.data))
         rules = self.policy.redaction
+        clean = self._clean_under(rules)  # an actor or session the identifier screen passed: nothing to redact
         outcome = redact_strings(draft.data, rules)
-        actor = redact_strings(draft.actor, rules, at="actor") if draft.actor else None
-        session = redact_strings(draft.session, rules, at="session") if draft.session else None
+        actor = redact_strings(draft.actor, rules, at="actor") if draft.actor and draft.actor not in clean else None
+        session = redact_strings(draft.session, rules, at="session") \
+            if draft.session and draft.session not in clean else None
         # A stream name holds percent-encoded owners and branches ("ci%20AKIA…"),
         # where "%20" glues a token to its neighbour: screen the decoded name too.
         stream = redact_strings([draft.stream, unquote(draft.stream)], rules, at="stream")
@@ -655,13 +657,18 @@ class Project:
                  "label": ids.LABEL}
         pairs = list(identifiers or []) + [(named[k], v) for k, v in fields.items()]
         rules = self.policy.redaction
-        if self._screened_clean is None or self._screened_clean[0] is not rules:
-            self._screened_clean = (rules, set())
-        findings = ids.screen_identifiers(pairs, rules, clean=self._screened_clean[1])
+        findings = ids.screen_identifiers(pairs, rules, clean=self._clean_under(rules))
         if findings:
             raise SecretInIdentifier(ids.describe(findings), details={
                 "fields": list(dict.fromkeys(f.field for f in findings)),
                 "blocked": [f.to_json() for f in findings]})
+
+    def _clean_under(self, rules: Any) -> set[str]:
+        """The texts ``rules`` found nothing in, in this process (``check_identifiers``): empty again
+        once the policy is read anew. A text's screen depends on the text and the rules alone."""
+        if self._screened_clean is None or self._screened_clean[0] is not rules:
+            self._screened_clean = (rules, set())
+        return self._screened_clean[1]
 
     def check_streams(self, *streams: str) -> None:
         """Refuse, before anything is appended, the streams a command is about
