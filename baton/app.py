@@ -401,16 +401,16 @@ class Baton:
 
     def active_baton(self, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
         """``session handoff``: the baton a session here would receive, with its
-        freshness (``baton_freshness``, loaded only when there is one)."""
+        freshness (``handoff_facts.shown``, loaded only when there is one)."""
         from baton.commands import baton_view
 
         self._identifiers(owner=owner, branch=branch)
         active = baton_view.show_active_baton(self.project, owner=owner, branch=branch)
         if active.record is None:
             return active
-        from baton.commands import baton_freshness
+        from baton.commands import handoff_facts
 
-        return baton_freshness.shown(self.project, active)
+        return handoff_facts.shown(self.project, active)
 
     def pending_batons(self) -> PendingBatonsResult:
         from baton.commands import baton_cases
@@ -446,7 +446,7 @@ class Baton:
                       claim: bool = True, wording: Mapping[str, str] | None = None) -> SessionBeginResult:
         """Begin a session, claiming the baton waiting for it: the rule on its feed
         (``feed_vouch``, as the session-start brief asks it), the claim (``baton_claim``) and
-        the baton's freshness (``baton_freshness``) are loaded only when there is one. A start
+        the baton's freshness (``handoff_facts``) are loaded only when there is one. A start
         that receives none is told of a teammate's baton that arrived after this key's claim and of the
         batons this clone left that wait elsewhere, by the session-start brief's rules
         (``bootstrap.waiting_elsewhere``; ``wording`` as ``bootstrap``'s)."""
@@ -470,9 +470,9 @@ class Baton:
         assert begun is not None
         if begun.record is None:
             return begun
-        from baton.commands import baton_freshness
+        from baton.commands import handoff_facts
 
-        return baton_freshness.shown(self.project, begun)
+        return handoff_facts.shown(self.project, begun)
 
     def end_session(self, session_id: str | None, handoff: Any = None, *, harness: str | None = None,
                     owner: str | None = None, branch: str | None = None,
@@ -533,7 +533,7 @@ class Baton:
         """A session-start brief's later steps (``bootstrap.Start``), each module
         loaded only when the step before asks for it: with no baton waiting the
         brief is done; a waiting baton's feed is judged (``feed_vouch``); its freshness and summary are fitted in
-        (``baton_freshness``); unless peeking, it is claimed (``baton_claim``)."""
+        (``handoff_facts``); unless peeking, it is claimed (``baton_claim``)."""
         if start.done is not None:
             return start.done
         from baton.commands import feed_vouch
@@ -541,9 +541,9 @@ class Baton:
         start.vouch(feed_vouch.baton_vouch)
         if start.done is not None:  # withheld: its feed is not vouched for and signatures are required
             return start.done
-        from baton.commands import baton_freshness
+        from baton.commands import handoff_facts
 
-        offer = start.offer(baton_freshness.baton_freshness, baton_freshness.carried_lines)
+        offer = start.offer(handoff_facts.baton_freshness, handoff_facts.carried_lines)
         if offer.done is not None:
             return offer.done
         from baton.commands import baton_claim

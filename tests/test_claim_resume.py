@@ -1,7 +1,7 @@
 """A baton's claim is its handoff's resume, decided from the stored record without the model.
 
 The claim reads the record's status and flags from the handoff index and asks
-the lifecycle's table (``baton.domain.lifecycle_table``, through ``baton.domain.stored_resume``), the one the handoff
+the lifecycle's table (``baton.domain.lifecycle_table.resume_of_stored``), the one the handoff
 aggregate asks through ``lifecycle.allowed_actions``: the events it records
 are the aggregate's decision for a ``Resume``, byte for byte.
 """
@@ -14,8 +14,7 @@ import pytest
 from baton.commands.context import Project
 from baton.domain.aggregates import handoff as handoff_aggregate
 from baton.domain.handoff import handoff_to_json, stored_handoff
-from baton.domain.lifecycle_table import ALLOWED
-from baton.domain.stored_resume import resume_of_stored
+from baton.domain.lifecycle_table import ALLOWED, resume_of_stored
 from baton.model import evolve
 from tests.batons_support import events
 from tests.cli_support import run_json

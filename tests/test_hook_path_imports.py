@@ -171,7 +171,7 @@ def test_claiming_a_baton_judges_its_freshness_without_dulwich(warm):
 CLAIM_OFF = {"baton.domain.aggregates.handoff", "baton.domain.lifecycle", "baton.domain.readiness",
              "baton.domain.readiness_codes"}
 """What a claim no longer loads: it decides its handoff's resume from the stored record's status and
-flags (``baton.domain.stored_resume``, with ``baton.domain.lifecycle_table``), not through the handoff aggregate and the record's lifecycle."""
+flags (``baton.domain.lifecycle_table.resume_of_stored``), not through the handoff aggregate and the record's lifecycle."""
 
 
 def test_a_session_start_receiving_a_baton_claims_it_without_the_handoff_aggregate_or_lifecycle(warm):
@@ -184,14 +184,14 @@ def test_a_session_start_receiving_a_baton_claims_it_without_the_handoff_aggrega
                        env={**os.environ, "BATON_HOOK_SERVER": "0"})
     assert r.returncode == 0, r.stderr[-2000:]
     loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
-    assert {"baton.commands.baton_claim", "baton.domain.stored_resume"} <= loaded  # it claimed the baton
+    assert {"baton.commands.baton_claim", "baton.domain.lifecycle_table"} <= loaded  # it claimed the baton
     assert not CLAIM_OFF & loaded, sorted(CLAIM_OFF & loaded)
 
 
 RECEIVING_START_MODULES = {
-    "baton.commands.baton_claim", "baton.commands.baton_freshness", "baton.commands.baton_settle",
+    "baton.commands.baton_claim",
     "baton.commands.handoff_facts", "baton.domain.aggregates.baton", "baton.domain.content_hash",
-    "baton.domain.freshness", "baton.domain.lifecycle_table", "baton.domain.stored_resume", "baton.domain.taken_up",
+    "baton.domain.freshness", "baton.domain.lifecycle_table",
     "baton.domain.wording", "baton.events.baton", "baton.events.handoff", "baton.projections.folds.batons",
     "baton.commands.feed_vouch", "baton.domain.feed_vouch",
 }
@@ -209,14 +209,14 @@ def test_a_session_start_receiving_a_baton_loads_no_module_and_defines_no_class_
     _loaded(warm, "session", "handoff", "--json")
     payload = json.dumps(fixture("claude-code", "SessionStart.startup", warm, session_id="receives-2"))
     modules, classes = _steady_run(warm, "hook", "claude-code", "SessionStart", stdin=payload)
-    assert {"baton.commands.baton_claim", "baton.commands.baton_freshness"} <= modules  # it claimed the baton
+    assert {"baton.commands.baton_claim", "baton.commands.handoff_facts"} <= modules  # it claimed the baton
     assert modules - STEADY_START_MODULES - RECEIVING_START_MODULES == set() and classes == set(), \
         (sorted(modules - STEADY_START_MODULES), sorted(classes))
 
 
 def test_a_session_start_receiving_a_session_ends_draft_loads_no_handoff_event_class(warm):
     """The baton a session's end leaves carries its draft, whose claim records no resume
-    (``domain.stored_resume``): the handoff events' family (``baton.events.handoff``, ~3 M
+    (``domain.lifecycle_table.resume_of_stored``): the handoff events' family (``baton.events.handoff``, ~3 M
     instructions) is loaded only to build ``handoff.resumed``, not for a claim that builds none."""
     from tests.harness_support import fixture
 

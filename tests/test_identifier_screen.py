@@ -360,3 +360,53 @@ def test_a_hook_notice_keeps_no_secret_on_disk(project):
     first, second = (json.loads(line) for line in stored.splitlines())
     assert first["session"] is None and "[REDACTED:github-token]" in first["problem"]
     assert second["session"] == "s-1" and second["problem"] == "the ledger stayed locked"
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=ids)
+def test_texts_found_clean_before_in_the_process_leave_every_finding_as_it_is(secret):
+    """``clean`` (the texts a process's identifier screen already passed) changes no finding: each
+    call over the same identifiers, with clean ones screened before, finds what a fresh screen finds."""
+    clean: set[str] = set()
+    before = [(OWNER, "dev@example.com"), (BRANCH, "feature/x"), (SESSION, "a-session-id")]
+    assert screen_identifiers(before, POLICY, clean=clean) == []
+    assert "dev@example.com" in clean and "a-session-id" in clean  # passed once: not screened again
+    for pairs in ([(OWNER, secret.value)], before + [(BRANCH, secret.value)],
+                  [(KEY, context_key("dev@example.com", secret.value))]):
+        assert screen_identifiers(pairs, POLICY, clean=clean) == screen_identifiers(pairs, POLICY)
+        assert screen_identifiers(pairs, POLICY, clean=clean) != []  # a secret is refused every time
+    assert secret.value not in clean
+
+
+def test_a_project_screens_an_identifier_once_until_its_policy_is_read_again(project, monkeypatch):
+    """A session start that claims a baton appends two events naming the same session, owner and
+    branch: the project screens each text once, and again only under a policy read anew."""
+    from baton.commands.context import Project
+    from baton.domain import identifiers
+
+    opened = Project.open(project)
+    screened: list[str] = []
+    real = identifiers.redact_strings
+    monkeypatch.setattr(identifiers, "redact_strings", lambda text, policy: screened.append(text) or real(text, policy))
+    opened.check_identifiers(owner="dev@example.com", session="s-1")
+    first = list(screened)
+    opened.check_identifiers(owner="dev@example.com", session="s-1")
+    assert first and screened == first  # nothing screened twice
+    opened.forget_policy()
+    opened.check_identifiers(owner="dev@example.com", session="s-1")
+    assert screened == first + first  # a policy read again screens again
+
+
+def test_the_last_screen_still_redacts_an_actor_after_the_same_events_session_was_passed_once(project):
+    """The last screen (``Project.screen``) skips an actor or session the identifier screen already
+    found clean in this process, and only those: a secret actor is still redacted, and an event's
+    session screened clean once is recorded as given."""
+    from baton.commands.context import Project
+    from baton.ledger.envelope import EventDraft
+    from tests.secret_corpus import secrets
+
+    token = next(s.value for s in secrets() if s.rule == "anthropic-api-key")
+    opened = Project.open(project)
+    plain = opened.screen(EventDraft("test.noted", "test/1", {"n": 1}, actor="dev@example.com", session="s-1"))
+    assert (plain.actor, plain.session) == ("dev@example.com", "s-1") and "_redacted" not in plain.data
+    leaked = opened.screen(EventDraft("test.noted", "test/1", {"n": 2}, actor=token, session="s-1"))
+    assert token not in str(leaked) and [r["field"] for r in leaked.data["_redacted"]] == ["actor"]

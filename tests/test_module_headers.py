@@ -44,8 +44,8 @@ LOADERS_BY_NAME = {
     "policy.py": "the trust rules of a committed policy, only when a policy source holds a widening key",
     "launch.py": "the command line, when the command runs in this process (not relayed to the hook server); "
                  "the socket library (_socket), only to ask a hook server",
-    "domain/stored_resume.py": "the handoff events' family, only when a claim records its handoff's resume (not "
-                               "for a session's draft)",
+    "domain/lifecycle_table.py": "the handoff events' family, only when a claim records its handoff's resume (not "
+                                 "for a session's draft)",
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
     "commands/bootstrap.py": "the feed-vouch rule, only when another writer's handoff is among a brief's recent ones",
     "commands/harness_start.py": "the feed-vouch rule, only when a start that continues the conversation repeats "
@@ -58,9 +58,8 @@ LOADERS_BY_NAME = {
     "config.py": "the detector's settings checks, only for a config with a detector section",
     "commands/session_drafts.py": "what a draft still lacks (draft_fields), only when the session has a draft open",
     "commands/handoff_facts.py": "the repository's ignore rules (baton.git_status), only when a folder artifact "
-                                 "is hashed",
-    "commands/baton_freshness.py": "the record model (baton.domain.handoff), only for a carried record the "
-                                   "stored reader declines (not shaped as a fold writes one)",
+                                 "is hashed; the record model (baton.domain.handoff), only for a carried record "
+                                 "the stored reader declines (not shaped as a fold writes one)",
     "commands/synced_feed.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged "
                                "and the ref may be there",
 }

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baton.commands import baton_freshness
+from baton.commands import handoff_facts
 from baton.commands.handoff_facts import history_facts
 from baton.domain import freshness
 from baton.domain.freshness import (
@@ -123,7 +123,7 @@ def test_a_baton_whose_record_is_not_shaped_as_one_is_judged_by_the_record_model
 
     record = type("Record", (), {"id": doc["id"]})()
     with pytest.raises(HandoffInputError) as raised:
-        baton_freshness.baton_freshness(None, Runner(), record)
+        handoff_facts.baton_freshness(None, Runner(), record)
     assert "decisions" in str(raised.value)
 
 
@@ -166,7 +166,7 @@ def test_a_start_receiving_a_baton_tells_and_appends_what_it_did_when_the_record
     shutil.copytree(project, modelled, symlinks=True)
 
     brief, appended = _start(project)
-    monkeypatch.setattr(baton_freshness, "stored_record", lambda doc: None)  # the model reads it, as before
+    monkeypatch.setattr(handoff_facts, "stored_record", lambda doc: None)  # the model reads it, as before
     brief_by_model, appended_by_model = _start(modelled)
 
     assert "Freshness: STALE" in brief[0] and "src/app.py" in brief[0]  # the freshness line had something to say

@@ -1,22 +1,46 @@
-"""Claiming a baton, and appending ``baton.created``: the baton's write side.
+"""Claiming a baton, settling the batons a resume takes up, and appending ``baton.created``:
+the baton's write side.
 
 A session start imports this only when a baton waits for it (``bootstrap``,
 ``session begin``); leaving a baton (``baton_create``, ``baton_cases``) uses
 ``append_created``, and so does handing on an existing handoff
-(``baton_hand_on``). Reading a baton never needs the baton aggregate, the
+(``baton_hand_on``); a resume by hand settles with ``settle_carrying``
+(``resume_mark``). Reading a baton never needs the baton aggregate, the
 event classes or ``record``, which are imported here.
+
+Settling the pending batons that carry a handoff just resumed (``baton.domain.batons.settled_by_resume``):
+a resume (``resume --mark-resumed``, the MCP ``handoff_resume`` tool with
+``mark_resumed``, a session start's claim of one of its batons) dismisses every
+other pending baton carrying the same handoff, ``via: "resumed"``, naming the
+resuming session, in the resume's own batch. The keys to look at come from the
+``baton_scopes`` projection (every scope the handoff was given as a baton): a
+lookup per scope, nothing that grows with the project.
+
+A session start that meets a pending baton whose handoff was resumed after it
+was left (another clone resumed it apart, and ``baton sync`` brought the resume
+here: ``taken_up_before``) dismisses it the same way instead of claiming it
+(``settle_taken_up``).
 """
 
 from __future__ import annotations
 
-from baton.commands.baton_settle import settle_carrying, settle_taken_up, taken_up_here
-from baton.commands.batons import Peek, handoff_status, version_expected
+from baton.commands.batons import Peek, as_taken_up, handoff_status, taken_up_in, version_expected
 from baton.commands.identity import project_owner
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
-from baton.domain.batons import CLAIMED, BatonRecord, read_command, superseded_unread, unseen_summary
-from baton.domain.stored_resume import resume_of_stored
+from baton.domain.batons import (
+    CLAIMED,
+    RESUMED_VIA,
+    BatonRecord,
+    baton_key,
+    left_to_their_owner,
+    read_command,
+    settled_by_resume,
+    superseded_unread,
+    unseen_summary,
+)
+from baton.domain.lifecycle_table import resume_of_stored
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 from baton.values import Value, replace
@@ -61,7 +85,7 @@ def key_state(scope: WriteScope, key: str) -> BatonKey:
 def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
                    harness: str | None = None) -> BatonRecord:
     """Claim the baton ``peek`` read, exactly once — unless its handoff was resumed elsewhere
-    after it was left (``baton_settle.taken_up_here``): then it is dismissed instead, and returned
+    after it was left (``taken_up_here``): then it is dismissed instead, and returned
     dismissed (the caller delivers nothing).
 
     Decides on the baton index as it is under the lock, then appends
@@ -88,7 +112,8 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     # end is settled by this claim; a teammate's stays pending, theirs to receive (``yours_to_end``)
     settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key,
                     resumer=_claimer(scope, state.current))
-    claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
+    # Inside a batch() nothing is folded yet: the index still shows it pending, so it is not read again.
+    claimed = key_state(scope, record.key).current if scope.gathered is None else None
     return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
         replace(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
 
@@ -137,3 +162,62 @@ def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, 
     if decided:
         record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
                       session=session)
+
+
+# -- settling the batons a resume takes up ------------------------------------------
+
+def keys_carrying(runner, handoff_id: str) -> list[str]:
+    """The baton keys ``handoff_id`` was ever given to as a baton (``baton_scopes``), sorted."""
+    if "baton_scopes" not in runner.by_name or "batons" not in runner.by_name:
+        return []
+    doc = runner.get("baton_scopes", handoff_id)
+    scopes = doc.get("scopes") if isinstance(doc, dict) else None
+    keys = set()
+    for s in scopes if isinstance(scopes, list) else ():
+        if isinstance(s, dict) and isinstance(s.get("owner"), str) and isinstance(s.get("branch"), str):
+            keys.add(baton_key(s["owner"], s["branch"], s.get("shared") is True))
+    return sorted(keys)
+
+
+def settle_carrying(scope: WriteScope, handoff_id: str, *, session: str | None, actor: str | None,
+                    skip_key: str | None = None, resumer: str | None = None,
+                    left: list[BatonRecord] | None = None) -> list[BatonRecord]:
+    """Dismiss (``via: "resumed"``) each pending baton carrying ``handoff_id``, but the one on
+    ``skip_key`` (the baton a claim takes), and, for a resume by hand (``resumer``: who resumes),
+    but a teammate's (``batons.settled_by_resume``), which go to ``left``; returns those dismissed
+    as they were. Call inside the resume's batch."""
+    settled = []
+    for key in keys_carrying(scope.runner, handoff_id):
+        if key == skip_key:
+            continue
+        state = BatonKey.from_doc(key, scope.runner.get("batons", key))
+        if not settled_by_resume(state.current, handoff_id, resumer):
+            if resumer is not None and left is not None and left_to_their_owner(state.current, handoff_id, resumer):
+                assert state.current is not None  # left_to_their_owner: it is pending
+                left.append(state.current)
+            continue
+        decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(handoff_id, session=session,
+                                                                             via=RESUMED_VIA, with_resume=True))
+        record_events(scope, decided, version=version_expected(scope, decided, key, state.version), actor=actor,
+                      session=session)
+        assert state.current is not None  # settled_by_resume: it is pending
+        settled.append(state.current)
+    return settled
+
+
+def taken_up_here(scope: WriteScope, state: BatonKey) -> bool:
+    """Whether the key's current baton, pending, carries a handoff resumed after it was left
+    (``batons.taken_up_in``, on the index as it stands under the lock)."""
+    return taken_up_in(scope.runner, state.current)
+
+
+def settle_taken_up(scope: WriteScope, state: BatonKey, *, session: str | None) -> BatonRecord:
+    """Dismiss the key's current baton (``via: "resumed"``) instead of claiming it: its handoff was
+    resumed elsewhere after it was left; returns it as dismissed. ``session``: the start that met it
+    (the envelope's; the event names no resuming session: the resume did not see this baton)."""
+    current = state.current
+    assert current is not None  # taken_up_here: it is pending
+    decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(current.id, via=RESUMED_VIA))
+    record_events(scope, decided, version=version_expected(scope, decided, state.key, state.version), session=session)
+    return as_taken_up(scope.project, current)
+

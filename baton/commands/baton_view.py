@@ -1,6 +1,6 @@
 """``session handoff``: the baton the next session here would receive (not
 claimed by looking). The freshness and summary of the handoff it carries
-are ``baton_freshness.shown``'s, which the application loads only when there
+are ``handoff_facts.shown``'s, which the application loads only when there
 is a baton.
 """
 
@@ -46,7 +46,7 @@ class ActiveBatonResult(Value):
     taken_up: str = ""
     """The baton here carries a handoff resumed after it was left (on another clone, come by
     ``baton sync``): a session start would dismiss it instead of receiving it, and this is the
-    line it would be told (``baton.domain.taken_up``); nothing is dismissed by looking."""
+    line it would be told (``baton.domain.batons.settled_by_resume``); nothing is dismissed by looking."""
     unseen: tuple[str, ...] = ()
     """The lines naming the batons this one replaced unseen or unread (``unseen_lines``, with who
     left each, its objective and its handoff's status now: ``unseen_sources``)."""
@@ -92,7 +92,7 @@ class ActiveBatonResult(Value):
 
 def show_active_baton(project: "Project", *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
     """The baton the next session here would receive (not claimed by looking),
-    without its freshness yet (``baton_freshness.shown`` adds it)."""
+    without its freshness yet (``handoff_facts.shown`` adds it)."""
     ctx = context_of(project, owner=owner, branch=branch)
     runner = project.reading()
     peek, own = peek_at_start(runner, ctx)

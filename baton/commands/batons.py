@@ -12,8 +12,8 @@ use cases share. The rest is split along what a hook needs:
 - ``baton_claim``: claiming a baton and appending ``baton.created`` (the
   baton aggregate and ``record``: only when a baton is claimed or left);
 - ``baton_create``: leaving a baton (a capture, then ``baton_claim``);
-- ``baton_freshness``: the handoff a baton carries as a session is shown
-  it (its freshness line and summary; the record model, read only when
+- ``handoff_facts``: with the worktree's facts, the handoff a baton carries
+  as a session is shown it (its freshness line and summary; read only when
   there is a baton);
 - ``baton_view``: ``session handoff``;
 - ``baton_hand_on``: an existing handoff handed on as a baton;
@@ -205,9 +205,9 @@ def redacted_field(redaction: dict) -> str:
 
 def taken_up_in(runner, current: BatonRecord | None) -> bool:
     """Whether ``current``, pending, carries a handoff resumed after it was left (another clone
-    resumed it apart, come by ``baton sync``: ``baton.domain.taken_up``), on the handoff's record
+    resumed it apart, come by ``baton sync``: ``baton.domain.batons.settled_by_resume``), on the handoff's record
     and its newest resume's time as ``runner``'s index holds them: a start dismisses such a baton
-    instead of claiming it (``baton_settle``, under the lock), and a peek shows it so."""
+    instead of claiming it (``baton_claim``, under the lock), and a peek shows it so."""
     if current is None or not current.pending or "handoffs" not in runner.by_name:
         return False
     handoff = runner.get("handoffs", current.id)
@@ -217,7 +217,7 @@ def taken_up_in(runner, current: BatonRecord | None) -> bool:
 
 
 def as_taken_up(project: "Any", current: BatonRecord) -> BatonRecord:
-    """``current`` as a start here dismisses it now (``baton_settle.settle_taken_up``): what a peek
+    """``current`` as a start here dismisses it now (``baton_claim.settle_taken_up``): what a peek
     shows instead of the baton (``bootstrap --peek``, ``session handoff``), appending nothing."""
     return replace(current, status=DISMISSED, ended_via=RESUMED_VIA,
                    ended_at=rfc3339_micros(project.clock()), ended_by_writer=project.writer)

@@ -21,7 +21,7 @@ is the brief a start would receive now.
 A start is read in steps (``Start``), so that it loads what its baton needs
 only when one waits: ``begin`` reads everything and is done when no baton
 waits; ``Start.offer`` fits the waiting baton's section in, with its
-freshness and summary (``baton_freshness``); ``Start.claim`` claims it
+freshness and summary (``handoff_facts.baton_freshness``); ``Start.claim`` claims it
 (``baton_claim``). The application passes those modules' steps in
 (``Baton._brief``), loading each only when the step before asks for it.
 """
@@ -664,9 +664,9 @@ to date. A tuple, not a class: the steady hook path defines none it does not use
 
 
 FreshnessOf = Callable[["Any", "Any", BatonRecord], "str | None"]
-"""``baton_freshness.baton_freshness``: the waiting baton's freshness line."""
+"""``handoff_facts.baton_freshness``: the waiting baton's freshness line."""
 CarriedOf = Callable[["Any", BatonRecord], "tuple[str, ...]"]
-"""``baton_freshness.carried_lines``: the objective and state of the handoff it carries."""
+"""``handoff_facts.carried_lines``: the objective and state of the handoff it carries."""
 VouchOf = Callable[["Any", "Any", BatonRecord], "FeedVouch | None"]
 """``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for."""
 ClaimInScope = Callable[..., BatonRecord]
@@ -964,7 +964,7 @@ class Start:
 
     def taken_up_peeked(self, record: BatonRecord) -> list[str]:
         """What a start would be told instead of ``record``, whose handoff was resumed after it
-        was left (``baton_settle.taken_up_in``): the line ``claim`` tells, read without the
+        was left (``batons.taken_up_in``): the line ``claim`` tells, read without the
         dismissal, and nothing marked told (a peek appends and records nothing)."""
         fresh = taken_up_notices([as_taken_up(self.project, record)], owner=self.ctx.owner,
                                  told=_read_told(self.project), writer=self.project.writer)

@@ -358,6 +358,9 @@ class Project:
         self._ledger: Ledger | None = None
         self._runner: ProjectionRunner | None = None
         self._policy = None
+        self._screened_clean: tuple[Any, set[str]] | None = None
+        """The texts the identifier screen found clean in this process, with the redaction rules that
+        screened them (``check_identifiers``): a policy read again starts an empty set."""
         self.known_owner: tuple[Any, str] | None = None
         """The reader's owner as last resolved (``identity.owner_under``), with the stamp of git's
         identity it was resolved under: a long-lived process resolves it again only when that moves."""
@@ -603,9 +606,11 @@ class Project:
         """
         self.check_identifiers(event_identifiers(draft.stream, draft.session, draft.data))
         rules = self.policy.redaction
+        clean = self._clean_under(rules)  # an actor or session the identifier screen passed: nothing to redact
         outcome = redact_strings(draft.data, rules)
-        actor = redact_strings(draft.actor, rules, at="actor") if draft.actor else None
-        session = redact_strings(draft.session, rules, at="session") if draft.session else None
+        actor = redact_strings(draft.actor, rules, at="actor") if draft.actor and draft.actor not in clean else None
+        session = redact_strings(draft.session, rules, at="session") \
+            if draft.session and draft.session not in clean else None
         # A stream name holds percent-encoded owners and branches ("ci%20AKIA…"),
         # where "%20" glues a token to its neighbour: screen the decoded name too.
         stream = redact_strings([draft.stream, unquote(draft.stream)], rules, at="stream")
@@ -638,7 +643,9 @@ class Project:
         owner, branch, session id, harness id and label, as given and in
         every form Baton derives from it (baton key, stream name, file name,
         URL). Commands call it with what they were given before they append
-        anything; ``screen`` calls it again on every event.
+        anything; ``screen`` calls it again on every event. A text found clean once is
+        not screened again under the same rules (``screen_identifiers``' ``clean``): a session
+        start that claims a baton appends two events naming the same session, owner and branch.
 
         ``identifiers`` is a list of ``(field, value)``; keyword fields are
         ``owner``, ``branch``, ``session``, ``harness``, ``label``.
@@ -649,11 +656,19 @@ class Project:
         named = {"owner": ids.OWNER, "branch": ids.BRANCH, "session": ids.SESSION, "harness": ids.HARNESS,
                  "label": ids.LABEL}
         pairs = list(identifiers or []) + [(named[k], v) for k, v in fields.items()]
-        findings = ids.screen_identifiers(pairs, self.policy.redaction)
+        rules = self.policy.redaction
+        findings = ids.screen_identifiers(pairs, rules, clean=self._clean_under(rules))
         if findings:
             raise SecretInIdentifier(ids.describe(findings), details={
                 "fields": list(dict.fromkeys(f.field for f in findings)),
                 "blocked": [f.to_json() for f in findings]})
+
+    def _clean_under(self, rules: Any) -> set[str]:
+        """The texts ``rules`` found nothing in, in this process (``check_identifiers``): empty again
+        once the policy is read anew. A text's screen depends on the text and the rules alone."""
+        if self._screened_clean is None or self._screened_clean[0] is not rules:
+            self._screened_clean = (rules, set())
+        return self._screened_clean[1]
 
     def check_streams(self, *streams: str) -> None:
         """Refuse, before anything is appended, the streams a command is about

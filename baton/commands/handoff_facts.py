@@ -6,6 +6,13 @@ collected by this module and passed in as values. What validation needs
 besides (which handoff ids exist, what the policy finds, what an
 allowlisted recheck returned) is ``baton.commands.validation_facts``:
 reading a record's freshness (``resume``, a session start) runs nothing.
+
+The handoff a baton carries, as a session is shown it (``baton_freshness``,
+``shown``, ``carried_lines``): its freshness line, read from the record only as
+far as its freshness reads it (``domain.freshness.stored_record``: not the
+record model, nor attrs), and its objective and state. The application loads
+this only when there is a baton (a session start, ``session begin``,
+``session handoff``) or a record to judge.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import os
 from itertools import islice
 
 from baton import gitinfo
+from baton.domain.batons import BatonRecord, carried_handoff_lines, freshness_line
 from baton.domain.content_hash import (
     FOLDER_MAX_ENTRIES,
     SCREEN_LIMIT_BYTES,
@@ -36,6 +44,7 @@ from baton.domain.freshness import (
     commit_evidence_refs,
     freshness_from_facts,
     heads_equal,
+    stored_record,
 )
 from baton.domain.freshness_states import LEADS_OUTSIDE, NOT_CHECKED, RESOLVES_OUTSIDE
 from baton.domain.paths import SYMLINK_ESCAPE
@@ -43,13 +52,16 @@ from baton.domain.redaction import MARKER, RedactionPolicy, replacement_for
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
 from baton.policy import Policy, allowed_once_trusted, real_location_inside_root
+from baton.values import replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a session start judges a baton here)
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Any
+    from typing import Any, TypeVar
 
     from _typeshed import StrPath
+
+    Shown = TypeVar("Shown")
 
 _HASH_CHUNK = 1 << 20
 
@@ -492,3 +504,54 @@ def _captured_branch(handoff: Any) -> str | None:
         branch = scope.get("branch") if isinstance(scope, dict) else None
     return branch if isinstance(branch, str) and branch else None
 
+
+# -- the handoff a baton carries, as a session is shown it ---------------------------
+
+def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
+    """The one-line freshness of the handoff a baton carries (``domain.batons.freshness_line``).
+
+    None when that handoff recorded no repository head. Reads git and the
+    artifacts of the current worktree now, as ``baton resume`` does.
+    """
+    doc = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
+    if not isinstance(doc, dict):
+        return None
+    handoff: Any = stored_record(doc)
+    if handoff is None:  # not shaped as the fold writes a record: read by the model, which says why
+        handoff = __import__("baton.domain.handoff", fromlist=["stored_handoff"]).stored_handoff(doc)
+    repo = handoff.project.repository
+    if repo is None or not repo.head:
+        return None
+    report = live_freshness(opened.paths.worktree_folder, handoff, opened.policy)
+    return freshness_line(report, record.id)
+
+
+def quiet_freshness(opened, runner, record: BatonRecord | None) -> str | None:
+    """``baton_freshness`` for views that must never fail on it (session begin, show): None on any error."""
+    if record is None:
+        return None
+    try:
+        return baton_freshness(opened, runner, record)
+    except Exception:  # noqa: BLE001 - a freshness we cannot compute is left out, never an error
+        return None
+
+
+def shown(opened, shown_baton: Shown) -> Shown:
+    """A result showing a baton (``record``), with the freshness line and the
+    carried handoff's lines it shows beside it (``freshness``, ``carried``):
+    ``session handoff`` and ``session begin`` read them only when there is one."""
+    view: Any = shown_baton
+    runner, record = opened.runner, view.record
+    return replace(view, freshness=quiet_freshness(opened, runner, record), carried=carried_lines(runner, record))
+
+
+def carried_lines(runner, record: BatonRecord | None) -> tuple[str, ...]:
+    """The objective and state of the rich handoff a baton hands on
+    (``domain.batons.carried_handoff_lines``); nothing on any error: a view
+    never fails on them."""
+    if record is None or "handoffs" not in runner.by_name:
+        return ()
+    try:
+        return carried_handoff_lines(runner.get("handoffs", record.id))
+    except Exception:  # noqa: BLE001 - an unreadable record adds nothing to the section
+        return ()

@@ -1,7 +1,7 @@
 """``resume --mark-resumed``: the brief (``baton.commands.resume``), then the
 resume recorded (``handoff.resumed``, with the session, harness and freshness
 state), and in the same batch every pending baton carrying the handoff settled
-(dismissed ``via: "resumed"``: ``baton.domain.taken_up``). The application
+(dismissed ``via: "resumed"``: ``baton.domain.batons.settled_by_resume``). The application
 loads this module only for ``--mark-resumed``: reading and rendering a record
 never imports the event classes or the decider.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.commands.baton_settle import settle_carrying
+from baton.commands.baton_claim import settle_carrying
 from baton.commands.handoff_facts import now_timestamp
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff

@@ -207,7 +207,7 @@ def begin_session(
     (``vouch_of``, the rule the session-start brief asks) under the lock: one no trusted key
     vouches for is claimed with the line that says so, or, when signatures are required,
     withheld — not claimed, the start recorded without it, and ``withheld`` says why. The
-    result shows the baton claimed without its freshness (``baton_freshness.shown`` adds it).
+    result shows the baton claimed without its freshness (``handoff_facts.shown`` adds it).
     A start that receives none is told of the batons this clone left that wait elsewhere
     (``left_elsewhere``: the rule a harness's start hook tells them by), once recorded.
 

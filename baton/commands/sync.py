@@ -402,7 +402,7 @@ def waiting_baton(project: "Project") -> dict[str, Any] | None:
     """The pending baton the next session started in this clone would receive and claim
     (``select_eligible``: this owner's on this branch, else a shared one), or None. Read,
     never claimed; not one whose handoff was resumed after it was left (the import brought the
-    resume: ``baton_settle.taken_up_in``), which that start dismisses instead. Git's identity is
+    resume: ``batons.taken_up_in``), which that start dismisses instead. Git's identity is
     read only when some baton is pending."""
     runner = project.reading()
     pending = [record for record, _version in baton_records(runner.docs("batons")) if record.pending]

@@ -54,7 +54,7 @@ DISMISSED = "dismissed"
 STATUSES = (PENDING, CLAIMED, SUPERSEDED, CANCELLED, DISMISSED)
 RESUMED_VIA = "resumed"
 """A dismissal's ``via`` when the handoff the baton carries was resumed another way
-(``baton.domain.taken_up``): the baton is settled, and its owner told once."""
+(``settled_by_resume``): the baton is settled, and its owner told once."""
 SUPERSEDED_UNSEEN = "superseded-unseen"
 """How a listing shows a baton superseded before anyone on its key saw it (``superseded_unseen``)."""
 
@@ -250,14 +250,14 @@ def yours_to_end(owner: str, left_by: str | None, by: str) -> bool:
     """Whether ``by`` may end a baton for ``owner`` left by ``left_by`` (``None``: not known) without
     overriding: it is left for ``by``, or ``by`` left it (``same_owner``). The rule a dismissal, a
     cancellation and a resume's settling of a pending baton share (``aggregates.baton.may_dismiss``,
-    ``taken_up``): a teammate's baton is theirs (session-handoff-baton.txt: batons are owner/branch
+    ``settled_by_resume``): a teammate's baton is theirs (session-handoff-baton.txt: batons are owner/branch
     isolated so that teammates cannot take each other's context)."""
     return same_owner(owner, by) or (left_by is not None and same_owner(left_by, by))
 
 
 def left_pending_line(record: "BatonRecord") -> str:
     """What ``resume --mark-resumed`` says of a teammate's pending baton carrying the handoff it
-    resumed, which it left pending (``taken_up.settled_by_resume``)."""
+    resumed, which it left pending (``settled_by_resume``)."""
     left = f", left by {shown_name(record.left_by)}" if record.left_by else ""
     return (f"The pending baton {record.id} for {shown_name(record.owner)} on {shown_name(record.branch)}{left} "
             f"carries this handoff and stays pending: it is theirs, and their next session start receives it.")
@@ -1630,7 +1630,7 @@ _MICROS = len("2026-09-02T14:31:07.123456Z")
 
 def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None, resumed: str | None = None) -> bool:
     """Whether the pending baton ``record`` met at a session start carries a handoff resumed
-    after the baton was left (the rule: ``baton.domain.taken_up``; here, beside the notices, so a
+    after the baton was left (the rule: below, with ``settled_by_resume``; here, beside the notices, so a
     start loads no module for it). ``handoff``: its record as the handoff index holds it; ``resumed``:
     its newest ``handoff.resumed`` event's ``at``, microseconds, when the index holds it)."""
     if not record.pending or not isinstance(handoff, Mapping) or handoff.get("status") != "resumed":
@@ -1638,10 +1638,67 @@ def taken_up_before(record: BatonRecord, handoff: Mapping[str, Any] | None, resu
     by = handoff.get("resumed_by")
     resumer = by.get("owner") if isinstance(by, Mapping) else None
     if isinstance(resumer, str) and resumer and not yours_to_end(record.owner, record.left_by, resumer):
-        return False  # a teammate's resume: the baton stays its owner's (``taken_up``); unknown: as before
+        return False  # a teammate's resume: the baton stays its owner's (``settled_by_resume``); unknown: as before
     if isinstance(resumed, str) and len(resumed) == _MICROS and len(record.created_at) == _MICROS:
         return resumed > record.created_at
     resumed_at = handoff.get("resumed_at")
     if not isinstance(resumed_at, str) or len(resumed_at) < 19 or len(record.created_at) < 19:
         return False
     return resumed_at[:19] > record.created_at[:19]
+
+
+# -- a handoff resumed while a pending baton carries it ------------------------------
+#
+# A handoff resumed while a pending baton carries it: the baton is settled, and its owner told once.
+#
+# A baton is claimed exactly once (session-handoff-baton.txt). A handoff handed on
+# as a baton (``session handoff --from``, a session's end) can also be resumed
+# another way while the baton waits: ``baton resume --mark-resumed`` in another
+# terminal, the MCP ``handoff_resume`` tool with ``mark_resumed``, or the claim of
+# *another* baton carrying the same handoff (a private and a shared one). Left
+# pending, the baton would hand the same work to a second session as fresh
+# work. The rule, pure (the baton and the handoff's record are parameters):
+#
+# - **at the resume** (``settled_by_resume``): every pending baton carrying the
+#   resumed handoff is dismissed in the same batch as ``handoff.resumed``, with
+#   ``via: "resumed"`` and the resuming session; a claim settles the other batons
+#   carrying its handoff the same way. These are events, so ``baton rebuild``
+#   replays the same outcome, and ``baton sync`` carries it to every clone that
+#   has the baton;
+# - **at a session start** (``taken_up_before``, above, beside the notices, so a start that
+#   meets no resumed handoff loads no module for it): a baton left on one clone while
+#   another clone, apart, resumed its handoff (``baton sync`` brought the two
+#   together, and the resume there never saw the baton) is met pending with its
+#   handoff resumed *after* it was left: it is dismissed the same way instead of
+#   claimed. A handoff resumed *before* the baton was left was handed on again on
+#   purpose (``--from`` of a resumed handoff) and is delivered. Times compare at
+#   the events' own precision, microseconds: the newest ``handoff.resumed``
+#   event's ``at`` (the handoff index's ``resumed``) against the baton's
+#   ``createdAt`` (its ``baton.created`` event's ``at``), so a resume in the same
+#   second as the baton, after it, still settles it; only without the precise
+#   time (an index written before it was kept) do the record's whole seconds
+#   decide, a resume in the baton's second counting as before it;
+# - **told once** (``baton.domain.batons.taken_up_notices``, beside the other
+#   notices a session start reads, so a start loads no module for it): the
+#   next session start of the baton's owner (or of whoever left it; every
+#   owner's, for a shared baton) reads one line saying the handoff was taken
+#   up elsewhere, by which session and who, instead of receiving it.
+
+
+def settled_by_resume(current: BatonRecord | None, handoff_id: str, resumer: str | None = None) -> bool:
+    """Whether resuming ``handoff_id`` settles ``current`` (a key's current baton): it is
+    pending and carries that handoff, and it is the resumer's (``resumer``: who resumes it by
+    hand, ``resume --mark-resumed``) to end — left for them, or left by them (``yours_to_end``).
+    A teammate's pending baton stays pending: batons are owner-scoped, so another owner's resume
+    never takes its context from them (tester26 T9); its owner receives it at their next start.
+    ``resumer`` None (a claim settling the other batons of the handoff it received): any."""
+    if current is None or not current.pending or current.id != handoff_id:
+        return False
+    return resumer is None or yours_to_end(current.owner, current.left_by, resumer)
+
+
+def left_to_their_owner(current: BatonRecord | None, handoff_id: str, resumer: str) -> bool:
+    """Whether ``current``, pending with ``handoff_id``, is left pending by ``resumer``'s resume: a
+    teammate's baton (``settled_by_resume``), which the resume's output names."""
+    return current is not None and current.pending and current.id == handoff_id \
+        and not settled_by_resume(current, handoff_id, resumer)

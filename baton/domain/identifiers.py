@@ -102,12 +102,17 @@ def key_forms(key: str) -> list[tuple[str, str]]:
 
 
 def screen_identifiers(identifiers: Mapping[str, Any] | Iterable[tuple[str, Any]],
-                       policy: RedactionPolicy) -> list[IdentifierFinding]:
+                       policy: RedactionPolicy, clean: set[str] | None = None) -> list[IdentifierFinding]:
     """Every secret the policy's text rules find in an identifier, in any of
     its forms, one finding per (field, rule). ``identifiers`` maps a field of
     ``FIELDS`` to a value (``None`` and non-strings are skipped); an owner
     and a branch given together are also screened as the baton key, stream
-    and file name they make. A ``KEY`` value is a key as stored."""
+    and file name they make. A ``KEY`` value is a key as stored.
+
+    ``clean``: the texts ``policy``'s rules already found nothing in (a process screens the same session
+    id, owner and branch in every event it appends: a session start's claim and its start): each is
+    not screened again, and each text found clean here is added. A text's screen depends on the text
+    and the policy alone, never on the field, so the findings are the same with it or without."""
     pairs = list(identifiers.items() if isinstance(identifiers, Mapping) else identifiers)
     forms: list[tuple[str, str, str]] = []
     for field, value in pairs:
@@ -125,11 +130,14 @@ def screen_identifiers(identifiers: Mapping[str, Any] | Iterable[tuple[str, Any]
     found: dict[tuple[str, str], IdentifierFinding] = {}
     seen: set[tuple[str, str]] = set()
     for field, form, text in forms:
-        if (field, text) in seen:
+        if (field, text) in seen or (clean is not None and text in clean):
             continue
         seen.add((field, text))
         outcome = redact_strings(text, policy)
-        for r in (*outcome.redactions, *outcome.blocked):
+        hits = (*outcome.redactions, *outcome.blocked)
+        if not hits and clean is not None:
+            clean.add(text)
+        for r in hits:
             found.setdefault((field, r.rule), IdentifierFinding(field, form, r.rule, r.reason))
     # A secret the field holds as given is named once, by the field: drop the
     # combined key finding of a rule its owner or branch already reports alone.

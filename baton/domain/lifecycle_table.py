@@ -3,9 +3,11 @@
 The rule of ``baton.domain.lifecycle``, apart from the record model, so that a
 reader of a stored record's status and flags asks it without loading the
 model: a baton's claim decides whether it is its handoff's resume from the
-stored document (``baton.domain.stored_resume``), and
-``lifecycle.allowed_actions`` asks the same table for a record. It imports no
-event class: ``resume`` and the other readers load ``lifecycle`` without them.
+stored document (``resume_of_stored``), and ``lifecycle.allowed_actions`` asks
+the same table for a record. It imports no event class: ``resume`` and the
+other readers load ``lifecycle`` without them, and a claim loads the handoff
+events' family (``baton.events.handoff``) only when it builds a resume: a claim
+of a session's draft (the baton a session's end leaves) records none.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from baton.errors import TransitionError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from typing import Any
+
+    from baton.events.handoff import HandoffResumed
 
 REVISE = "revise"
 VALIDATE = "validate"
@@ -65,3 +69,16 @@ def transition_error(h: Any, action: str, reason: str | None = None) -> Transiti
     state and what it allows."""
     return TransitionError(handoff_id=h.id, status=h.status, flags=tuple(h.flags), action=action,
                            allowed=allowed_for(h.status, h.flags), reason=reason)
+
+
+def resume_of_stored(doc: Mapping[str, Any], *, session: str | None,
+                     harness: str | None) -> list[HandoffResumed]:
+    """A baton's claim as its handoff's resume, decided from the record the index stores as ``doc``
+    (``handoff_to_json``'s shape): ``handoff.resumed``, as the handoff aggregate decides it for a
+    ``Resume`` naming no freshness state, when the table allows a resume from its status (a ready or
+    resumed record); none otherwise (a session baton's draft, a superseded or archived record). It
+    reads the status and flags only, so a claim loads neither the record model nor the aggregate."""
+    if RESUME not in allowed_for(doc["status"], doc.get("flags") or ()):
+        return []
+    resumed = __import__("baton.events.handoff", fromlist=["HandoffResumed"]).HandoffResumed  # a resume's only
+    return [resumed(key=doc["id"], session=session, harness=harness, freshness_state=None)]

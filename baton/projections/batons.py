@@ -72,7 +72,7 @@ class BatonsBase:
     9: a baton names who left it (``leftBy``: its ``baton.created``'s actor) and who cancelled or
     dismissed it (``endedBy``, ``endedByWriter``).
     10: a dismissed baton names how (``endedVia``: ``resumed`` when its handoff was resumed another
-    way, ``baton.domain.taken_up``) and by which session (``endedBySession``).
+    way, ``baton.domain.batons.settled_by_resume``) and by which session (``endedBySession``).
     11: a baton dismissed in the batch of its handoff's resume says so (``endedWithResume``), so a
     resume that named no session is told as one on that writer's clone, not as one met after a sync.
     12: a baton superseded unseen by one already claimed is named by the claim (``missedUnseen``).

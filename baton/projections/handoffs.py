@@ -82,7 +82,7 @@ class HandoffsBase:
     8: rows gained ``resumed``, the newest ``handoff.resumed`` event's own
     time (microseconds; the record keeps whole seconds), so a session start
     tells a resume made in the same second as a baton, but after it, from one
-    made before it (``baton.domain.taken_up``); 9: edits made apart on two
+    made before it (``baton.domain.batons.settled_by_resume``); 9: edits made apart on two
     clones fold by ``baton.domain.concurrent_edits`` (a validation or promotion
     keeps the body it read; a revision it did not read is listed, the record
     flagged), so an index folded before is replayed once; 10: a validation or
