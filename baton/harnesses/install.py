@@ -350,9 +350,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             excluded = _exclude_plan(project, base, harness, path, spec.path)
             if excluded is not None:
                 excludes.append(excluded)
-    warnings += tuple(edit.skip for edit, _, _ in excludes if edit.skip)
-    warnings += tuple(said for path, text, change in planned if change.action == "updated"
-                      for said in _dropped_prefixes(change.path, read_text(path), text, harness))
+    warnings += tuple(edit.skip for edit, _, _ in excludes if edit.skip) + _dropped_in(planned, harness)
     if harness == "claude-code" and (off := hooks_off(base)) is not None:
         warnings += (off,)
     excludes = [(edit, record, name) for edit, record, name in excludes if not edit.skip]
@@ -485,6 +483,12 @@ def _parsed(base: Path, relative: str) -> dict[str, Any]:
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 """A shell variable assignment before a command (``BATON_HOOK_DEADLINE=5``)."""
+
+
+def _dropped_in(planned: list[tuple[Path, str, FileChange]], harness: str) -> tuple[str, ...]:
+    """``_dropped_prefixes`` of each file the install updates."""
+    return tuple(said for path, text, change in planned if change.action == "updated"
+                 for said in _dropped_prefixes(change.path, read_text(path), text, harness))
 
 
 def _dropped_prefixes(shown: str, old: str | None, new: str | None, harness: str) -> list[str]:
