@@ -208,6 +208,20 @@ _NOT_IN_A_TOKEN = {code: " " for code in range(128) if not (chr(code).isalnum() 
 """Every ASCII character outside ``[A-Za-z0-9+/_-]``, to a blank (``str.translate``)."""
 
 
+def token_runs(text: str, shortest: int) -> Iterator[str]:
+    """Each maximal run of ``[A-Za-z0-9+/_-]`` in ``text`` at least ``shortest`` long, in order:
+    the blanks ``_NOT_IN_A_TOKEN`` leaves split the text, and a piece holding another script's
+    character (``é``, ``٣``, ``—``: no character of a token) is split again at each."""
+    for run in text.translate(_NOT_IN_A_TOKEN).split():
+        if len(run) < shortest:
+            continue
+        if run.isascii():
+            yield run
+        else:
+            yield from (piece for piece in "".join(c if c.isascii() else " " for c in run).split()
+                        if len(piece) >= shortest)
+
+
 def could_be_named_in_prose(text: str) -> bool:
     """``named-secret-in-prose`` redacts ``[A-Za-z0-9+/_-]{16,}`` (and up to two ``=``) only when
     upper- and lower-case letters and digits are all in it (its ``confirm``): a run of sixteen or
@@ -215,9 +229,8 @@ def could_be_named_in_prose(text: str) -> bool:
     text its pattern matches: a commit id or a UUID matches it and is never redacted by it)."""
     if len(text) > PRECHECKED_LENGTH:
         return True
-    for run in text.translate(_NOT_IN_A_TOKEN).split():
-        if len(run) >= 16 and any(c.isupper() for c in run) and any(c.islower() for c in run) \
-                and any(c.isdigit() for c in run):
+    for run in token_runs(text, 16):
+        if any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run):
             return True
     return False
 
