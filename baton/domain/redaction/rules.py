@@ -204,22 +204,21 @@ def could_be_asana_token(text: str) -> bool:
     return False
 
 
-_NOT_IN_A_TOKEN = {code: " " for code in range(128) if not (chr(code).isalnum() or chr(code) in "+/_-")}
-"""Every ASCII character outside ``[A-Za-z0-9+/_-]``, to a blank (``str.translate``)."""
+_NOT_IN_A_TOKEN = bytearray(b" " * 256)
+"""Each byte, itself when it is one of ``[A-Za-z0-9+/_-]``, else a blank (``bytes.translate``)."""
+for _code in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-":
+    _NOT_IN_A_TOKEN[_code] = _code
+del _code
 
 
-def token_runs(text: str, shortest: int) -> Iterator[str]:
-    """Each maximal run of ``[A-Za-z0-9+/_-]`` in ``text`` at least ``shortest`` long, in order:
-    the blanks ``_NOT_IN_A_TOKEN`` leaves split the text, and a piece holding another script's
-    character (``é``, ``٣``, ``—``: no character of a token) is split again at each."""
-    for run in text.translate(_NOT_IN_A_TOKEN).split():
-        if len(run) < shortest:
-            continue
-        if run.isascii():
-            yield run
-        else:
-            yield from (piece for piece in "".join(c if c.isascii() else " " for c in run).split()
-                        if len(piece) >= shortest)
+def token_runs(text: str, shortest: int) -> list[str]:
+    """Each maximal run of ``[A-Za-z0-9+/_-]`` in ``text`` at least ``shortest`` long, in order.
+    Read as ASCII bytes, another script's character (``é``, ``٣``, ``—``: none of a token's) one
+    ``?``, every character outside a token a blank: a table of bytes, where ``str.translate``
+    would look each character of a text that is not all ASCII up in a dict (~1.7 M instructions
+    for a 2.7 KB brief, against ~0.3 M)."""
+    return [run.decode() for run in text.encode("ascii", "replace").translate(_NOT_IN_A_TOKEN).split()
+            if len(run) >= shortest]
 
 
 def could_be_named_in_prose(text: str) -> bool:
