@@ -142,3 +142,16 @@ def test_a_briefs_prose_passes_no_precheck(text):
 
 def test_a_text_too_long_to_precheck_is_searched():
     assert could_be_wrapped_secret("retry " * (PRECHECKED_LENGTH // 6 + 1))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(st.sampled_from(string.ascii_letters + string.digits + "+/_-"), min_size=1, max_size=40),
+                 st.builds(lambda raw, safe: (base64.urlsafe_b64encode if safe else base64.b64encode)(raw).decode()
+                           .rstrip("="), st.one_of(st.binary(max_size=30), st.text(max_size=20).map(str.encode)),
+                           st.booleans())).filter(bool))
+def test_a_run_decodes_to_text_exactly_when_the_rules_decoder_says_so(run):
+    """The pre-check's decoder (no exception raised for a run that is not text) is the rule's own."""
+    from baton.domain.redaction.table import _b64_text, _decodes_to_text
+
+    decoded = _b64_text(run)
+    assert _decodes_to_text(run) == bool(decoded is not None and decoded.strip())
