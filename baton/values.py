@@ -202,22 +202,30 @@ larger number compiled once when a class first needs it (``_new``)."""
 
 def _new(fields: tuple[str, ...], defaults: list[object]) -> FunctionType:
     """``__new__(_cls, <fields>)``, as ``namedtuple`` writes it: the code for that
-    number of fields (``_NEW_CODES``; compiled here for a number above them), its
-    parameters then renamed (``CodeType.replace``)."""
-    code = _NEW_CODES.get(len(fields))
+    number of fields (``_NEW_CODES``; compiled here for a number above them), named
+    ``__new__`` once for each number (``_NAMED_CODES``), its parameters then renamed
+    for each class (``CodeType.replace``: renaming the parameters alone costs a fifth
+    of renaming the function too)."""
+    code = _NAMED_CODES.get(len(fields))
     if code is None:
-        names = ", ".join(f"_{index}" for index in range(len(fields)))
-        compiled: dict[str, FunctionType] = {}
-        exec(f"def __new__(_cls, {names}): return _tuple_new(_cls, ({names}{',' if len(fields) == 1 else ''}))",
-             _NEW_GLOBALS, compiled)
-        code = _NEW_CODES[len(fields)] = compiled["__new__"].__code__
-    renamed = code.replace(co_varnames=("_cls", *fields), co_name="__new__",  # type: ignore[attr-defined]
-                           co_qualname="__new__")
+        code = _NEW_CODES.get(len(fields))
+        if code is None:
+            names = ", ".join(f"_{index}" for index in range(len(fields)))
+            compiled: dict[str, FunctionType] = {}
+            exec(f"def __new__(_cls, {names}): return _tuple_new(_cls, ({names}{',' if len(fields) == 1 else ''}))",
+                 _NEW_GLOBALS, compiled)
+            code = _NEW_CODES[len(fields)] = compiled["__new__"].__code__
+        code = _NAMED_CODES[len(fields)] = code.replace(co_name="__new__", co_qualname="__new__")  # type: ignore[attr-defined]
+    renamed = code.replace(co_varnames=("_cls", *fields))  # type: ignore[attr-defined]
     return FunctionType(renamed, _NEW_GLOBALS, "__new__", tuple(defaults) or None)
 
 
-def _is_class_var(annotation: object) -> bool:
-    return str(annotation).startswith(("ClassVar", "typing.ClassVar"))
+_NAMED_CODES: dict[int, object] = {}
+"""``_NEW_CODES``' code of each number of fields a class has needed, named ``__new__``."""
+
+
+_CLASS_VARS = ("ClassVar", "typing.ClassVar")
+"""How a ``ClassVar`` annotation (a class attribute, not a field) starts, as a string."""
 
 
 _NO_DEFAULT = object()
@@ -243,19 +251,20 @@ class _ValueType(type):
         (``_new``; the methods every value has are ``Value``'s): the annotations
         stay documentation, never evaluated.
         """
-        inherited: dict[str, object] = {}
+        fields: dict[str, object] = {}
         for base in reversed(bases):
             for field in getattr(base, "_fields", ()):
-                inherited[field] = base._field_defaults.get(field, _NO_DEFAULT)  # type: ignore[attr-defined]
-        own = {field: annotation for field, annotation in namespace.get("__annotations__", {}).items()  # type: ignore[attr-defined]
-               if not _is_class_var(annotation)}
-        fields = {**inherited, **{field: namespace.get(field, _NO_DEFAULT) for field in own}}
+                fields[field] = base._field_defaults.get(field, _NO_DEFAULT)  # type: ignore[attr-defined]
+        body = dict(namespace)
+        for field, annotation in namespace.get("__annotations__", {}).items():  # type: ignore[attr-defined]
+            if not str(annotation).startswith(_CLASS_VARS):
+                fields[field] = body.pop(field, _NO_DEFAULT)
         defaults = [value for value in fields.values() if value is not _NO_DEFAULT]
-        body = {key: item for key, item in namespace.items() if key not in own}
         names = tuple(fields)
         core = {"__slots__": (), "_fields": names, "__match_args__": names, "__new__": _new(names, defaults),
-                "_field_defaults": dict(zip(names[len(names) - len(defaults):], defaults)),
-                **{field: _tuplegetter(index, None) for index, field in enumerate(names)}}
+                "_field_defaults": dict(zip(names[len(names) - len(defaults):], defaults))}
+        for index, field in enumerate(names):
+            core[field] = _tuplegetter(index, None)
         if "__new__" in body:  # its ``super().__new__`` is the generated one: a class of its own below
             bases = (type.__new__(mcls, name, bases, {**core, "__module__": body.get("__module__"),
                                                       "__qualname__": body.get("__qualname__", name)}),)

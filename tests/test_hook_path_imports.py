@@ -803,11 +803,53 @@ def test_a_steady_session_hook_compiles_no_prechecked_secret_rule_for_ordinary_t
     from baton.domain.redaction.walk import _ESCAPE
 
     prechecked = {rule.regex for rule in DEFAULT_RULES if getattr(rule, "could_match", None) is not None}
-    assert len(prechecked) == 4
+    assert len(prechecked) == 5
     made = {entry.split(":", 1)[1]
             for entry in _made_by_a_steady_hook(steady, event, _SECRET_PATTERNS_AT_EXIT, "no-secret-patterns-1")}
     assert made  # the screen did compile the rules the text may match
     assert not made & {*prechecked, _ESCAPE}, made
+
+
+@pytest.fixture
+def trapped(project):
+    """A project in use whose latest handoff records a failed attempt to avoid: every start's brief
+    lists it under Baton's own heading, "Traps — do not retry"."""
+    from baton.app import Baton
+    from tests.handoff_support import payload
+
+    git_init(project, {"src/app.py": "x = 1\n"})
+    attempt = {"id": "F-1", "approach": "Cache seen tokens in process memory", "outcome": "failed",
+               "reason": "Workers do not share memory", "avoid_repeating": True}
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload(failed_attempts=[attempt])).handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id)
+    end_session(project, "s1", {"nextSteps": ["carry on"]})
+    with Baton.open(project) as app:
+        app.cancel_baton()
+    return project
+
+
+def test_a_steady_start_whose_brief_lists_traps_compiles_no_wrapped_secret_pattern(trapped):
+    """``try`` (base64 of SendGrid's ``SG.``) is a keyword of ``base64-wrapped-secret``, and the
+    traps' heading says "retry": the rule's pre-check (a run of base64 that decodes to text,
+    ``baton.domain.redaction.table.could_be_wrapped_secret``) keeps its pattern uncompiled
+    (~2.2 M instructions, issue 27)."""
+    from baton.domain.batons import TRAPS_HEADING
+    from baton.domain.redaction import DEFAULT_RULES
+    from tests.harness_support import fixture
+
+    rule = next(rule for rule in DEFAULT_RULES if rule.name == "base64-wrapped-secret")
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", trapped, session_id="trapped-1"))
+    r = subprocess.run([sys.executable, "-c", _SECRET_PATTERNS_AT_EXIT + _MADE_AT_EXIT, "hook", "claude-code",
+                        "SessionStart"], input=payload, capture_output=True, text=True, cwd=trapped,
+                       env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    brief = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert TRAPS_HEADING in brief and any(k in brief.lower() for k in rule.keywords)  # the rule is woken
+    made = {entry.split(":", 1)[1] for entry in
+            ast.literal_eval(next(line for line in r.stderr.splitlines() if line.startswith("MADE "))[5:])}
+    assert rule.regex not in made, made
 
 
 def test_reading_a_policy_compiles_no_pattern_for_its_signers_keys():

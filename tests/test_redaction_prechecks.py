@@ -174,3 +174,12 @@ def test_screening_prose_that_names_tokens_beside_ids_compiles_no_named_secret_p
         "print(_NAMED_IN_PROSE in made)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "False", (r.stdout, r.stderr[-2000:])
+
+
+@given(text=st.text(st.sampled_from("aZ09+/_-=. \n\té—٣\u2028\x85?"), max_size=60), shortest=st.integers(1, 16))
+def test_token_runs_are_the_runs_a_pattern_of_token_characters_finds(text, shortest):
+    """``token_runs`` (read as bytes, another script's character a ``?``) finds what
+    ``[A-Za-z0-9+/_-]{shortest,}`` does: the pre-checks of the prose and base64 rules read them."""
+    from baton.domain.redaction.rules import token_runs
+
+    assert token_runs(text, shortest) == re.findall(r"[A-Za-z0-9+/_-]{%d,}" % shortest, text)

@@ -204,8 +204,21 @@ def could_be_asana_token(text: str) -> bool:
     return False
 
 
-_NOT_IN_A_TOKEN = {code: " " for code in range(128) if not (chr(code).isalnum() or chr(code) in "+/_-")}
-"""Every ASCII character outside ``[A-Za-z0-9+/_-]``, to a blank (``str.translate``)."""
+_NOT_IN_A_TOKEN = bytearray(b" " * 256)
+"""Each byte, itself when it is one of ``[A-Za-z0-9+/_-]``, else a blank (``bytes.translate``)."""
+for _code in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-":
+    _NOT_IN_A_TOKEN[_code] = _code
+del _code
+
+
+def token_runs(text: str, shortest: int) -> list[str]:
+    """Each maximal run of ``[A-Za-z0-9+/_-]`` in ``text`` at least ``shortest`` long, in order.
+    Read as ASCII bytes, another script's character (``é``, ``٣``, ``—``: none of a token's) one
+    ``?``, every character outside a token a blank: a table of bytes, where ``str.translate``
+    would look each character of a text that is not all ASCII up in a dict (~1.7 M instructions
+    for a 2.7 KB brief, against ~0.3 M)."""
+    return [run.decode() for run in text.encode("ascii", "replace").translate(_NOT_IN_A_TOKEN).split()
+            if len(run) >= shortest]
 
 
 def could_be_named_in_prose(text: str) -> bool:
@@ -215,9 +228,8 @@ def could_be_named_in_prose(text: str) -> bool:
     text its pattern matches: a commit id or a UUID matches it and is never redacted by it)."""
     if len(text) > PRECHECKED_LENGTH:
         return True
-    for run in text.translate(_NOT_IN_A_TOKEN).split():
-        if len(run) >= 16 and any(c.isupper() for c in run) and any(c.islower() for c in run) \
-                and any(c.isdigit() for c in run):
+    for run in token_runs(text, 16):
+        if any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run):
             return True
     return False
 

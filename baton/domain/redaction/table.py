@@ -12,6 +12,7 @@ import re
 import orjson
 
 from baton.domain.redaction.rules import (
+    PRECHECKED_LENGTH,
     AssignmentRule,
     KeywordPrefilter,
     PathRule,
@@ -28,6 +29,7 @@ from baton.domain.redaction.rules import (
     names_something,
     secret_not_name,
     shannon_entropy,
+    token_runs,
     without_qualifiers,
 )
 from baton.domain.redaction.secret_rules import LEFT_BOUNDARY, PROVIDER_RULES
@@ -264,6 +266,56 @@ def _wrapped_secret(token: str) -> bool:
     for rule in rules.candidates(decoded.lower()):
         if isinstance(rule, (PatternRule, AssignmentRule)) and next(rule.spans(decoded, _DefaultThresholds()), None):
             return True
+    return False
+
+
+_WRAPPED_LINES = (64, 76)
+"""The widths the rule's pattern takes a wrapped block at (openssl's and base64(1)'s)."""
+
+
+def could_be_wrapped_secret(text: str) -> bool:
+    """``base64-wrapped-secret``'s pre-check: its ``confirm`` first decodes the match as base64 to
+    text, so some run of ``[A-Za-z0-9+/_-]`` twelve or more long decodes to (non-blank) text — the
+    match is such a run, the ``=`` after it aside — or a line of one of ``_WRAPPED_LINES`` decodes
+    to the start of one (a wrapped block's first line: its last character may be cut). True of every
+    text the rule redacts from, whatever else it holds: the rule's keywords (3 or 4 letters of base64,
+    ``try``, ``lzd``…) are common in prose (``retry``, ``registry``, the heading of a brief's traps),
+    and its pattern costs ~2.2 M instructions to compile. Paths, ids and words decode to no text."""
+    if len(text) > PRECHECKED_LENGTH:
+        return True
+    for run in token_runs(text, 12):
+        if _decodes_to_text(run) or len(run) in _WRAPPED_LINES and _starts_text(run):
+            return True
+    return False
+
+
+def _decodes_to_text(run: str) -> bool:
+    """``_b64_text(run)`` is text that is not blank (``run`` holds no ``=``), without the exception
+    most runs raise there (~10,000 instructions each): a length of one more than a multiple of four
+    is no base64, and bytes that are not UTF-8 lose some of themselves decoded ``ignore``-ing errors."""
+    if len(run) % 4 == 1:
+        return False
+    try:
+        raw = binascii.a2b_base64((run + "=" * (-len(run) % 4)).replace("-", "+").replace("_", "/"), strict_mode=True)
+    except (binascii.Error, ValueError):
+        return False
+    decoded = raw.decode("utf-8", "ignore")
+    return len(decoded.encode()) == len(raw) and bool(decoded.strip())
+
+
+def _starts_text(line: str) -> bool:
+    """``line`` (a multiple of four long) is base64 of the start of a UTF-8 text: its bytes are text
+    once the last character the line cut (at most three bytes of it) is left off."""
+    try:
+        raw = binascii.a2b_base64(line, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return False
+    for cut in range(4):
+        try:
+            raw[:len(raw) - cut].decode("utf-8")
+        except ValueError:
+            continue
+        return True
     return False
 
 
@@ -538,7 +590,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?<![A-Za-z0-9+/_\-])(?:(?:[A-Za-z0-9+/]{76}\r?\n)+[A-Za-z0-9+/]+={0,2}"
              r"|(?:[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}"
              r"|[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9_\-]{12,}={0,2})(?![A-Za-z0-9+/=_\-])",
-             keywords=_WRAPPED_KEYWORDS, confirm=_wrapped_secret, examples_allowed=False),
+             keywords=_WRAPPED_KEYWORDS, confirm=_wrapped_secret, examples_allowed=False,
+             could_match=could_be_wrapped_secret),
     _pattern("registry-auth", "base64 user:password in a Docker or npm registry config",
              r"""(?i:["']auth["']\s*:\s*["']|(?<![A-Za-z0-9])_auth\s*=\s*["']?)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""",
              keywords=('"auth"', "'auth'", "_auth"), confirm=_basic_credentials),

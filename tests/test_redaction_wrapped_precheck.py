@@ -1,0 +1,157 @@
+"""``base64-wrapped-secret``'s pre-check (``baton.domain.redaction.table.could_be_wrapped_secret``):
+the rule's keywords are three or four letters of base64 (``try`` is base64 of SendGrid's ``SG.``),
+so prose wakes it (``retry``, ``registry``, ``entry``, a brief's heading "Traps — do not retry"),
+and its pattern costs ~2.2 M instructions to compile. The pre-check lets the pattern be compiled
+only when a run of base64 in the text decodes to text, which the rule's ``confirm`` requires of
+every match. These tests hold the screen with it to the screen without it: on generated texts
+(base64 of real-looking secrets, at any alignment, standard or URL-safe, whole or wrapped at 64
+or 76 columns, in prose with and without the heading and the words that wake the rule) both
+redact exactly the same."""
+
+from __future__ import annotations
+
+import base64
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baton.domain.redaction import DEFAULT_RULES, RedactionPolicy, redact_payload, redact_text
+from baton.domain.redaction.rules import PRECHECKED_LENGTH
+from baton.domain.redaction.table import could_be_wrapped_secret
+from tests.secret_corpus import secrets
+
+RULE = next(rule for rule in DEFAULT_RULES if rule.name == "base64-wrapped-secret")
+WITH_PRECHECK = RedactionPolicy()
+WITHOUT_PRECHECK = RedactionPolicy(rules=tuple(rule._replace(could_match=None) if rule is RULE else rule
+                                               for rule in DEFAULT_RULES))
+"""The default screen, and the same screen as it was before the pre-check (its keywords alone)."""
+
+HEADING = "## ⚠️ Traps — do not retry"
+URLSAFE = string.ascii_letters + string.digits + "_-"
+
+
+def _sendgrid(body: str) -> str:
+    return "SG." + body[:22] + "." + body[22:65]
+
+
+SECRET_TEXTS = st.one_of(
+    st.sampled_from([s.line for s in secrets()]),
+    st.sampled_from([s.value for s in secrets()]),
+    st.builds(_sendgrid, st.text(st.sampled_from(URLSAFE), min_size=65, max_size=65)),
+    st.builds("SENDGRID_API_KEY={}".format,
+              st.builds(_sendgrid, st.text(st.sampled_from(URLSAFE), min_size=65, max_size=65))),
+    st.builds("{}: {}".format, st.sampled_from(["password", "db_password", "api_key", "token", "secret"]),
+              st.text(st.sampled_from(string.ascii_letters + string.digits), min_size=12, max_size=40)),
+    st.text(max_size=60),
+)
+"""What a blob decodes to: every synthetic secret of the corpus (a whole line and the bare value),
+SendGrid keys alone and assigned, a secret after a word that names it (no prefix the rule's
+keywords come from), and any text."""
+
+
+@st.composite
+def blobs(draw) -> str:
+    """Base64 of a secret text or of random bytes: after 0-2 bytes (each alignment of its keywords),
+    standard or URL-safe, padded or not, whole or wrapped at 64 or 76 columns (LF or CRLF)."""
+    if draw(st.booleans()):
+        raw = draw(st.text(max_size=2)).encode()[:2] + draw(SECRET_TEXTS).encode()
+    else:
+        raw = draw(st.binary(min_size=1, max_size=200))
+    encoded = base64.b64encode(raw).decode()
+    if draw(st.booleans()):
+        encoded = encoded.rstrip("=")
+    width = draw(st.sampled_from([0, 0, 64, 76]))
+    if width:
+        return draw(st.sampled_from(["\n", "\r\n"])).join(encoded[i:i + width] for i in range(0, len(encoded), width))
+    if draw(st.booleans()):
+        return encoded.replace("+", "-").replace("/", "_")
+    return encoded
+
+
+PROSE = st.sampled_from([
+    HEADING, "\n", " ", "\n\n", "- **Cache seen tokens in process memory** — ", "retry", "registry", "entry",
+    "do not retry: ", "registry entry ", "the CI variable holds ", "data:\n  token: ", "`", "=", "==", "é",
+    "(handoff `01a24fda-4e16`)", "baton/domain/redaction/table.py", "01a24fda-4e23-7381-a011-c05df00f994b",
+    "2026-12-07T09:33:56.647665Z", "secret-derived", "vm-root-ed399d", "[REDACTED:github-token]", "_-+/",
+])
+"""A brief's prose: the heading, the words that hold the rule's keywords, paths, ids, times, a marker."""
+
+
+@st.composite
+def texts(draw) -> str:
+    pieces = draw(st.lists(st.one_of(PROSE, blobs()), max_size=8))
+    return "".join(pieces)
+
+
+def test_the_wrapped_secret_rule_carries_its_precheck():
+    assert RULE.could_match is could_be_wrapped_secret
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts())
+def test_the_screen_redacts_the_same_with_and_without_the_precheck(text):
+    assert redact_text(text, WITH_PRECHECK) == redact_text(text, WITHOUT_PRECHECK)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(texts(), min_size=1, max_size=4))
+def test_a_payload_is_screened_the_same_with_and_without_the_precheck(values):
+    payload = {"summary": {"current_state": values[0]}, "risks": [{"description": v} for v in values[1:]]}
+    with_it, without_it = redact_payload(payload, WITH_PRECHECK), redact_payload(payload, WITHOUT_PRECHECK)
+    assert with_it == without_it
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(texts(), st.text()))
+def test_the_precheck_says_no_only_to_texts_the_rule_redacts_nothing_from(text):
+    assert could_be_wrapped_secret(text) or not list(RULE.spans(text, WITH_PRECHECK))
+
+
+@pytest.mark.parametrize("width", [64, 76])
+@pytest.mark.parametrize("context", ["{}", HEADING + "\n\n- retry the {}", "registry entry: {}\n" + HEADING])
+def test_a_wrapped_sendgrid_key_is_redacted_beside_the_heading_and_without_it(width, context):
+    key = _sendgrid("Zq7Lm2Xv9Rt4Wb8Nc1Kd6Hs3Jf5Gp0YaQ2e4Mx4hh2FDEEtfjgVvVqE1SkHbc7Tvo")
+    encoded = base64.b64encode(f"SENDGRID_API_KEY={key}\n".encode()).decode()
+    blob = "\n".join(encoded[i:i + width] for i in range(0, len(encoded), width))
+    text = context.format(blob)
+    screened = redact_text(text, WITH_PRECHECK)
+    assert "[REDACTED:base64-wrapped-secret]" in screened and encoded[:width] not in screened
+    assert screened == redact_text(text, WITHOUT_PRECHECK)
+
+
+def test_base64_of_a_named_secret_beside_the_heading_is_still_redacted():
+    """A blob whose base64 holds none of the rule's keywords (``password:`` is no prefix they come
+    from) is redacted when the text holds one elsewhere: the pre-check reads the blob (it decodes to
+    text), not where the keyword stands, so it keeps this redaction."""
+    blob = base64.b64encode(b"password: Zq8Wm3Rt7Yp2Kx5Lb4Nc6Vd").decode()
+    text = f"{HEADING}\n\n- {blob}"
+    assert redact_text(text, WITH_PRECHECK) == f"{HEADING}\n\n- [REDACTED:base64-wrapped-secret]"
+
+
+@pytest.mark.parametrize("text", [
+    HEADING + "\n\n- **In-memory token cache** (handoff `01a24fda-4e23`)",
+    "do not retry the registry entry in baton/domain/redaction/table.py (baton 01a24fda-4e23-7381-a011-c05df00f994b)",
+    "do not retry; the digest is " + "0123456789abcdef" * 4 + "\nand " + "a1b2c3d4" * 8,
+])
+def test_a_briefs_prose_passes_no_precheck(text):
+    assert RULE.keywords and any(k in text.lower() for k in RULE.keywords)
+    assert not could_be_wrapped_secret(text)
+
+
+def test_a_text_too_long_to_precheck_is_searched():
+    assert could_be_wrapped_secret("retry " * (PRECHECKED_LENGTH // 6 + 1))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(st.sampled_from(string.ascii_letters + string.digits + "+/_-"), min_size=1, max_size=40),
+                 st.builds(lambda raw, safe: (base64.urlsafe_b64encode if safe else base64.b64encode)(raw).decode()
+                           .rstrip("="), st.one_of(st.binary(max_size=30), st.text(max_size=20).map(str.encode)),
+                           st.booleans())).filter(bool))
+def test_a_run_decodes_to_text_exactly_when_the_rules_decoder_says_so(run):
+    """The pre-check's decoder (no exception raised for a run that is not text) is the rule's own."""
+    from baton.domain.redaction.table import _b64_text, _decodes_to_text
+
+    decoded = _b64_text(run)
+    assert _decodes_to_text(run) == bool(decoded is not None and decoded.strip())
