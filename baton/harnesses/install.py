@@ -87,6 +87,7 @@ from baton.harnesses.wiring import (
     baton_hooks,
     delete_file,
     holds_batons,
+    installed_before,
     not_found_warning,
     resolve_program,
     running_baton,
@@ -342,7 +343,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         action, text, diff = _change(spec, given, old, original_path(project, base, harness, spec.path), harness)
         note = spec.note if action != "unchanged" else None
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
-        if action == "updated" and spec.text is None and not holds_batons(given, old, harness):
+        if action == "updated" and spec.text is None and _users(given, old, base, harness):
             originals.append((original_path(project, base, harness, spec.path), path))
         if spec.clone_only and (action == "created" or _only_batons(given, old)):
             excluded = _exclude_plan(project, base, harness, path, spec.path)
@@ -446,6 +447,13 @@ def _change(spec: ConfigFile, given: ConfigFile, old: str | None, keep: Path | N
                                         fromfile=f"a/{spec.path}" if old is not None else "/dev/null",
                                         tofile=f"b/{spec.path}" if action != "deleted" else "/dev/null"))
     return action, text, diff
+
+
+def _users(spec: ConfigFile, old: str | None, base: Path, harness: str) -> bool:
+    """Whether the file ``old`` is the user's, its original kept for ``--remove`` to give back: it holds
+    nothing of Baton's, or what it holds of Baton's (a ``baton`` server) the user wrote, Baton's hooks
+    never installed here (``installed_before``)."""
+    return not holds_batons(spec, old, harness) or not installed_before(base, harness)
 
 
 def _emptied(spec: ConfigFile, given: ConfigFile, old: str | None, text: str, keep: Path | None,

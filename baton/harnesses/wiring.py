@@ -505,6 +505,17 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
                          unapproved)
 
 
+def installed_before(base: str | os.PathLike, harness: str) -> bool:
+    """Whether ``install-hooks`` has wired ``harness`` in the worktree ``base`` before, as its files
+    show: Baton's hooks, or a file Baton owns whole for it alone (the shared skill aside, as in
+    ``HarnessWiring.wired``). A ``baton`` MCP server alone is not such a sign: a person may have
+    written one, and an install that changes the file keeps it for ``--remove`` to give back
+    (tester28 T2)."""
+    wiring = inspect_wiring(base, harness)
+    return bool(wiring.hooks) or any(state != "missing" for path, state in wiring.owned.items()
+                                     if path != AGENTS_SKILL_FILE)
+
+
 APPROVE_ALL = "enableAllProjectMcpServers"
 """Claude Code's switch approving every server of ``.mcp.json`` at once (in the clone's own settings)."""
 
@@ -800,17 +811,23 @@ def _pruned(value: Any) -> Any:
 
 def _restorable(spec: ConfigFile, harness: str, old: str, new: str | None, original: bytes) -> str | None:
     """The file as it was before ``install-hooks`` changed it (``original``'s text), when the file
-    without Baton's part (``old`` after removal: ``new``) says the same as it, parsed: the same keys
+    without Baton's part (``old`` after removal: ``new``) says the same as the original without it
+    (a ``baton`` server the user wrote before the install: ``installed_before``), parsed: the same keys
     and values, ignoring a section left empty and a member Baton's merge adds (Cursor's
     ``version``). None when it does not (the file was edited since), or the original does not parse."""
     try:
         text = original.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if spec.toml_table is not None:
-        before, after = _toml(text), _toml(new or "")
+    if spec.toml_table is not None:  # each without Baton's part: an original may hold the user's own `baton`
+        try:
+            before = _toml(_toml_without_baton(text, spec.path) or "")
+        except InputError:
+            before = None
+        after = _toml(new or "")
     else:
-        before = _json(text) if text.strip() else {}
+        kept = _json(text) if text.strip() else {}
+        before = _stripped_json(kept, spec, harness) if kept is not None else None
         current = _json(old)
         after = _stripped_json(current, spec, harness) if current is not None else None
     if before is None or after is None:
