@@ -48,8 +48,10 @@ merges them. Rules:
   writing nothing.
 - **A personal file stays out of git.** A file the harness keeps per
   machine (``ConfigFile.clone_only``: Claude Code's ``settings.local.json``),
-  created here in a git repository, gets a line in the clone's
-  ``info/exclude`` (``clone_exclude``), shown as one more changed file.
+  created here in a git repository — or there already, neither tracked nor
+  ignored by git (``clone_exclude.committable``, what ``doctor`` warns of) —
+  gets a line in the clone's ``info/exclude`` (``clone_exclude``), shown as
+  one more changed file.
 - **The project is initialised** (``baton init``, itself idempotent) unless
   it is a dry run: a hook in a project without ``.baton/`` would only report
   that on every session start.
@@ -73,7 +75,7 @@ from baton.config import ProjectConfig, read_json, write_bytes_atomic
 from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
 from baton.harnesses.claude_hooks_off import hooks_off
-from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_exclude
+from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, committable, plan_exclude
 from baton.harnesses.config_text import (
     contained,
     new_text,
@@ -345,7 +347,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
         if action == "updated" and spec.text is None and _users(given, old, base, harness):
             originals.append((original_path(project, base, harness, spec.path), path))
-        if spec.clone_only and (action == "created" or _only_batons(given, old)):
+        if spec.clone_only and (action == "created" or _only_batons(given, old) or committable(base, spec.path)):
             excluded = _exclude_plan(project, base, harness, path, spec.path)
             if excluded is not None:
                 excludes.append(excluded)

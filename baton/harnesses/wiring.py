@@ -55,7 +55,7 @@ from baton.harnesses.clone_exclude import (
     RECORD,
     ExcludeEdit,
     apply_edit,
-    ignored,
+    committable,
     plan_unexclude,
     sharing,
     tracked,
@@ -1178,7 +1178,7 @@ def _not_ignored(base: Path, harness: str) -> list[tuple[str, str, str]]:
     worktree is neither tracked nor ignored by git: ``git add -A`` would offer it."""
     found = []
     for spec in _specs(harness):
-        if spec.clone_only and os.path.lexists(base / spec.path) and ignored(base, spec.path) is False:
+        if spec.clone_only and committable(base, spec.path):
             found.append((f"harness {harness} ({spec.path})", "warn",
                           f"{spec.path} is this machine's own file (permissions, approved servers) but git does not "
                           f"ignore it here: `git add -A` would commit it; add the line /{spec.path} to the clone's "
