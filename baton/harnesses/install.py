@@ -87,10 +87,12 @@ from baton.harnesses.config_text import (
 from baton.harnesses.protocol import DEFAULT_ROLES, HOOK_ROLES, REQUIRED_ROLES, ConfigFile
 from baton.harnesses.wiring import (
     baton_hooks,
+    committed_portable,
     delete_file,
     holds_batons,
     installed_before,
     not_found_warning,
+    relay_command,
     resolve_program,
     running_baton,
 )
@@ -185,13 +187,23 @@ class InstallResult:
     named_by: str | None = None
     """How the project was named (``--project``, ``$BATON_PROJECT``) when it is not the one the
     command ran in: the files are then said with the folder they are in, first."""
+    kept_for: tuple[str, ...] = ()
+    """The wiring files git tracks, when ``command`` is the portable one they were committed with,
+    kept for want of ``--command`` (``default_wiring``)."""
 
     @property
     def command_note(self) -> str | None:
         """When the command is an absolute path (this machine's): how to write the portable form
-        for files a team commits (printed when a file changes; always in ``--json``)."""
+        for files a team commits (printed when a file changes; always in ``--json``). When the
+        committed portable command was kept (``kept_for``): that, and how to write another
+        (printed on every run)."""
         if self.command is None:
             return None
+        if self.kept_for:
+            files = " and ".join(self.kept_for)
+            return (f"kept the portable `{self.command}` that {files} {'is' if len(self.kept_for) == 1 else 'are'} "
+                    f"committed with (git tracks {'it' if len(self.kept_for) == 1 else 'them'}), rather than write "
+                    f"this machine's absolute path into what the team shares; --command PATH writes one anyway")
         program = command_program(self.command)
         if not os.path.isabs(program):
             return None
@@ -206,7 +218,7 @@ class InstallResult:
                 "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
                 "warnings": list(self.warnings), "command": self.command,
                 "hookCommand": self.hook_command or self.command, "commandNote": self.command_note,
-                "hookFiles": dict(self.hook_files), "namedBy": self.named_by}
+                "hookFiles": dict(self.hook_files), "namedBy": self.named_by, "commandKept": bool(self.kept_for)}
 
     def _elsewhere_line(self) -> str | None:
         if self.named_by is None:
@@ -225,7 +237,7 @@ class InstallResult:
             text += "".join(f"\n# {c.note}" for c in self.changes if c.note)
             if self.hooks_note:
                 text += f"\n# {self.hooks_note}"
-            if self.command_note and diffs:
+            if self.command_note and (diffs or self.kept_for):
                 text += f"\n# {self.command_note}"
             if self.left_out:
                 text += f"\n# {self._events_line()}"
@@ -239,7 +251,7 @@ class InstallResult:
         lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
         if self.hooks_note:
             lines.append(f"{self.harness}: {self.hooks_note}")
-        if self.command_note and any(c.action != "unchanged" for c in self.changes):
+        if self.command_note and (self.kept_for or any(c.action != "unchanged" for c in self.changes)):
             lines.append(f"{self.harness}: {self.command_note}")
         if self.left_out:
             lines.append(f"{self.harness}: {self._events_line()}")
@@ -302,6 +314,18 @@ def default_command() -> str:
     ``baton`` running now (``wiring.running_baton``), so the harness finds it whatever its
     ``PATH``; ``baton`` when it cannot be found (the not-found warning then says so)."""
     return running_baton() or DEFAULT_COMMAND
+
+
+def default_wiring(base: str | os.PathLike, harness: str) -> tuple[str, str | None, tuple[str, ...]]:
+    """What ``install-hooks`` without ``--command`` writes into the worktree ``base``: the command,
+    what the hooks run instead (``wiring.relay_command``) and the tracked files it was kept for. The
+    portable command a team committed (``wiring.committed_portable``) is kept, with no relay;
+    else this ``baton``'s absolute path (``default_command``)."""
+    kept = committed_portable(base, harness)
+    if kept is not None:
+        return kept[0], None, kept[1]
+    command = default_command()
+    return command, relay_command(command), ()
 
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,

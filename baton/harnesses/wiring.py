@@ -533,21 +533,43 @@ def _merged_lists_there(merge: Mapping[str, Any], config: dict[str, Any]) -> boo
     return True
 
 
+def _bare(program: str) -> bool:
+    """Whether ``program`` is a bare name found on ``PATH`` (``baton``, the portable form
+    ``--command baton`` writes for files a team commits), not a path (this machine's)."""
+    return not (os.sep in os.path.expanduser(program) or (os.altsep and os.altsep in program))
+
+
+def committed_portable(base: str | os.PathLike, harness: str) -> tuple[str, tuple[str, ...]] | None:
+    """The command line Baton's hooks for ``harness`` in the worktree ``base`` run and the wiring files
+    git tracks, when that command is the portable form (its program a bare name: ``_bare``) and git
+    tracks any of them: a team's committed ``--command baton`` wiring, which ``install-hooks``
+    without ``--command`` keeps rather than write this machine's absolute path into what the team
+    shares (tester28 T4), and which ``baton doctor`` says to put on ``PATH`` (``lost_program_fix``,
+    tester26 T8). None otherwise."""
+    wiring = inspect_wiring(base, harness)
+    command = wiring.command()
+    if command is None or not _bare(_program(command)):
+        return None
+    committed = _committed(Path(base), harness, wiring)
+    return (command, tuple(committed)) if committed else None
+
+
 def lost_program_fix(wiring: HarnessWiring, lost: list[str], committed: list[str]) -> str:
     """What ``baton doctor`` says to run when the wiring's ``lost`` programs are not found. A bare
-    name (``baton``, the portable form ``--command baton`` writes for files a team commits) is put on
-    ``PATH``: when git tracks the wiring files (``committed``), rewiring them without ``--command``
-    would write this machine's absolute path into what the team shares (tester26 T8), so only
-    ``PATH`` is offered, and the ``install-hooks`` that keeps the committed command line. Else, or
-    for a path, the ``baton`` running the check rewires it, writing its absolute path."""
+    name (``_bare``) is put on ``PATH``: when git tracks the wiring files (``committed``: the case of
+    ``committed_portable``), only ``PATH`` is offered — rewiring them with this machine's absolute
+    path would write it into what the team shares (tester26 T8) — and the ``install-hooks`` that keeps the
+    committed command line. Else, or for a path, the ``baton`` running the check rewires it, writing
+    its absolute path."""
     harness, events = wiring.harness, wiring.events_option()
-    bare = [p for p in lost if not (os.sep in os.path.expanduser(p) or (os.altsep and os.altsep in p))]
+    bare = [p for p in lost if _bare(p)]
     if bare and committed:
         names = " and ".join(f"`{p}`" for p in bare)
         return (f"put {names} on PATH here: {' and '.join(committed)} {'is' if len(committed) == 1 else 'are'} "
-                f"committed with the portable {names}, and `install-hooks` without `--command` would write this "
-                f"machine's absolute path into {'it' if len(committed) == 1 else 'them'} (`"
-                f"{rerun(harness, wiring.command() or bare[0], events)}` keeps the committed command line)")
+                f"committed with the portable {names}, which `install-hooks` keeps (`"
+                f"{rerun(harness, wiring.command() or bare[0], events)}` keeps the committed command line; only a "
+                f"`--command` naming this machine's absolute path would write it into "
+                f"{'it' if len(committed) == 1 else 'them'})")
     on_path = f"put {' and '.join(f'`{p}`' for p in bare)} on PATH, or " if bare else ""
     if running_baton():
         return f"{on_path}run `{rerun(harness, events=events)}` (it writes that baton's absolute path)"
