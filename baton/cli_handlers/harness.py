@@ -25,11 +25,13 @@ def install_hooks(args: argparse.Namespace):
             raise InputError("--command has no meaning with --remove: Baton's hooks are found whatever they run")
         if args.events is not None:
             raise InputError("--events has no meaning with --remove: it takes out all of Baton's hooks")
+        if args.user_level:
+            raise InputError("--user-level has no meaning with --remove: it takes Baton's part out wherever it is")
         return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
     command, hook_command, kept_for = (default_wiring(worktree or root, args.harness) if args.command is None
                                        else (args.command, None, ()))
     result = write_hooks(root, args.harness, dry_run=args.dry_run, command=command, worktree=worktree,
-                         events=events, hook_command=hook_command)
+                         events=events, hook_command=hook_command, user_level=args.user_level)
     result = attrs.evolve(result, kept_for=kept_for)
     if result.warnings:
         for line in result.warnings:

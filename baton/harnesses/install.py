@@ -72,7 +72,7 @@ import orjson
 from baton.app import Baton
 from baton.commands.context import check_baton_folder_inside, read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
-from baton.errors import ConfigError, InputError, StorageError
+from baton.errors import ConfigError, InputError, PolicyBlock, StorageError
 from baton.harnesses import adapter
 from baton.harnesses.claude_hooks_off import hooks_off
 from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, committable, plan_exclude
@@ -330,7 +330,8 @@ def default_wiring(base: str | os.PathLike, harness: str) -> tuple[str, str | No
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
-                  events: tuple[str, ...] | None = None, hook_command: str | None = None) -> InstallResult:
+                  events: tuple[str, ...] | None = None, hook_command: str | None = None,
+                  user_level: bool = False) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
     The hooks run ``hook_command`` when given (``wiring.relay_command``: the same ``baton``
@@ -349,13 +350,15 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         ConfigError: the project's ``.baton/config.json`` does not read as one (checked before
             anything is written, a ``--dry-run`` too: the install would stop on it).
         UnsafePath: a file would land outside the project.
+        PolicyBlock: the files would go to the home directory (the harness's user-level configuration,
+            read in every folder) without ``user_level`` (``_check_place``).
         StorageError: a file cannot be written.
     """
     chosen = adapter(harness)
     events = chosen.default_roles() if events is None else events
     project = project_folder(root, "install Baton's wiring into")
-    _check_config(project)
     base = Path(worktree) if worktree is not None else project
+    _check_place(project, base, harness, user_level)
     words = command_words(command)
     warnings: tuple[str, ...] = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
@@ -533,6 +536,32 @@ def _exclude_plan(project: Path, base: Path, harness: str, path: Path,
     record = original_path(project, base, harness, RECORD)
     edit = plan_exclude(base, path) if record is not None else None
     return None if edit is None or record is None else (edit, record, relative)
+
+
+def is_home(folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` is the user's home directory (``$HOME``), links resolved: there a harness's
+    project files are its user-level configuration (``~/.claude/settings.json``, ``~/.codex/hooks.json``,
+    ``~/.gemini/settings.json``, ``~/.cursor/hooks.json``), which it reads in every folder."""
+    try:
+        return os.path.realpath(folder) == os.path.realpath(Path.home())
+    except (OSError, RuntimeError):  # no home to be found
+        return False
+
+
+def _check_place(project: Path, base: Path, harness: str, user_level: bool) -> None:
+    """Raises PolicyBlock (exit 5) when the files would go to the home directory (``is_home``) and
+    ``user_level`` does not say that is meant: Baton's hooks would run in every project, the ones
+    without ``.baton/`` told so at each start (tester28 T1). Then ``_check_config``."""
+    if is_home(base) and not user_level:
+        hooks = [spec.path for spec in adapter(harness).configuration(DEFAULT_COMMAND)
+                 if spec.merge and "hooks" in spec.merge]
+        raise PolicyBlock(
+            f"{base} is your home directory, where {' and '.join(hooks)} {'is' if len(hooks) == 1 else 'are'} "
+            f"{harness}'s user-level configuration, read in every folder: Baton's hooks written there would run "
+            f"in every project; run install-hooks in the project's folder (or name it with --project), or pass "
+            f"--user-level if you mean to wire {harness} for every folder",
+            details={"root": str(base), "reason": "home_directory", "files": hooks})
+    _check_config(project)
 
 
 def _check_config(project: Path) -> None:
