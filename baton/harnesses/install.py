@@ -340,9 +340,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     Only the hooks of ``events`` (``parse_events``; None: ``CommandHookAdapter.default_roles``)
     are wired; Baton's hooks for the others, left by an earlier install, are taken out.
 
-    The files go to ``worktree`` when given (the linked worktree the command
-    runs in: the harness reads that checkout's files), the project
-    (``.baton/``) stays at ``root``, which every worktree shares.
+    The files go to ``worktree`` when given (the linked worktree the command runs in: the harness reads
+    that checkout's files), the project (``.baton/``) stays at ``root``, which every worktree shares.
 
     Raises:
         InputError: an unknown harness, an empty command, a file that does not parse, or a ``root``
@@ -350,8 +349,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         ConfigError: the project's ``.baton/config.json`` does not read as one (checked before
             anything is written, a ``--dry-run`` too: the install would stop on it).
         UnsafePath: a file would land outside the project.
-        PolicyBlock: the files would go to the home directory (the harness's user-level configuration,
-            read in every folder) without ``user_level`` (``_check_place``).
+        PolicyBlock: the files would go to the home directory, without ``user_level`` (``_check_place``).
         StorageError: a file cannot be written.
     """
     chosen = adapter(harness)
@@ -395,8 +393,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         would_init = not (project / ".baton" / "config.json").is_file()
         return result(True, changes, would_init, warnings=warnings)
     for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
-        if keep is not None:
-            _keep_original(keep, path)
+        _keep_original(keep, path)
     for path, text, change in planned:
         if change.action == "deleted":
             delete_file(path, base)
@@ -579,7 +576,10 @@ def _check_config(project: Path) -> None:
     load_policy(paths, config)
 
 
-def _keep_original(keep: Path, path: Path) -> None:
+def _keep_original(keep: Path | None, path: Path) -> None:
+    """Keep ``path``'s bytes at ``keep`` (None: no place to keep them, a symlinked ``.baton``)."""
+    if keep is None:
+        return
     try:
         data = path.read_bytes()
     except OSError as exc:
