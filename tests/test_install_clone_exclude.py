@@ -94,11 +94,16 @@ def test_remove_keeps_an_exclude_line_the_user_wrote_before_the_install(repo):
     assert _exclude(repo) == before
 
 
+def _users_local_settings(repo) -> None:
+    """A ``.claude/settings.local.json`` of the person's own, there before any install."""
+    (repo / ".claude").mkdir()
+    (repo / LOCAL).write_text('{"outputStyle": "terse"}\n')
+
+
 def test_an_existing_local_settings_file_git_neither_tracks_nor_ignores_is_excluded_by_the_install(repo):
     """The file is this machine's (Baton writes its server's approval into it): left committable,
     ``doctor`` would warn of it at once (tester28 T3)."""
-    (repo / ".claude").mkdir()
-    (repo / LOCAL).write_text('{"outputStyle": "terse"}\n')
+    _users_local_settings(repo)
     install_hooks(repo, "claude-code")
     assert _ignored(repo)
 
@@ -120,27 +125,20 @@ def test_rerunning_the_install_adds_the_exclude_line_doctor_says_is_missing_and_
     assert not [c for c in json.loads(run_baton("doctor", "--json", cwd=repo).stdout)["checks"] if LOCAL in c["name"]]
 
 
-def test_a_local_settings_file_git_tracks_gets_no_exclude_line(repo):
-    (repo / ".claude").mkdir()
-    (repo / LOCAL).write_text('{"outputStyle": "terse"}\n')
-    assert _git(repo, "add", LOCAL).returncode == 0
-    before = _exclude(repo)
-    install_hooks(repo, "claude-code")
-    assert _exclude(repo) == before
-
-
-def test_a_local_settings_file_the_teams_gitignore_ignores_gets_no_exclude_line(repo):
-    (repo / ".claude").mkdir()
-    (repo / LOCAL).write_text('{"outputStyle": "terse"}\n')
-    (repo / ".gitignore").write_text(".claude/settings.local.json\n")
+@pytest.mark.parametrize("kept_by", ["tracked", "the team's .gitignore"])
+def test_a_local_settings_file_git_tracks_or_ignores_already_gets_no_exclude_line(repo, kept_by):
+    _users_local_settings(repo)
+    if kept_by == "tracked":
+        assert _git(repo, "add", LOCAL).returncode == 0
+    else:
+        (repo / ".gitignore").write_text(".claude/settings.local.json\n")
     before = _exclude(repo)
     install_hooks(repo, "claude-code")
     assert _exclude(repo) == before
 
 
 def test_remove_takes_out_the_line_added_for_an_existing_local_settings_file_and_keeps_the_file(repo):
-    (repo / ".claude").mkdir()
-    (repo / LOCAL).write_text('{"outputStyle": "terse"}\n')
+    _users_local_settings(repo)
     before = _exclude(repo)
     install_hooks(repo, "claude-code")
     remove_wiring(repo, "claude-code")
