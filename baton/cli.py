@@ -709,6 +709,10 @@ def add_harness_commands(sub, common) -> None:
                         "prompt (a hook run on every prompt: a handoff request in it, and, in claude-code and "
                         "gemini-cli, what keeps a baton claimed by a session closed before its first prompt) "
                         "can be left out. Baton's hooks for an event left out are taken out")
+    p.add_argument("--user-level", action="store_true",
+                   help="the project folder is your home directory and you mean it: write the harness's "
+                        "user-level configuration there (~/.claude/settings.json, ~/.codex/hooks.json...), which it "
+                        "reads in every folder, so Baton's hooks run in every project (refused without it, exit 5)")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks (claude-code: from .claude/settings.local.json "
                         "too), its `baton` MCP server, its skill and rule files; everything else is kept")

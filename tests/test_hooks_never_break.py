@@ -7,9 +7,11 @@ import fcntl
 import io
 import json
 import os
+import shutil
 
 import pytest
 
+from baton.harnesses.install import install_hooks
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
 from tests.harness_support import fixture, hook, injected
@@ -35,6 +37,8 @@ def test_a_session_start_in_a_project_with_hooks_but_no_baton_dir_says_so_in_one
     """``install-hooks`` then ``rm -rf .baton`` (or a clone whose committed hook config names
     Baton, never initialised): the start tells the agent, not just a stderr nobody reads."""
     git_init(project_dir)
+    install_hooks(project_dir, harness)
+    shutil.rmtree(project_dir / ".baton")
     result = _run(project_dir, harness, START[harness].split(".")[0],
                   json.dumps(fixture(harness, START[harness], project_dir)))
     assert result.returncode == 0

@@ -94,12 +94,56 @@ def test_remove_keeps_an_exclude_line_the_user_wrote_before_the_install(repo):
     assert _exclude(repo) == before
 
 
-def test_an_existing_local_settings_file_is_not_excluded_by_the_install(repo):
+def _users_local_settings(repo) -> None:
+    """A ``.claude/settings.local.json`` of the person's own, there before any install."""
     (repo / ".claude").mkdir()
     (repo / LOCAL).write_text('{"outputStyle": "terse"}\n')
+
+
+def test_an_existing_local_settings_file_git_neither_tracks_nor_ignores_is_excluded_by_the_install(repo):
+    """The file is this machine's (Baton writes its server's approval into it): left committable,
+    ``doctor`` would warn of it at once (tester28 T3)."""
+    _users_local_settings(repo)
+    install_hooks(repo, "claude-code")
+    assert _ignored(repo)
+
+
+def test_rerunning_the_install_adds_the_exclude_line_doctor_says_is_missing_and_says_so(repo, capsys):
+    """doctor's advice ("run `baton install-hooks` here again, which adds it") does what it says."""
+    (repo / ".claude").mkdir()
+    (repo / LOCAL).write_text('{"permissions": {"allow": []}}\n')
+    install_hooks(repo, "claude-code")
+    (repo / ".git" / "info" / "exclude").write_bytes(_exclude(repo).replace(LINE, b""))  # taken out by hand
+    [warned] = [c for c in json.loads(run_baton("doctor", "--json", cwd=repo).stdout)["checks"] if LOCAL in c["name"]]
+    assert "run `baton install-hooks` here again, which adds it" in warned["detail"]
+
+    code, out, _ = run(capsys, repo, "install-hooks", "--harness", "claude-code")
+
+    assert code == 0 and "claude-code: updated .git/info/exclude" in out
+    assert f"git ignores {LOCAL} in this clone only" in out
+    assert _ignored(repo)
+    assert not [c for c in json.loads(run_baton("doctor", "--json", cwd=repo).stdout)["checks"] if LOCAL in c["name"]]
+
+
+@pytest.mark.parametrize("kept_by", ["tracked", "the team's .gitignore"])
+def test_a_local_settings_file_git_tracks_or_ignores_already_gets_no_exclude_line(repo, kept_by):
+    _users_local_settings(repo)
+    if kept_by == "tracked":
+        assert _git(repo, "add", LOCAL).returncode == 0
+    else:
+        (repo / ".gitignore").write_text(".claude/settings.local.json\n")
     before = _exclude(repo)
     install_hooks(repo, "claude-code")
     assert _exclude(repo) == before
+
+
+def test_remove_takes_out_the_line_added_for_an_existing_local_settings_file_and_keeps_the_file(repo):
+    _users_local_settings(repo)
+    before = _exclude(repo)
+    install_hooks(repo, "claude-code")
+    remove_wiring(repo, "claude-code")
+    assert _exclude(repo) == before
+    assert (repo / LOCAL).read_text() == '{"outputStyle": "terse"}\n'
 
 
 def test_a_dry_run_shows_the_exclude_line_and_writes_nothing(repo, capsys):

@@ -3,7 +3,8 @@
 Claude Code keeps ``.claude/settings.local.json`` personal: it is the file of
 one person's machine, and Claude Code has git ignore it. When
 ``install-hooks`` creates such a file (``ConfigFile.clone_only``) in a git
-repository, it adds one line naming it to the clone's ``info/exclude`` —
+repository, or finds one there that git neither tracks nor ignores
+(``committable``), it adds one line naming it to the clone's ``info/exclude`` —
 git's per-clone ignore file, never committed; not ``.gitignore``, which is
 the team's. A linked worktree's ``info/exclude`` is the one in the common git
 directory, which every worktree of the clone reads. The repository is found
@@ -128,7 +129,7 @@ def _why_not(exclude: Path, common_dir: Path) -> str:
 
 def plan_exclude(base: Path, file: Path) -> ExcludeEdit | None:
     """The line to add to the clone's ``info/exclude`` so git ignores ``file`` (a
-    file of the worktree ``base`` holding only what ``install-hooks`` wrote), or None:
+    personal file of the worktree ``base`` that ``install-hooks`` wrote into), or None:
     outside a git work tree, or the line is there already."""
     found = _clone_exclude(base)
     if found is None:
@@ -232,6 +233,13 @@ def ignored(base: Path, relative: str) -> bool | None:
         return None
     finally:
         repo.close()
+
+
+def committable(base: Path, relative: str) -> bool:
+    """Whether the file ``relative`` of the worktree ``base`` is there and git neither tracks nor
+    ignores it (``ignored``): ``git add -A`` would commit it. A personal file so is what ``doctor``
+    warns of, and what ``install-hooks`` adds the line for (tester28 T3)."""
+    return os.path.lexists(base / relative) and ignored(base, relative) is False
 
 
 def apply_edit(edit: ExcludeEdit, record_path: Path) -> None:

@@ -308,12 +308,45 @@ KEPT_WHILE_PINNED = {
 """What a hook kept while the index was pinned in the past (``rebuild --until``) will still do."""
 
 
-def not_initialised(harness: str) -> str:
-    """The one line a session start gives its agent in a project whose hooks name
-    Baton but that has no ``.baton/`` (never initialised, or removed)."""
-    return (f"> ⚠️ Baton's hooks are installed here, but this project has no `.baton/`, so Baton keeps nothing "
-            f"for this session: run `baton init` to use it, or remove the hooks "
-            f"(`baton install-hooks --harness {harness} --remove`).\n")
+def not_initialised(harness: str, root: str | None = None) -> str:
+    """The one line a session start gives its agent in a folder ``root`` that has no ``.baton/``
+    (never initialised, or removed), naming where the hooks that ran are (``wired_where``): the
+    project's own files (``install-hooks`` there), the harness's user-level configuration (the
+    same files in the home directory: ``install-hooks --user-level``, run in every folder), or
+    neither — then it does not claim they are here (tester28 T1)."""
+    where = wired_where(harness, root)
+    if where == "":
+        return (f"> ⚠️ Baton's hooks are installed here, but this project has no `.baton/`, so Baton keeps nothing "
+                f"for this session: run `baton init` to use it, or remove the hooks "
+                f"(`baton install-hooks --harness {harness} --remove`).\n")
+    if where is not None:
+        return (f"> ⚠️ Baton's hooks in your user-level {harness} configuration (`~/{where}`, read in every folder) "
+                f"ran here, but this folder has no `.baton/`, so Baton keeps nothing for this session: run "
+                f"`baton init` here to use Baton in it, or take the hooks out of `~/{where}` to stop them running "
+                f"everywhere (`baton install-hooks --harness {harness} --remove --project ~`).\n")
+    return (f"> ⚠️ Baton's {harness} hooks ran here, but this folder has no `.baton/` and none of its files holds "
+            f"them (they come from a {harness} configuration outside it), so Baton keeps nothing for this session: "
+            f"run `baton init` here to use Baton in it, or take Baton's hooks out of the configuration that holds "
+            f"them.\n")
+
+
+def wired_where(harness: str, root: str | None) -> str | None:
+    """Where Baton's hooks for ``harness`` are, seen from the folder ``root`` a session start found
+    no ``.baton/`` in: ``""`` when its own files hold them (or it is the home directory, or that
+    cannot be told); the file, relative to the home directory, when only the harness's user-level
+    configuration there holds them; None when neither does. Read only on this failure path
+    (``wiring.inspect_wiring``), never on a hook that finds its project."""
+    if not root:
+        return ""
+    try:
+        wiring = _load("baton.harnesses.wiring")
+        home = os.path.expanduser("~")
+        if os.path.realpath(root) == os.path.realpath(home) or wiring.inspect_wiring(root, harness).file_hooks:
+            return ""
+        found = wiring.inspect_wiring(home, harness).file_hooks
+    except (OSError, BatonError, ValueError):
+        return ""
+    return next(iter(found), None)
 
 
 JSON_KINDS = {bool: "true or false", int: "a number", float: "a number", dict: "an object", list: "an array"}
@@ -457,7 +490,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             said = exc.message.rstrip(". ")
             told_to = project or os.environ.get("BATON_PROJECT")  # a folder the hook was told to open
             root = exc.details.get("root")
-            notice = no_project_named(str(root)) if told_to and root else not_initialised(harness)
+            notice = no_project_named(str(root)) if told_to and root else not_initialised(harness, root)
             return HookOutcome(chosen.render_notice(metadata, notice),
                                f"baton hook {harness} {event}: {said}; no brief was delivered")
         # A start the ledger lock held up, or whose index was too far behind, still delivers its brief

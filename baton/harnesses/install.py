@@ -48,8 +48,10 @@ merges them. Rules:
   writing nothing.
 - **A personal file stays out of git.** A file the harness keeps per
   machine (``ConfigFile.clone_only``: Claude Code's ``settings.local.json``),
-  created here in a git repository, gets a line in the clone's
-  ``info/exclude`` (``clone_exclude``), shown as one more changed file.
+  created here in a git repository — or there already, neither tracked nor
+  ignored by git (``clone_exclude.committable``, what ``doctor`` warns of) —
+  gets a line in the clone's ``info/exclude`` (``clone_exclude``), shown as
+  one more changed file.
 - **The project is initialised** (``baton init``, itself idempotent) unless
   it is a dry run: a hook in a project without ``.baton/`` would only report
   that on every session start.
@@ -72,10 +74,10 @@ import orjson
 from baton.app import Baton
 from baton.commands.context import check_baton_folder_inside, read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
-from baton.errors import ConfigError, InputError, StorageError
+from baton.errors import ConfigError, InputError, PolicyBlock, StorageError
 from baton.harnesses import adapter
 from baton.harnesses.claude_hooks_off import hooks_off
-from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_exclude
+from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, committable, plan_exclude
 from baton.harnesses.config_text import (
     contained,
     new_text,
@@ -87,9 +89,12 @@ from baton.harnesses.config_text import (
 from baton.harnesses.protocol import DEFAULT_ROLES, HOOK_ROLES, REQUIRED_ROLES, ConfigFile
 from baton.harnesses.wiring import (
     baton_hooks,
+    committed_portable,
     delete_file,
     holds_batons,
+    installed_before,
     not_found_warning,
+    relay_command,
     resolve_program,
     running_baton,
 )
@@ -184,13 +189,23 @@ class InstallResult:
     named_by: str | None = None
     """How the project was named (``--project``, ``$BATON_PROJECT``) when it is not the one the
     command ran in: the files are then said with the folder they are in, first."""
+    kept_for: tuple[str, ...] = ()
+    """The wiring files git tracks, when ``command`` is the portable one they were committed with,
+    kept for want of ``--command`` (``default_wiring``)."""
 
     @property
     def command_note(self) -> str | None:
         """When the command is an absolute path (this machine's): how to write the portable form
-        for files a team commits (printed when a file changes; always in ``--json``)."""
+        for files a team commits (printed when a file changes; always in ``--json``). When the
+        committed portable command was kept (``kept_for``): that, and how to write another
+        (printed on every run)."""
         if self.command is None:
             return None
+        if self.kept_for:
+            files = " and ".join(self.kept_for)
+            return (f"kept the portable `{self.command}` that {files} {'is' if len(self.kept_for) == 1 else 'are'} "
+                    f"committed with (git tracks {'it' if len(self.kept_for) == 1 else 'them'}), rather than write "
+                    f"this machine's absolute path into what the team shares; --command PATH writes one anyway")
         program = command_program(self.command)
         if not os.path.isabs(program):
             return None
@@ -205,7 +220,7 @@ class InstallResult:
                 "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
                 "warnings": list(self.warnings), "command": self.command,
                 "hookCommand": self.hook_command or self.command, "commandNote": self.command_note,
-                "hookFiles": dict(self.hook_files), "namedBy": self.named_by}
+                "hookFiles": dict(self.hook_files), "namedBy": self.named_by, "commandKept": bool(self.kept_for)}
 
     def _elsewhere_line(self) -> str | None:
         if self.named_by is None:
@@ -224,7 +239,7 @@ class InstallResult:
             text += "".join(f"\n# {c.note}" for c in self.changes if c.note)
             if self.hooks_note:
                 text += f"\n# {self.hooks_note}"
-            if self.command_note and diffs:
+            if self.command_note and (diffs or self.kept_for):
                 text += f"\n# {self.command_note}"
             if self.left_out:
                 text += f"\n# {self._events_line()}"
@@ -238,7 +253,7 @@ class InstallResult:
         lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
         if self.hooks_note:
             lines.append(f"{self.harness}: {self.hooks_note}")
-        if self.command_note and any(c.action != "unchanged" for c in self.changes):
+        if self.command_note and (self.kept_for or any(c.action != "unchanged" for c in self.changes)):
             lines.append(f"{self.harness}: {self.command_note}")
         if self.left_out:
             lines.append(f"{self.harness}: {self._events_line()}")
@@ -303,9 +318,22 @@ def default_command() -> str:
     return running_baton() or DEFAULT_COMMAND
 
 
+def default_wiring(base: str | os.PathLike, harness: str) -> tuple[str, str | None, tuple[str, ...]]:
+    """What ``install-hooks`` without ``--command`` writes into the worktree ``base``: the command,
+    what the hooks run instead (``wiring.relay_command``) and the tracked files it was kept for. The
+    portable command a team committed (``wiring.committed_portable``) is kept, with no relay;
+    else this ``baton``'s absolute path (``default_command``)."""
+    kept = committed_portable(base, harness)
+    if kept is not None:
+        return kept[0], None, kept[1]
+    command = default_command()
+    return command, relay_command(command), ()
+
+
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
-                  events: tuple[str, ...] | None = None, hook_command: str | None = None) -> InstallResult:
+                  events: tuple[str, ...] | None = None, hook_command: str | None = None,
+                  user_level: bool = False) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
     The hooks run ``hook_command`` when given (``wiring.relay_command``: the same ``baton``
@@ -314,9 +342,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     Only the hooks of ``events`` (``parse_events``; None: ``CommandHookAdapter.default_roles``)
     are wired; Baton's hooks for the others, left by an earlier install, are taken out.
 
-    The files go to ``worktree`` when given (the linked worktree the command
-    runs in: the harness reads that checkout's files), the project
-    (``.baton/``) stays at ``root``, which every worktree shares.
+    The files go to ``worktree`` when given (the linked worktree the command runs in: the harness reads
+    that checkout's files), the project (``.baton/``) stays at ``root``, which every worktree shares.
 
     Raises:
         InputError: an unknown harness, an empty command, a file that does not parse, or a ``root``
@@ -324,13 +351,14 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         ConfigError: the project's ``.baton/config.json`` does not read as one (checked before
             anything is written, a ``--dry-run`` too: the install would stop on it).
         UnsafePath: a file would land outside the project.
+        PolicyBlock: the files would go to the home directory, without ``user_level`` (``_check_place``).
         StorageError: a file cannot be written.
     """
     chosen = adapter(harness)
     events = chosen.default_roles() if events is None else events
     project = project_folder(root, "install Baton's wiring into")
-    _check_config(project)
     base = Path(worktree) if worktree is not None else project
+    _check_place(project, base, harness, user_level)
     words = command_words(command)
     warnings: tuple[str, ...] = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
@@ -344,9 +372,9 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         action, text, diff = _change(spec, given, old, original_path(project, base, harness, spec.path), harness)
         note = spec.note if action != "unchanged" else None
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
-        if action == "updated" and spec.text is None and not holds_batons(given, old, harness):
+        if action == "updated" and spec.text is None and _users(given, old, base, harness):
             originals.append((original_path(project, base, harness, spec.path), path))
-        if spec.clone_only and (action == "created" or _only_batons(given, old)):
+        if spec.clone_only and (action == "created" or _only_batons(given, old) or committable(base, spec.path)):
             excluded = _exclude_plan(project, base, harness, path, spec.path)
             if excluded is not None:
                 excludes.append(excluded)
@@ -367,8 +395,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         would_init = not (project / ".baton" / "config.json").is_file()
         return result(True, changes, would_init, warnings=warnings)
     for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
-        if keep is not None:
-            _keep_original(keep, path)
+        _keep_original(keep, path)
     for path, text, change in planned:
         if change.action == "deleted":
             delete_file(path, base)
@@ -448,6 +475,13 @@ def _change(spec: ConfigFile, given: ConfigFile, old: str | None, keep: Path | N
                                         fromfile=f"a/{spec.path}" if old is not None else "/dev/null",
                                         tofile=f"b/{spec.path}" if action != "deleted" else "/dev/null"))
     return action, text, diff
+
+
+def _users(spec: ConfigFile, old: str | None, base: Path, harness: str) -> bool:
+    """Whether the file ``old`` is the user's, its original kept for ``--remove`` to give back: it holds
+    nothing of Baton's, or what it holds of Baton's (a ``baton`` server) the user wrote, Baton's hooks
+    never installed here (``installed_before``)."""
+    return not holds_batons(spec, old, harness) or not installed_before(base, harness)
 
 
 def _emptied(spec: ConfigFile, given: ConfigFile, old: str | None, text: str, keep: Path | None,
@@ -533,6 +567,32 @@ def _exclude_plan(project: Path, base: Path, harness: str, path: Path,
     return None if edit is None or record is None else (edit, record, relative)
 
 
+def is_home(folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` is the user's home directory (``$HOME``), links resolved: there a harness's
+    project files are its user-level configuration (``~/.claude/settings.json``, ``~/.codex/hooks.json``,
+    ``~/.gemini/settings.json``, ``~/.cursor/hooks.json``), which it reads in every folder."""
+    try:
+        return os.path.realpath(folder) == os.path.realpath(Path.home())
+    except (OSError, RuntimeError):  # no home to be found
+        return False
+
+
+def _check_place(project: Path, base: Path, harness: str, user_level: bool) -> None:
+    """Raises PolicyBlock (exit 5) when the files would go to the home directory (``is_home``) and
+    ``user_level`` does not say that is meant: Baton's hooks would run in every project, the ones
+    without ``.baton/`` told so at each start (tester28 T1). Then ``_check_config``."""
+    if is_home(base) and not user_level:
+        hooks = [spec.path for spec in adapter(harness).configuration(DEFAULT_COMMAND)
+                 if spec.merge and "hooks" in spec.merge]
+        raise PolicyBlock(
+            f"{base} is your home directory, where {' and '.join(hooks)} {'is' if len(hooks) == 1 else 'are'} "
+            f"{harness}'s user-level configuration, read in every folder: Baton's hooks written there would run "
+            f"in every project; run install-hooks in the project's folder (or name it with --project), or pass "
+            f"--user-level if you mean to wire {harness} for every folder",
+            details={"root": str(base), "reason": "home_directory", "files": hooks})
+    _check_config(project)
+
+
 def _check_config(project: Path) -> None:
     """Raises ConfigError when the project's configuration would stop every command (its
     ``config.json``, ``local.json`` or policy), UnsafePath when ``.baton/`` links out of the
@@ -548,7 +608,10 @@ def _check_config(project: Path) -> None:
     load_policy(paths, config)
 
 
-def _keep_original(keep: Path, path: Path) -> None:
+def _keep_original(keep: Path | None, path: Path) -> None:
+    """Keep ``path``'s bytes at ``keep`` (None: no place to keep them, a symlinked ``.baton``)."""
+    if keep is None:
+        return
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -55,7 +55,7 @@ from baton.harnesses.clone_exclude import (
     RECORD,
     ExcludeEdit,
     apply_edit,
-    ignored,
+    committable,
     plan_unexclude,
     sharing,
     tracked,
@@ -550,6 +550,17 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
                          unapproved)
 
 
+def installed_before(base: str | os.PathLike, harness: str) -> bool:
+    """Whether ``install-hooks`` has wired ``harness`` in the worktree ``base`` before, as its files
+    show: Baton's hooks, or a file Baton owns whole for it alone (the shared skill aside, as in
+    ``HarnessWiring.wired``). A ``baton`` MCP server alone is not such a sign: a person may have
+    written one, and an install that changes the file keeps it for ``--remove`` to give back
+    (tester28 T2)."""
+    wiring = inspect_wiring(base, harness)
+    return bool(wiring.hooks) or any(state != "missing" for path, state in wiring.owned.items()
+                                     if path != AGENTS_SKILL_FILE)
+
+
 APPROVE_ALL = "enableAllProjectMcpServers"
 """Claude Code's switch approving every server of ``.mcp.json`` at once (in the clone's own settings)."""
 
@@ -567,21 +578,43 @@ def _merged_lists_there(merge: Mapping[str, Any], config: dict[str, Any]) -> boo
     return True
 
 
+def _bare(program: str) -> bool:
+    """Whether ``program`` is a bare name found on ``PATH`` (``baton``, the portable form
+    ``--command baton`` writes for files a team commits), not a path (this machine's)."""
+    return not (os.sep in os.path.expanduser(program) or (os.altsep and os.altsep in program))
+
+
+def committed_portable(base: str | os.PathLike, harness: str) -> tuple[str, tuple[str, ...]] | None:
+    """The command line Baton's hooks for ``harness`` in the worktree ``base`` run and the wiring files
+    git tracks, when that command is the portable form (its program a bare name: ``_bare``) and git
+    tracks any of them: a team's committed ``--command baton`` wiring, which ``install-hooks``
+    without ``--command`` keeps rather than write this machine's absolute path into what the team
+    shares (tester28 T4), and which ``baton doctor`` says to put on ``PATH`` (``lost_program_fix``,
+    tester26 T8). None otherwise."""
+    wiring = inspect_wiring(base, harness)
+    command = wiring.command()
+    if command is None or not _bare(_program(command)):
+        return None
+    committed = _committed(Path(base), harness, wiring)
+    return (command, tuple(committed)) if committed else None
+
+
 def lost_program_fix(wiring: HarnessWiring, lost: list[str], committed: list[str]) -> str:
     """What ``baton doctor`` says to run when the wiring's ``lost`` programs are not found. A bare
-    name (``baton``, the portable form ``--command baton`` writes for files a team commits) is put on
-    ``PATH``: when git tracks the wiring files (``committed``), rewiring them without ``--command``
-    would write this machine's absolute path into what the team shares (tester26 T8), so only
-    ``PATH`` is offered, and the ``install-hooks`` that keeps the committed command line. Else, or
-    for a path, the ``baton`` running the check rewires it, writing its absolute path."""
+    name (``_bare``) is put on ``PATH``: when git tracks the wiring files (``committed``: the case of
+    ``committed_portable``), only ``PATH`` is offered — rewiring them with this machine's absolute
+    path would write it into what the team shares (tester26 T8) — and the ``install-hooks`` that keeps the
+    committed command line. Else, or for a path, the ``baton`` running the check rewires it, writing
+    its absolute path."""
     harness, events = wiring.harness, wiring.events_option()
-    bare = [p for p in lost if not (os.sep in os.path.expanduser(p) or (os.altsep and os.altsep in p))]
+    bare = [p for p in lost if _bare(p)]
     if bare and committed:
         names = " and ".join(f"`{p}`" for p in bare)
         return (f"put {names} on PATH here: {' and '.join(committed)} {'is' if len(committed) == 1 else 'are'} "
-                f"committed with the portable {names}, and `install-hooks` without `--command` would write this "
-                f"machine's absolute path into {'it' if len(committed) == 1 else 'them'} (`"
-                f"{rerun(harness, wiring.command() or bare[0], events)}` keeps the committed command line)")
+                f"committed with the portable {names}, which `install-hooks` keeps (`"
+                f"{rerun(harness, wiring.command() or bare[0], events)}` keeps the committed command line; only a "
+                f"`--command` naming this machine's absolute path would write it into "
+                f"{'it' if len(committed) == 1 else 'them'})")
     on_path = f"put {' and '.join(f'`{p}`' for p in bare)} on PATH, or " if bare else ""
     if running_baton():
         return f"{on_path}run `{rerun(harness, events=events)}` (it writes that baton's absolute path)"
@@ -845,17 +878,23 @@ def _pruned(value: Any) -> Any:
 
 def _restorable(spec: ConfigFile, harness: str, old: str, new: str | None, original: bytes) -> str | None:
     """The file as it was before ``install-hooks`` changed it (``original``'s text), when the file
-    without Baton's part (``old`` after removal: ``new``) says the same as it, parsed: the same keys
+    without Baton's part (``old`` after removal: ``new``) says the same as the original without it
+    (a ``baton`` server the user wrote before the install: ``installed_before``), parsed: the same keys
     and values, ignoring a section left empty and a member Baton's merge adds (Cursor's
     ``version``). None when it does not (the file was edited since), or the original does not parse."""
     try:
         text = original.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if spec.toml_table is not None:
-        before, after = _toml(text), _toml(new or "")
+    if spec.toml_table is not None:  # each without Baton's part: an original may hold the user's own `baton`
+        try:
+            before = _toml(_toml_without_baton(text, spec.path) or "")
+        except InputError:
+            before = None
+        after = _toml(new or "")
     else:
-        before = _json(text) if text.strip() else {}
+        kept = _json(text) if text.strip() else {}
+        before = _stripped_json(kept, spec, harness) if kept is not None else None
         current = _json(old)
         after = _stripped_json(current, spec, harness) if current is not None else None
     if before is None or after is None:
@@ -1208,7 +1247,7 @@ def _not_ignored(base: Path, harness: str) -> list[tuple[str, str, str]]:
     worktree is neither tracked nor ignored by git: ``git add -A`` would offer it."""
     found = []
     for spec in _specs(harness):
-        if spec.clone_only and os.path.lexists(base / spec.path) and ignored(base, spec.path) is False:
+        if spec.clone_only and committable(base, spec.path):
             found.append((f"harness {harness} ({spec.path})", "warn",
                           f"{spec.path} is this machine's own file (permissions, approved servers) but git does not "
                           f"ignore it here: `git add -A` would commit it; add the line /{spec.path} to the clone's "
