@@ -93,6 +93,10 @@ class Limits(Value):
     catch-up is handed to a process of its own (``Project.behind``)."""
 
 
+_CLEAN_KEPT = 4096
+"""How many texts ``Project._clean_under`` keeps before it starts again (a bound on memory only)."""
+
+
 class WriteScope:
     """One ``Project.writing()`` block: its ledger transaction, and the batch
     being gathered. A plain class (it changes while the block runs), as
@@ -665,8 +669,10 @@ class Project:
 
     def _clean_under(self, rules: Any) -> set[str]:
         """The texts ``rules`` found nothing in, in this process (``check_identifiers``): empty again
-        once the policy is read anew. A text's screen depends on the text and the rules alone."""
-        if self._screened_clean is None or self._screened_clean[0] is not rules:
+        once the policy is read anew, or past ``_CLEAN_KEPT`` texts (a long-running server's sessions).
+        A text's screen depends on the text and the rules alone."""
+        if self._screened_clean is None or self._screened_clean[0] is not rules \
+                or len(self._screened_clean[1]) > _CLEAN_KEPT:
             self._screened_clean = (rules, set())
         return self._screened_clean[1]
 
