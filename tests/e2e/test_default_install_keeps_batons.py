@@ -96,6 +96,27 @@ def claude_installed(tmp_path: Path, model: FakeAnthropic, project: Path) -> dic
     return env
 
 
+def claude_with_a_waiting_baton(tmp_path: Path, model: FakeAnthropic) -> tuple[Path, dict[str, str], str]:
+    """A git project, Claude Code wired by the default install (``claude_installed``), an earlier
+    session's baton waiting there: the project, the environment, the baton's handoff."""
+    project = git_project(tmp_path / "project")
+    env = claude_installed(tmp_path, model, project)
+    return project, env, a_waiting_baton(project, env)
+
+
+def handed_on_again_and_claimed_by_the_next_claude_session(project: Path, env: dict[str, str],
+                                                           model: FakeAnthropic, handoff: str) -> None:
+    """The first session's end handed ``handoff`` on again (``unprompted``), the next session's model is
+    given it, and that session claims it: claimed twice, once by each session."""
+    (unprompted,) = unprompted_hand_ons(project, env)
+    first = began(project, env)[0]
+    assert unprompted["data"]["handoff_id"] == handoff and unprompted["data"]["session"] == first
+    told = claude_next_session(project, env, model)
+    assert f"(baton `{handoff}`)" in told and STEP in told, told
+    _, second = began(project, env)
+    assert claims(project, env) == [(handoff, first), (handoff, second)]
+
+
 def claude_next_session(project: Path, env: dict[str, str], model: FakeAnthropic) -> str:
     """A next Claude Code session, one prompt, ``/exit``: what its model was told."""
     claude_session(project, env, model, "hello", "Next.")
@@ -107,19 +128,12 @@ def test_with_the_default_install_a_claude_code_session_closed_before_its_first_
     """Claude Code's TUI opens (its start claims the waiting baton) and is left with ``/exit`` before any
     prompt: its end hands the baton on again, and the next session's model is given it, which that
     session claims — once."""
-    project = git_project(tmp_path / "project")
-    env = claude_installed(tmp_path, anthropic, project)
-    handoff = a_waiting_baton(project, env)
+    project, env, handoff = claude_with_a_waiting_baton(tmp_path, anthropic)
     anthropic.script = ["Next."]
     with claude_tui(project, env) as left:
         wait_for_claims(project, env, 1)
         claude_exit(left)
-    (unprompted,) = unprompted_hand_ons(project, env)
-    assert unprompted["data"]["handoff_id"] == handoff
-    told = claude_next_session(project, env, anthropic)
-    assert f"(baton `{handoff}`)" in told and STEP in told, told
-    first, second = began(project, env)
-    assert claims(project, env) == [(handoff, first), (handoff, second)]
+    handed_on_again_and_claimed_by_the_next_claude_session(project, env, anthropic, handoff)
 
 
 def test_with_the_default_install_a_claude_code_session_whose_prompt_reached_the_model_spends_the_baton(
@@ -216,9 +230,7 @@ def test_with_the_default_install_a_claude_code_session_whose_first_bash_mode_co
     the exit's ``SessionEnd`` hands the baton on again (``reason: "unprompted"``): the next
     session's model is given it, which that session claims — as after a session left before its
     first prompt."""
-    project = git_project(tmp_path / "project")
-    env = claude_installed(tmp_path, anthropic, project)
-    handoff = a_waiting_baton(project, env)
+    project, env, handoff = claude_with_a_waiting_baton(tmp_path, anthropic)
     anthropic.script = ["Next."]
     with claude_tui(project, env) as claude:
         wait_for_claims(project, env, 1)
@@ -234,12 +246,7 @@ def test_with_the_default_install_a_claude_code_session_whose_first_bash_mode_co
         assert not anthropic.turns() and unprompted_mark(project, first).exists()
         claude.type("\x7f" * (len("sleep 30") + 1))  # the command erased, and bash mode left
         claude_exit(claude)
-    (unprompted,) = unprompted_hand_ons(project, env)
-    assert unprompted["data"]["handoff_id"] == handoff and unprompted["data"]["session"] == first
-    told = claude_next_session(project, env, anthropic)
-    assert f"(baton `{handoff}`)" in told and STEP in told, told
-    _, second = began(project, env)
-    assert claims(project, env) == [(handoff, first), (handoff, second)]
+    handed_on_again_and_claimed_by_the_next_claude_session(project, env, anthropic, handoff)
 
 
 # -- Gemini CLI ------------------------------------------------------------------------------------
