@@ -7,8 +7,9 @@ the waiting baton is made then. The default install wires the prompt hook (``Use
 ``BeforeAgent``; in Claude Code a turn's end, ``Stop`` and ``Interrupt``, too) beside start, end and compaction, so a
 session closed before its first prompt — whose brief reached no model — hands the baton it claimed
 on again at its end (``baton.created``, ``reason: "unprompted"``) and the next session receives it;
-a session whose prompt reached the model spends it: claimed once, by that session (docs/batons.md,
-"A baton spent without reaching a model").
+a session whose prompt reached the model spends it: claimed once, by that session, even when the person
+cancels that turn (Esc) before the model answers; a bash-mode command stopped with Esc before any request
+keeps it (docs/batons.md, "A baton spent without reaching a model").
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tests.e2e.test_interactive import (
     gemini_session,
     gemini_tui,
     interactive,
+    wait_on_screen,
 )
 from tests.harness_support import unprompted_mark
 
@@ -94,6 +96,27 @@ def claude_installed(tmp_path: Path, model: FakeAnthropic, project: Path) -> dic
     return env
 
 
+def claude_with_a_waiting_baton(tmp_path: Path, model: FakeAnthropic) -> tuple[Path, dict[str, str], str]:
+    """A git project, Claude Code wired by the default install (``claude_installed``), an earlier
+    session's baton waiting there: the project, the environment, the baton's handoff."""
+    project = git_project(tmp_path / "project")
+    env = claude_installed(tmp_path, model, project)
+    return project, env, a_waiting_baton(project, env)
+
+
+def handed_on_again_and_claimed_by_the_next_claude_session(project: Path, env: dict[str, str],
+                                                           model: FakeAnthropic, handoff: str) -> None:
+    """The first session's end handed ``handoff`` on again (``unprompted``), the next session's model is
+    given it, and that session claims it: claimed twice, once by each session."""
+    (unprompted,) = unprompted_hand_ons(project, env)
+    first = began(project, env)[0]
+    assert unprompted["data"]["handoff_id"] == handoff and unprompted["data"]["session"] == first
+    told = claude_next_session(project, env, model)
+    assert f"(baton `{handoff}`)" in told and STEP in told, told
+    _, second = began(project, env)
+    assert claims(project, env) == [(handoff, first), (handoff, second)]
+
+
 def claude_next_session(project: Path, env: dict[str, str], model: FakeAnthropic) -> str:
     """A next Claude Code session, one prompt, ``/exit``: what its model was told."""
     claude_session(project, env, model, "hello", "Next.")
@@ -105,19 +128,12 @@ def test_with_the_default_install_a_claude_code_session_closed_before_its_first_
     """Claude Code's TUI opens (its start claims the waiting baton) and is left with ``/exit`` before any
     prompt: its end hands the baton on again, and the next session's model is given it, which that
     session claims — once."""
-    project = git_project(tmp_path / "project")
-    env = claude_installed(tmp_path, anthropic, project)
-    handoff = a_waiting_baton(project, env)
+    project, env, handoff = claude_with_a_waiting_baton(tmp_path, anthropic)
     anthropic.script = ["Next."]
     with claude_tui(project, env) as left:
         wait_for_claims(project, env, 1)
         claude_exit(left)
-    (unprompted,) = unprompted_hand_ons(project, env)
-    assert unprompted["data"]["handoff_id"] == handoff
-    told = claude_next_session(project, env, anthropic)
-    assert f"(baton `{handoff}`)" in told and STEP in told, told
-    first, second = began(project, env)
-    assert claims(project, env) == [(handoff, first), (handoff, second)]
+    handed_on_again_and_claimed_by_the_next_claude_session(project, env, anthropic, handoff)
 
 
 def test_with_the_default_install_a_claude_code_session_whose_prompt_reached_the_model_spends_the_baton(
@@ -205,6 +221,34 @@ def test_with_the_default_install_a_claude_code_session_begun_in_bash_mode_whose
     assert claims(project, env) == [(handoff, first)]
 
 
+def test_with_the_default_install_a_claude_code_session_whose_first_bash_mode_command_is_stopped_with_esc_keeps_the_baton(
+        tmp_path, anthropic):
+    """The same start, then ``! sleep 30`` as the first input, and Esc while the command itself runs:
+    Claude Code 2.1.337 stops the command and puts it back at the prompt (``! sleep 30``, in bash
+    mode). Nothing reaches a model — no request, and no ``UserPromptSubmit``, ``Stop`` or
+    ``Interrupt`` runs (seen with a recording hook beside Baton's) — so the start's mark stays, and
+    the exit's ``SessionEnd`` hands the baton on again (``reason: "unprompted"``): the next
+    session's model is given it, which that session claims — as after a session left before its
+    first prompt."""
+    project, env, handoff = claude_with_a_waiting_baton(tmp_path, anthropic)
+    anthropic.script = ["Next."]
+    with claude_tui(project, env) as claude:
+        wait_for_claims(project, env, 1)
+        (first,) = began(project, env)
+        claude.type("!")
+        claude.wait_for("! for shell mode", why="Claude Code's bash mode (its footer)")
+        claude.type("sleep 30")
+        claude.type("\r")
+        claude.wait_for("Running…", why="the command running")
+        claude.type("\x1b")
+        wait_on_screen(claude, lambda shown: "Running…" not in shown and "esc to interrupt" not in shown
+                       and "sleep 30" in shown, "the stopped command, back at the prompt")
+        assert not anthropic.turns() and unprompted_mark(project, first).exists()
+        claude.type("\x7f" * (len("sleep 30") + 1))  # the command erased, and bash mode left
+        claude_exit(claude)
+    handed_on_again_and_claimed_by_the_next_claude_session(project, env, anthropic, handoff)
+
+
 # -- Gemini CLI ------------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -273,4 +317,42 @@ def test_with_the_default_install_a_gemini_cli_session_whose_prompt_reached_the_
     told = gemini_next_session(gemini, google)
     assert f"(baton `{handoff}`)" not in told, told
     assert claims(gemini.project, gemini.env) == [(handoff, began(gemini.project, gemini.env)[0])]
+    assert not google.script and not trap.seen
+
+
+def test_with_the_default_install_a_gemini_cli_session_whose_first_turn_is_cancelled_with_esc_spends_the_baton(
+        tmp_path, google, trap):
+    """The same start, then one prompt, and Esc while the model's answer is held ("esc to cancel"):
+    Gemini CLI 0.61.0 cancels the request ("Request cancelled."). Its ``BeforeAgent`` ran before the
+    request went out: it gave the brief, with the baton, in that request and removed the start's
+    mark. (The cancelled turn then runs ``AfterAgent``, seen with a recording hook; Baton wires
+    none: the mark is gone by then.) The exit's ``SessionEnd`` records the end once and hands
+    nothing on again, and the next session is not given the baton — claimed once."""
+    gemini = gemini_installed(tmp_path, google, trap)
+    handoff = a_waiting_baton(gemini.project, gemini.env)
+    held = Held()
+    google.script = [held, "Next."]
+    try:
+        with gemini_tui(gemini) as terminal:
+            wait_for_claims(gemini.project, gemini.env, 1)
+            (first,) = began(gemini.project, gemini.env)
+            assert unprompted_mark(gemini.project, first).exists()
+            terminal.type("hello")
+            terminal.wait_for("hello", why="the prompt typed")
+            terminal.type("\r")
+            held.wait_asked()
+            assert not unprompted_mark(gemini.project, first).exists()  # BeforeAgent's, before the request
+            terminal.wait_for("esc to cancel", why="Gemini CLI's running turn", now=True)
+            terminal.type("\x1b")
+            terminal.wait_for("Request cancelled.", why="Gemini CLI's notice of the cancelled request")
+            gemini_exit(terminal)
+    finally:
+        held.release()
+    assert f"(baton `{handoff}`)" in "\n".join(hook_contexts(google.conversation()[0]))
+    assert not unprompted_hand_ons(gemini.project, gemini.env)
+    ended = [e["stream"].split("/", 1)[1] for e in events(gemini.project, gemini.env, "session.ended")]
+    assert ended.count(first) == 1
+    told = gemini_next_session(gemini, google)
+    assert f"(baton `{handoff}`)" not in told, told
+    assert claims(gemini.project, gemini.env) == [(handoff, first)]
     assert not google.script and not trap.seen

@@ -38,7 +38,8 @@ of its live session and claims nothing;
 the start after the first exits claims its baton once); Claude Code's ``--resume``
 picker and its in-TUI ``/resume``, Gemini CLI's in-TUI ``/resume`` and ``/chat resume``; a terminal
 closed during a running turn in Claude Code and Gemini CLI; Codex's "Run in
-background" and "Exit" answers when leaving during a turn, and Esc in a Codex turn;
+background" and "Exit" answers when leaving during a turn, and Esc in a Codex turn (and in
+the first turn of a session given a baton: spent once);
 a second terminal started during a *later* Codex turn; and ``/compact`` in Claude
 Code and in Codex after the session received a baton.
 """
@@ -1861,6 +1862,49 @@ def test_esc_during_a_codex_turn_interrupts_it_without_a_question_and_its_interr
         codex_daemon_stopped(codex)
     assert len(sessions_of(codex.project, codex.env, "session.begun")) == 2
 
+
+
+def test_esc_in_the_first_turn_of_a_codex_session_given_a_baton_ends_the_session_there_and_spends_the_baton_once(
+        tmp_path, openai, trap):
+    """A baton waits; Codex runs ``SessionStart`` with the first prompt, which claims it, and that
+    turn's request carries it. Esc while the model's answer is held: Codex 0.171.0 runs no ``Stop``
+    for the turn but ``Interrupt`` (its payload recorded: ``tests/fixtures/hooks/codex/Interrupt.json``),
+    which records the session's end, the TUI still open; leaving it runs no hook. The baton is spent:
+    nothing is handed on again, and the next start is not given it — claimed once, by the session
+    whose request carried it."""
+    codex = codex_ready(tmp_path, openai, trap)
+    an_earlier_baton(codex.project, codex.env)
+    (handoff,) = [subject(e) for e in events(codex.project, codex.env, "baton.created")]
+    held = Held()
+    screens = []
+    try:
+        openai.script = [held, "Next start."]
+        with codex_tui(codex) as terminal:
+            terminal.type("hello")
+            terminal.wait_for("› hello", why="the prompt typed", now=True)
+            terminal.type("\r")
+            held.wait_asked()
+            terminal.wait_for("esc to interrupt", why="Codex's running turn", now=True)
+            terminal.type("\x1b")
+            wait_on_screen(terminal, lambda shown: "esc to interrupt" not in shown and CODEX_READY in shown,
+                           "the interrupted turn")
+            wait_for_event(codex.project, codex.env, "session.ended", 2)  # the earlier one's, and the Interrupt's
+            codex_exit(terminal)
+        screens.append(terminal)
+        (sid,) = sessions_of(codex.project, codex.env, "session.begun")
+        assert f"(baton `{handoff}`)" in "\n".join(developer_texts(openai.turns()[0]))
+        told = hello_in(codex_cli(codex, openai), "Next start.", screens)
+    finally:
+        held.release()
+        codex_daemon_stopped(codex)
+    assert f"(baton `{handoff}`)" not in told, told
+    assert len(sessions_of(codex.project, codex.env, "session.begun")) == 2
+    assert [(subject(e), e["data"]["session"]) for e in events(codex.project, codex.env, "baton.claimed")] \
+        == [(handoff, sid)]
+    assert len(events(codex.project, codex.env, "baton.created")) == 1
+    assert sessions_of(codex.project, codex.env, "session.ended").count(sid) == 1
+    for screen in screens:
+        no_hook_trouble_shown(screen)
 
 
 def test_esc_during_a_codex_turn_on_a_busy_ledger_keeps_the_end_within_codex_s_limit_and_hands_the_baton_on_after(
