@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baton.domain.redaction import DEFAULT_RULES, RedactionPolicy, redact_payload, redact_text
-from baton.domain.redaction.rules import PRECHECKED_LENGTH
+from baton.domain.redaction.rules import PRECHECKED_LENGTH, KeywordPrefilter
 from baton.domain.redaction.table import could_be_wrapped_secret
 from tests.secret_corpus import secrets
 
@@ -155,3 +155,41 @@ def test_a_run_decodes_to_text_exactly_when_the_rules_decoder_says_so(run):
 
     decoded = _b64_text(run)
     assert _decodes_to_text(run) == bool(decoded is not None and decoded.strip())
+
+
+SPLIT_TOKENS = ["ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "AKIAZ3MQ7XV4KD2PLW6N",
+                "sk-ant-api03-Zq7Lm2Xv9Rt4Wb8Nc1Kd6Hs3Jf5Gp0YaQ2e4Mx4hh2FDEEtfjgVvVqE1SkHbc7Tvo"]
+
+
+def _wrapped_with_split_keywords(token: str, width: int) -> list[str]:
+    """Blobs (base64 of a line holding ``token``, wrapped at ``width``) in which every keyword of the
+    rule the blob holds is split by a line break: none is in the text as written."""
+    found = []
+    for filler in range(0, 2 * width):
+        encoded = base64.b64encode(f"export NOTE={'x' * filler} TOKEN {token}\n".encode()).decode()
+        blob = "\n".join(encoded[i:i + width] for i in range(0, len(encoded), width))
+        lowered = blob.lower()
+        if not any(k in lowered for k in RULE.keywords) and any(k in lowered.replace("\n", "") for k in RULE.keywords):
+            found.append(blob)
+    return found
+
+
+@pytest.mark.parametrize("width", [64, 76])
+@pytest.mark.parametrize("token", SPLIT_TOKENS)
+def test_a_wrapped_blob_whose_keywords_a_line_break_splits_is_redacted_without_a_keyword_elsewhere(token, width):
+    """The rule's keywords are its prefixes' base64: where a 64/76-column line ends inside one, the
+    text holds it only with the lines joined. Such a blob is redacted in a text holding no other
+    keyword (before, only a "retry" elsewhere in the text woke the rule)."""
+    blobs_found = _wrapped_with_split_keywords(token, width)
+    assert blobs_found  # the case exists for this token and width
+    for blob in blobs_found:
+        text = f"The CI variable was:\n{blob}\nend."
+        assert redact_text(text, WITH_PRECHECK) == "The CI variable was:\n[REDACTED:base64-wrapped-secret]\nend."
+
+
+def test_prose_whose_keyword_a_line_break_splits_wakes_no_wrapped_rule():
+    """Only a line of base64 as wide as a wrapped block's makes the lines joined worth a look: prose
+    ("ret" at one line's end, "ry" at the next's start) is not a wrapped block."""
+    prefilter = KeywordPrefilter(DEFAULT_RULES)
+    assert RULE in prefilter.candidates("we will retry it later")  # "try" is one of its keywords
+    assert RULE not in prefilter.candidates("we will ret\nry it later\nwith a fresh cache")

@@ -492,14 +492,15 @@ def _glued_test(prefixes: tuple[str, ...]) -> Callable[[str], bool]:
 
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
              confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
-             examples_allowed: bool = True, could_match: Callable[[str], bool] | None = None) -> PatternRule:
+             examples_allowed: bool = True, could_match: Callable[[str], bool] | None = None,
+             wrapped_widths: tuple[int, ...] = ()) -> PatternRule:
     left_boundary = regex.startswith(LEFT_BOUNDARY)
     if left_boundary:
         regex = regex[len(LEFT_BOUNDARY):]
     glued = GLUED_PREFIXES.get(name)
     return PatternRule(name=name, reason=reason, regex=regex, flags=flags, confirm=confirm, keywords=keywords,
                        min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary,
-                       could_match=could_match,
+                       could_match=could_match, wrapped_widths=wrapped_widths,
                        glued=_glued_test(glued) if glued is not None and left_boundary else None)
 
 
@@ -591,7 +592,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"|(?:[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}"
              r"|[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9_\-]{12,}={0,2})(?![A-Za-z0-9+/=_\-])",
              keywords=_WRAPPED_KEYWORDS, confirm=_wrapped_secret, examples_allowed=False,
-             could_match=could_be_wrapped_secret),
+             could_match=could_be_wrapped_secret, wrapped_widths=_WRAPPED_LINES),
     _pattern("registry-auth", "base64 user:password in a Docker or npm registry config",
              r"""(?i:["']auth["']\s*:\s*["']|(?<![A-Za-z0-9])_auth\s*=\s*["']?)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""",
              keywords=('"auth"', "'auth'", "_auth"), confirm=_basic_credentials),
