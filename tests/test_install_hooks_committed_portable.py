@@ -78,3 +78,19 @@ def test_portable_wiring_git_does_not_track_is_rewired_with_this_machines_path(p
     result = json.loads(out)
     assert code == 0 and result["commandKept"] is False
     assert result["command"] == running_baton()
+
+
+def test_kept_portable_wiring_whose_baton_is_not_on_path_is_told_to_put_it_on_path_first(
+        project_dir, capsys, monkeypatch):
+    """Not to pass this machine's path first: that is what keeping the committed command avoids
+    (the advice ``baton doctor`` gives there too)."""
+    _alices_clone(project_dir)
+    monkeypatch.setenv("PATH", str(project_dir / "no-such-bin"))
+
+    code, out, _ = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--json")
+
+    result = json.loads(out)
+    [warning] = result["warnings"]
+    assert code == 0 and result["commandKept"] is True
+    assert "put `baton` on PATH here" in warning
+    assert warning.index("put `baton` on PATH here") < warning.index("--command")

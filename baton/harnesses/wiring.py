@@ -166,6 +166,11 @@ def suggestion() -> str:
 def not_found_warning(program: str, harness: str) -> str:
     """One line: the program the wiring runs is not found, and what to pass instead."""
     where = "is not found on PATH here" if _not_found(program).endswith("PATH here") else "is no executable file here"
+    if _bare(program):  # the portable form (given, or kept from committed wiring): PATH is the fix
+        return (f"warning: `{program}` {where}, so {harness} would not find it either and Baton's hooks would "
+                f"do nothing; put `{program}` on PATH here (--command baton, the portable form for files a team "
+                f"commits, needs it there), or pass "
+                f"--command {suggestion()} to write this machine's path instead")
     return (f"warning: `{program}` {where}, so {harness} would not find it either and Baton's "
             f"hooks would do nothing; pass --command {suggestion()} (or put `baton` on PATH: --command baton "
             "is the portable form, for files a team commits)")
