@@ -236,6 +236,15 @@ class Terminal:
                             f"{self.screen()}\n--- its transcript's end:\n{self.transcript()[-3000:]}")
             time.sleep(0.25)
 
+    def wait_gone(self, text: str, timeout: float = 180, *, why: str = "") -> None:
+        """Poll until ``text`` is no longer on the screen (a hook's "Executing Hook", a menu's
+        "Loading suggestions…"); past ``timeout`` seconds the test fails, showing the screen."""
+        deadline = time.monotonic() + timeout
+        while text in self.screen():
+            if time.monotonic() > deadline:
+                pytest.fail(f"{why or repr(text)} never went (the screen):\n{self.screen()}")
+            time.sleep(0.25)
+
     def hang_up(self, signal_first: bool = False) -> None:
         """Close the terminal under the program, as closing its window does: the master side is
         closed, and the kernel sends ``SIGHUP`` to the pty's session (the program's). A program may

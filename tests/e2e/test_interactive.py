@@ -1627,8 +1627,12 @@ def test_chat_resume_in_a_fresh_gemini_cli_session_loads_the_checkpoint_and_its_
     (created,) = events(gemini.project, gemini.env, "baton.created")
     (first,) = sessions_of(gemini.project, gemini.env, "session.begun")
     with gemini_tui(gemini) as terminal:
+        # The prompt shows while the start's hook still runs, and an Enter pressed while the command's
+        # suggestions load is taken by the menu (seen once under CI's load): type when both are done.
+        terminal.wait_gone("Executing Hook", why="the start's hook still running")
         terminal.type("/chat resume greeting")
         terminal.wait_for("/chat resume greeting", why="/chat resume typed", now=True)
+        terminal.wait_gone("Loading suggestions", why="the command's suggestions still loading")
         terminal.type("\r")
         terminal.wait_for("Handed off.", why="the checkpoint's conversation", now=True)
         gemini_prompt(terminal, "go on", "Resumed.")
