@@ -144,6 +144,58 @@ def test_forget_of_one_kept_handoff_leaves_the_other_in_the_list_beside_them(pro
     assert holding(project, SECRET) == []
 
 
+def test_forget_of_a_kept_handoff_spares_another_kept_file_that_shares_a_string_with_it(project):
+    """Two lost captures made in the same second share their timestamps: the forget of one
+    removes its own kept file and never the other's, which may be that handoff's only copy."""
+    capture(project, "kept in the ledger")
+    feed = own_feed(project)
+    cut_at = feed.stat().st_size
+    first = capture(project, "first lost", f"the token is {SECRET}")
+    second = capture(project, "second lost", "written after first lost")  # holds the first's title
+    whole = feed.read_bytes()
+    feed.write_bytes(whole[:cut_at + 100])
+    assert run_baton("repair", "--yes", "--project", str(project)).returncode == 0
+
+    assert forget(project, first["id"], "--yes").returncode == 0
+
+    quarantine = project / ".baton" / "quarantine"
+    [kept] = quarantine.glob(f"kept.*--{second['id'][-8:]}.json")
+    assert json.loads(kept.read_bytes())["work"]["objective"] == "written after first lost"
+    assert holding(project, SECRET) == []
+
+
+def test_a_sync_applying_a_teammates_forget_removes_that_handoffs_kept_file_from_its_list_and_spares_the_other(
+        project):
+    """``baton sync`` erasing a handoff another replica forgot (``scrub_after_erasure``): the kept
+    file holding it goes and leaves the list; the other kept file, sharing its title, stays listed."""
+    from baton.commands import forget as forget_command
+    from baton.commands.context import Project
+    from baton.sync.local import ledger_lock
+
+    capture(project, "kept in the ledger")
+    feed = own_feed(project)
+    cut_at = feed.stat().st_size
+    first = capture(project, "first lost", f"the token is {SECRET}")
+    second = capture(project, "second lost", "written after first lost")
+    feed.write_bytes(feed.read_bytes()[:cut_at + 100])
+    assert run_baton("repair", "--yes", "--project", str(project)).returncode == 0
+    quarantine = project / ".baton" / "quarantine"
+    [first_kept] = quarantine.glob(f"kept.*--{first['id'][-8:]}.json")
+    erased = [{"handoff": json.loads(first_kept.read_bytes()), "redactions": []}]
+
+    opened = Project.open(project)
+    try:
+        with ledger_lock(opened):  # as `baton sync` holds it
+            forget_command.scrub_after_erasure(opened, erased)
+    finally:
+        opened.close()
+
+    assert not first_kept.exists()
+    [listing] = quarantine.glob("kept.*.files.json")
+    assert [item["path"] for item in json.loads(listing.read_bytes())["kept"]] == [second["file"].removeprefix(".baton/")]
+    assert list(quarantine.glob(f"kept.*--{second['id'][-8:]}.json"))
+
+
 def test_the_list_beside_a_kept_file_goes_with_the_last_file_it_named(cut_secret):
     project, secret = cut_secret
 

@@ -195,7 +195,8 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
             in_copies = erase_in_copies(read_copies(project.paths.quarantine_dir), frozenset(), strings, handoff_id,
                                         markers_of(handoff_id))
             forget_kept.remove(project, held)
-            quarantine, leftovers = _remove_erased_copies(project, [], strings, markers_of(handoff_id))
+            quarantine, leftovers = _remove_erased_copies(project, [], frozenset({handoff_id}), strings,
+                                                          markers_of(handoff_id))
             return ForgetResult(plan, True, reason, {}, (), tuple(quarantine), derived, tuple(leftovers), in_copies,
                                 kept)
         erasing = set(plan.events)
@@ -222,7 +223,8 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         in_copies = erase_in_copies(read_copies(project.paths.quarantine_dir), frozenset(plan.events),
                                     _needles(project, erased_data) | strings, handoff_id, markers_of(handoff_id))
         forget_kept.remove(project, held)
-        quarantine, leftovers = _remove_erased_copies(project, erased_data, strings, markers_of(handoff_id))
+        quarantine, leftovers = _remove_erased_copies(project, erased_data, frozenset({handoff_id}), strings,
+                                                      markers_of(handoff_id))
         _mark_pending(project, handoff_id, False)
     return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived, tuple(leftovers),
                         in_copies, kept)
@@ -361,8 +363,11 @@ def scrub_after_erasure(project: "Project", erased_data: list[Any],
     runner.rebuild(reason="forget")
     removed = runner.prune_files(shown)
     erase_in_copies(read_copies(project.paths.quarantine_dir), ids, _needles(project, erased_data), None)
-    quarantine, leftovers = _remove_erased_copies(project, erased_data)
-    return removed + leftovers, quarantine
+    forgotten = forget_kept.handoffs_in(erased_data)
+    kept = forget_kept.remove(project, [c for c in forget_kept.kept_copies(project)
+                                        if c.in_quarantine and c.handoff in forgotten])
+    quarantine, leftovers = _remove_erased_copies(project, erased_data, forgotten)
+    return removed + leftovers, [name.removeprefix("quarantine/") for name in kept] + quarantine
 
 
 def _with_derived(gone: NotFound, runner: Any, handoff_id: str) -> NotFound:
@@ -457,15 +462,21 @@ def markers_of(handoff_id: str) -> frozenset[bytes]:
                       orjson.dumps({"handoff_id": handoff_id})[1:-1]})
 
 
-def _remove_erased_copies(project: "Project", erased: list[Any], more: frozenset[bytes] | set[bytes] = frozenset(),
+def _remove_erased_copies(project: "Project", erased: list[Any], forgotten: frozenset[str],
+                          more: frozenset[bytes] | set[bytes] = frozenset(),
                           markers: frozenset[bytes] = frozenset()) -> tuple[list[str], list[str]]:
     """Remove the quarantined fragments and the leftover temporary files
     (``TEMPORARY_PREFIX``) that hold erased text (or one of ``more``: a kept
     file's strings; or one of ``markers`` whole); the fragments' names and the
-    leftovers' paths under ``.baton/``."""
+    leftovers' paths under ``.baton/``. A kept file holding a handoff other than
+    the ``forgotten`` ones is never removed for sharing a string with them (two
+    captures in the same second share their timestamps): it may be the only
+    copy of that handoff (``forget_kept.others_kept``)."""
     folder = project.paths.quarantine_dir
+    spared = forget_kept.others_kept(project, forgotten)
     fragments = [(path, path.name) for path in sorted(folder.iterdir())  # repair copies: ``erase_in_copies``
-                 if not path.name.endswith((COPY_SUFFIX, MANIFEST_SUFFIX))] if folder.is_dir() else []
+                 if not path.name.endswith((COPY_SUFFIX, MANIFEST_SUFFIX)) and path.name not in spared] \
+        if folder.is_dir() else []
     leftovers = _leftover_temporaries(project)
     if not fragments and not leftovers:
         return [], []

@@ -89,6 +89,27 @@ def named(copies: list[KeptCopy], token: str) -> set[str]:
     return {c.handoff for c in copies if id_matches(token, c.handoff)}
 
 
+def others_kept(project: "Project", forgotten: frozenset[str]) -> frozenset[str]:
+    """The names of the kept files in quarantine that hold a handoff other than the ``forgotten``
+    ones: a forget's needle search spares them (each may be the only copy of its handoff)."""
+    return frozenset(c.path.name for c in kept_copies(project)
+                     if c.in_quarantine and c.handoff not in forgotten)
+
+
+def handoffs_in(erased: list[Any]) -> frozenset[str]:
+    """The handoffs erased payloads name: a capture's record ``id``, a baton's ``handoff_id``
+    (what another replica's forget erased here, ``baton sync``)."""
+    found = set()
+    for data in erased:
+        if not isinstance(data, dict):
+            continue
+        record = data.get("handoff")
+        value = record.get("id") if isinstance(record, dict) else data.get("handoff_id")
+        if isinstance(value, str) and value:
+            found.add(value.lower())
+    return frozenset(found)
+
+
 def refusal(held: list[KeptCopy]) -> LedgerCorrupt | None:
     """Why a forget cannot reach a kept file still in place: the feed still ends in the lost
     event's torn line, and a repair must record the loss first (it moves the file into
