@@ -108,16 +108,15 @@ class PatternRule(Value):
     """A string test true of every text the pattern can match (one of the
     pre-checks below): a text it is false of is never searched, so its
     pattern is not compiled for a keyword as common as ``.`` or ``ey``."""
-    wrapped_widths: tuple[int, ...] = ()
-    """The line widths at which ``regex`` takes a wrapped block (base64 at 64 or 76 columns): a
-    keyword split by such a block's line break still counts (``KeywordPrefilter`` searches the
-    text's lines joined for it when a line of one of these widths holds only base64)."""
     glued: Callable[[str], bool] | None = None
     """With ``left_boundary``: a match that does follow a letter or digit is
     kept when this is true of it (``xghp_…``, ``id=abcAKIA…``: a token glued to
     a word, or to the letter of a backslash escape, ``\\nghp_…``). Set for the
     prefixes distinctive enough that a word ending in them is no token
     (``table.GLUED_PREFIXES``), and true only of a body that reads as random."""
+    names_inside: Callable[[str], str | None] | None = None
+    """What a match holds, for its redaction record (``base64-wrapped-secret``: the rule that
+    finds a secret in the decoded text, ``base64:github-token``): the record's reason ends with it."""
 
     kind = "pattern"
 
@@ -591,10 +590,6 @@ def is_documented_example(token: str) -> bool:
 
 # -- the keyword prefilter -------------------------------------------------
 
-_BASE64_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789+/"
-"""A lowered line of base64: what ``str.strip`` leaves nothing of."""
-
-
 class KeywordPrefilter:
     """Which rules a string could match, judged by their keywords alone.
 
@@ -636,32 +631,12 @@ class KeywordPrefilter:
                     self.single.append((keyword, i))
                 else:
                     self.by_pair.setdefault(keyword[:2], []).append((keyword, i))
-        self.wrapped: tuple[tuple[int, tuple[int, ...], tuple[str, ...]], ...] = tuple(
-            (i, rule.wrapped_widths, rule.keywords) for i, rule in enumerate(self.rules)
-            if isinstance(rule, PatternRule) and rule.wrapped_widths and rule.keywords)
         self.long = self.PAIR_COST * len(self.by_pair)
         self.cut = 0
         self.scanner: tuple[re.Pattern[str], dict[str, frozenset[int]]] | None = None
 
     def candidates(self, lowered: str) -> list[Rule]:
-        found = self._found(lowered)
-        if self.wrapped and "\n" in lowered:
-            self._across_lines(lowered, found)
-        return [self.rules[i] for i in sorted(found)]
-
-    def _across_lines(self, lowered: str, found: set[int]) -> None:
-        """Add each rule of ``wrapped`` whose keyword only the line breaks of a wrapped block hide
-        (``PatternRule.wrapped_widths``): a keyword's base64 split between two 76-column lines."""
-        lines: list[str] | None = None
-        for i, widths, keywords in self.wrapped:
-            if i in found:
-                continue
-            lines = lines if lines is not None else [line.rstrip("\r") for line in lowered.split("\n")]
-            if not any(len(line) in widths and not line.strip(_BASE64_LOWER) for line in lines):
-                continue
-            joined = "".join(lines)
-            if any(keyword in joined for keyword in keywords):
-                found.add(i)
+        return [self.rules[i] for i in sorted(self._found(lowered))]
 
     def _found(self, lowered: str) -> set[int]:
         found = set(self.always)

@@ -220,36 +220,6 @@ def _basic_credentials(value: str) -> bool:
     return bool(colon and user and password) and not is_placeholder(password)
 
 
-_WRAPPED_PREFIXES = (
-    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "AKIA", "ASIA", "AIza", "ya29.",
-    "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxr-", "xoxs-", "xoxe", "xapp-", "hooks.slack.com",
-    "sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_", "sk-proj-", "sk-svcacct-", "sk-ant-", "sk-or-",
-    "npm_", "pypi-", "hf_", "SG.", "dop_v1_", "shpat_", "shpss_", "glsa_", "gsk_", "xai-", "r8_",
-    "dckr_pat_", "-----BEGIN", "PRIVATE KEY", "://", "eyJ", "_KEY=", "_TOKEN=", "_SECRET=", "PASSWORD=",
-)
-"""What the text a ``base64-wrapped-secret`` match decodes to starts a secret with, exactly as
-written: the rule's keywords are these prefixes base64-encoded at each of the three byte
-alignments, so a string holding none of them is never decoded."""
-
-
-def _b64_fragments(prefix: str) -> tuple[str, ...]:
-    """The characters of ``prefix``'s base64 form that do not depend on what comes before or
-    after it, at each of the three alignments it can sit at (lower case, standard and URL-safe)."""
-    found: list[str] = []
-    raw = prefix.encode()
-    for pad in range(3):
-        encoded = binascii.b2a_base64(b"\0" * pad + raw, newline=False).decode()
-        first = -(-pad * 8 // 6)  # the first character whose six bits all come from the prefix
-        last = (pad + len(raw)) * 8 // 6  # one past the last such character
-        fragment = encoded[first:last].lower()
-        if len(fragment) >= 3:
-            found += [fragment, fragment.replace("+", "-").replace("/", "_")]
-    return tuple(dict.fromkeys(found))
-
-
-_WRAPPED_KEYWORDS = tuple(dict.fromkeys(k for p in _WRAPPED_PREFIXES for k in _b64_fragments(p)))
-
-
 class _DefaultThresholds:
     entropy_threshold = 3.0
     min_secret_length = 8
@@ -258,15 +228,59 @@ class _DefaultThresholds:
 def _wrapped_secret(token: str) -> bool:
     """``token`` is base64 (standard or URL-safe, whole or wrapped at a fixed width) of a text
     in which another default text rule finds a secret: ``base64 <<< "$GITHUB_TOKEN"``, a CI
-    variable or a Kubernetes secret's ``data`` holding a token or a ``KEY=value`` line."""
+    variable, a ``.env`` blob or a Kubernetes secret's ``data`` holding a token, a private key,
+    a ``password: …`` line or a JSON object with an ``api_key``; or of a bare ``user:password``
+    pair (an ``Authorization: Basic`` value pasted alone)."""
+    return wrapped_secret_kind(token) is not None
+
+
+_LAST_KIND: list[tuple[str, str | None]] = []
+"""The last match judged (the record names what ``confirm`` just found: decoded once, not twice)."""
+
+
+def wrapped_secret_kind(token: str) -> str | None:
+    """What a ``base64-wrapped-secret`` match holds once decoded, as its redaction record names
+    it: ``base64:<rule>``, the first other default rule that finds a secret in the decoded text
+    (``base64:github-token``, ``base64:generic-secret-assignment``), ``base64:basic-credentials``
+    for a bare ``user:password`` pair; None when the decoded text holds no secret, or ``token``
+    does not decode to text. One level: base64 inside the decoded text is not decoded again."""
+    if _LAST_KIND and _LAST_KIND[0][0] == token:
+        return _LAST_KIND[0][1]
+    kind = _decoded_secret_kind(token)
+    _LAST_KIND[:] = [(token, kind)]
+    return kind
+
+
+def _decoded_secret_kind(token: str) -> str | None:
     decoded = _b64_text("".join(token.split()))
     if decoded is None or not decoded.strip():
-        return False
+        return None
     rules = _wrapped_rules()
     for rule in rules.candidates(decoded.lower()):
         if isinstance(rule, (PatternRule, AssignmentRule)) and next(rule.spans(decoded, _DefaultThresholds()), None):
-            return True
-    return False
+            return "base64:" + rule.name
+    return "base64:basic-credentials" if _bare_credentials(decoded) else None
+
+
+_USER = r"[A-Za-z0-9._@+\-]{1,64}"
+_HEX = r"[0-9a-fA-F]+"
+
+
+def _bare_credentials(decoded: str) -> bool:
+    """``decoded`` is a bare ``user:password`` pair, as an ``Authorization: Basic`` value holds
+    one: a user name (letters, digits, ``._@+-``, a letter among them), a colon, and a password of
+    eight characters or more with a digit in it, no blank, not starting with ``/`` (a URL's
+    ``//host``), not a hex digest (``sha256:<hex>``) and no placeholder. So ``Content-Type:text/html``,
+    ``version:1.2.3``, a clock or a digest's name and value are kept."""
+    pair = decoded.rstrip("\r\n")
+    user, colon, password = pair.partition(":")
+    if not colon or len(password) < 8 or not pair.isprintable() or any(c.isspace() for c in pair):
+        return False
+    if compiled(_USER).fullmatch(user) is None or not any(c.isalpha() for c in user):
+        return False
+    if password.startswith("/") or not any(c.isdigit() for c in password) or compiled(_HEX).fullmatch(password):
+        return False
+    return not is_placeholder(password) and not names_an_example(password)
 
 
 _WRAPPED_LINES = (64, 76)
@@ -493,14 +507,14 @@ def _glued_test(prefixes: tuple[str, ...]) -> Callable[[str], bool]:
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
              confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
              examples_allowed: bool = True, could_match: Callable[[str], bool] | None = None,
-             wrapped_widths: tuple[int, ...] = ()) -> PatternRule:
+             names_inside: Callable[[str], str | None] | None = None) -> PatternRule:
     left_boundary = regex.startswith(LEFT_BOUNDARY)
     if left_boundary:
         regex = regex[len(LEFT_BOUNDARY):]
     glued = GLUED_PREFIXES.get(name)
     return PatternRule(name=name, reason=reason, regex=regex, flags=flags, confirm=confirm, keywords=keywords,
                        min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary,
-                       could_match=could_match, wrapped_widths=wrapped_widths,
+                       could_match=could_match, names_inside=names_inside,
                        glued=_glued_test(glued) if glued is not None and left_boundary else None)
 
 
@@ -591,8 +605,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?<![A-Za-z0-9+/_\-])(?:(?:[A-Za-z0-9+/]{76}\r?\n)+[A-Za-z0-9+/]+={0,2}"
              r"|(?:[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}"
              r"|[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9_\-]{12,}={0,2})(?![A-Za-z0-9+/=_\-])",
-             keywords=_WRAPPED_KEYWORDS, confirm=_wrapped_secret, examples_allowed=False,
-             could_match=could_be_wrapped_secret, wrapped_widths=_WRAPPED_LINES),
+             confirm=_wrapped_secret, examples_allowed=False, could_match=could_be_wrapped_secret,
+             names_inside=wrapped_secret_kind),
     _pattern("registry-auth", "base64 user:password in a Docker or npm registry config",
              r"""(?i:["']auth["']\s*:\s*["']|(?<![A-Za-z0-9])_auth\s*=\s*["']?)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""",
              keywords=('"auth"', "'auth'", "_auth"), confirm=_basic_credentials),

@@ -33,7 +33,7 @@ from baton.values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the output screen never needs it)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 
 class Redaction(Value):
@@ -345,14 +345,16 @@ class _Walk:
             any_hit = False
             markers = marker_spans(text)
             for rule in candidates:
-                made: list[tuple[int, int]] | None = [] if origins is not None else None
+                inside = getattr(rule, "names_inside", None)
+                made: list[tuple[int, int]] | None = [] if origins is not None or inside else None
+                before = text
                 text, hit = apply_rule(text, rule, self.policy, markers, made)
                 if hit:
                     if origins is not None and made:
                         origins.update([(start, end, rule) for start, end in made])
                     markers = marker_spans(text)
                     any_hit = True
-                    _note_fired(fired, rule)
+                    _note_fired(fired, _named_inside(rule, inside, before, made) if inside and made else rule)
             if not any_hit:
                 break
         return text, fired
@@ -392,6 +394,14 @@ class _Walk:
                 continue
             cleaned[key] = (new_key, self.value(item, child, key in path_keys))
         return {new_key: item for new_key, item in (cleaned[k] for k in value)}
+
+
+def _named_inside(rule: Rule, inside: Callable[[str], str | None], text: str, made: list[tuple[int, int]]) -> Rule:
+    """``rule`` as the record of its first match in ``text`` names it: its reason followed by
+    what the match holds (``PatternRule.names_inside``: ``base64:github-token``)."""
+    start, end = made[0]
+    kind = inside(text[start:end])
+    return rule._replace(reason=f"{rule.reason} ({kind})") if kind else rule  # type: ignore[union-attr]
 
 
 def _note_fired(fired: list[Rule], rule: Rule) -> None:
