@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from baton.domain.redaction import DEFAULT_RULES, RedactionPolicy, redact_payload, redact_text
 from baton.domain.redaction.rules import PRECHECKED_LENGTH
 from baton.domain.redaction.table import could_be_wrapped_secret
-from tests.secret_corpus import secrets
+from tests.secret_corpus import PARITY_NEAR_MISSES, secrets
 
 RULE = next(rule for rule in DEFAULT_RULES if rule.name == "base64-wrapped-secret")
 WITH_PRECHECK = RedactionPolicy()
@@ -178,3 +178,52 @@ def test_prose_cut_across_lines_passes_no_precheck():
     """Prose broken across lines ("ret" at one line's end, "ry" at the next's start) holds no run of
     base64 that decodes to text: nothing is decoded, the rule's pattern is not compiled."""
     assert not could_be_wrapped_secret("we will ret\nry it later\nwith a fresh cache")
+
+
+# -- base64 of what the screen finds, and of what it keeps ---------------------
+
+ENCODED_RULES = frozenset({"registry-auth", "base64-wrapped-secret", "jwt-base64", "private-key-base64",
+                           "openssh-private-key-body"})
+"""Rules whose secret is itself base64: encoded again it is base64 twice, decoded one level only."""
+
+FOUND = [text for s in secrets() for text in (s.line, s.value)
+         if not ENCODED_RULES & {r["rule"] for r in redact_payload(text, WITH_PRECHECK).records()}
+         and redact_text(text, WITH_PRECHECK) != text]
+KEPT_LINES = [line for lines in PARITY_NEAR_MISSES.values() for line in lines
+              if redact_text(line, WITH_PRECHECK) == line]
+
+
+def _encoded(raw: bytes, form: str) -> str:
+    encoded = base64.b64encode(raw).decode()
+    if form == "url-safe":
+        return base64.urlsafe_b64encode(raw).decode()
+    if form == "unpadded":
+        return encoded.rstrip("=")
+    if form.startswith("wrapped"):
+        width, newline = (64 if "64" in form else 76), ("\r\n" if "crlf" in form else "\n")
+        return newline.join(encoded[i:i + width] for i in range(0, len(encoded), width))
+    return encoded
+
+
+ENCODED_FORMS = ["one line", "url-safe", "unpadded", "wrapped 64", "wrapped 76", "wrapped 76 crlf"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(FOUND), st.sampled_from(ENCODED_FORMS), st.sampled_from(["", " ", "\n"]),
+       st.sampled_from(["{}", "data:\n  token: {}\n", "the CI variable holds {} (rotated)", HEADING + "\n\n- {}"]))
+def test_base64_of_any_secret_the_screen_finds_is_redacted_whole(secret, form, before, context):
+    """Every secret of the corpus the screen finds as written (a token, a key block, an assignment, a
+    line a terminal wrapped), base64-encoded in any form, standard or URL-safe, padded or not, whole or
+    wrapped, is redacted whole wherever it stands, with or without a word that woke the rule before."""
+    blob = _encoded((before + secret).encode(), form)
+    screened = redact_text(context.format(blob), WITH_PRECHECK)
+    assert all(line.strip() not in screened for line in blob.splitlines() if len(line.strip()) >= 12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(KEPT_LINES), st.sampled_from(ENCODED_FORMS))
+def test_base64_of_a_near_miss_the_screen_keeps_is_kept(line, form):
+    """A line the screen keeps as written (prose naming a prefix, a documented example, a placeholder,
+    a hash) is kept base64-encoded too: decoding finds no secret in it."""
+    blob = _encoded(line.encode(), form)
+    assert redact_text(f"blob: {blob}", WITH_PRECHECK) == f"blob: {blob}"

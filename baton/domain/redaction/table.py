@@ -341,7 +341,7 @@ def _wrapped_rules() -> KeywordPrefilter:
     if not _WRAPPED_RULES:
         _WRAPPED_RULES.append(KeywordPrefilter(
             [r for r in DEFAULT_RULES
-             if r.name not in ("base64-wrapped-secret", "line-wrapped-secret") and not isinstance(r, PathRule)]))
+             if r.name != "base64-wrapped-secret" and not isinstance(r, PathRule)]))
     return _WRAPPED_RULES[0]
 
 
@@ -601,12 +601,6 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _pattern("jwt-base64", "base64-encoded JSON Web Token",
              r"(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/_\-]{40,}={0,2}(?![A-Za-z0-9+/=])",
              keywords=("zxlk",), confirm=_base64_jwt),
-    _pattern("base64-wrapped-secret", "a secret another rule finds, wrapped in base64",
-             r"(?<![A-Za-z0-9+/_\-])(?:(?:[A-Za-z0-9+/]{76}\r?\n)+[A-Za-z0-9+/]+={0,2}"
-             r"|(?:[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}"
-             r"|[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9_\-]{12,}={0,2})(?![A-Za-z0-9+/=_\-])",
-             confirm=_wrapped_secret, examples_allowed=False, could_match=could_be_wrapped_secret,
-             names_inside=wrapped_secret_kind),
     _pattern("registry-auth", "base64 user:password in a Docker or npm registry config",
              r"""(?i:["']auth["']\s*:\s*["']|(?<![A-Za-z0-9])_auth\s*=\s*["']?)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""",
              keywords=('"auth"', "'auth'", "_auth"), confirm=_basic_credentials),
@@ -614,6 +608,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
              r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
              keywords=("authorization",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
+    # After the rules that name a base64 value by where it stands (a registry's ``auth``, an
+    # ``Authorization: Basic`` header): theirs is the more telling name.
+    _pattern("base64-wrapped-secret", "a secret another rule finds, wrapped in base64",
+             r"(?<![A-Za-z0-9+/_\-])(?:(?:[A-Za-z0-9+/]{76}\r?\n)+[A-Za-z0-9+/]+={0,2}"
+             r"|(?:[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}"
+             r"|[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9_\-]{12,}={0,2})(?![A-Za-z0-9+/=_\-])",
+             confirm=_wrapped_secret, examples_allowed=False, could_match=could_be_wrapped_secret,
+             names_inside=wrapped_secret_kind),
     # A cookie is a login: a session id pasted as evidence (``curl -H "Cookie: sessionid=…"``,
     # ``curl -b "sid=…"``, a ``Set-Cookie:`` line of a response) is redacted with the header's
     # whole list when one of its values looks like a secret; ``theme=dark`` and a cookie file
