@@ -71,7 +71,8 @@ def reference_spans(rule: AssignmentRule, text: str) -> Iterator[tuple[int, int]
     pos = 0
     while (m := _ASSIGNMENT.search(text, pos)) is not None:
         group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
-        if rule.key_test(key_words(m.group("key"))) and rule.value_test(m.group(group), POLICY):
+        # a bare ``key`` also needs a secret's shape, not a name's (``bare_keys``: ``key=access-development-``)
+        if rule.key_test(key_words(m.group("key"))) and rule._value_passes(m.group("key"), m.group(group), POLICY):
             yield m.span(group)
             pos = m.end()
         else:
