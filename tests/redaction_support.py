@@ -8,6 +8,7 @@ SYNTHETIC SECRETS ONLY: nothing here holds a credential.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -24,6 +25,16 @@ def redacted(text: str) -> tuple[str, set[str]]:
     """``text`` redacted under ``POLICY``, and the names of the rules that fired."""
     outcome = redact_payload(text, POLICY)
     return outcome.payload, {r.rule for r in outcome.redactions}
+
+
+def next_start(project: Path, session_id: str) -> subprocess.CompletedProcess[str]:
+    """A new Claude Code session's SessionStart hook in ``project`` (in its own process, no
+    hook server), as a user's next session runs it: its brief is in the JSON on stdout."""
+    hook = {"session_id": session_id, "cwd": str(project), "hook_event_name": "SessionStart",
+            "source": "startup", "transcript_path": "/dev/null"}
+    return subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"],
+                          input=json.dumps(hook), capture_output=True, text=True, cwd=project, timeout=120,
+                          env={**os.environ, "BATON_HOOK_SERVER": "0"})
 
 
 def kept_whole(text: str) -> bool:

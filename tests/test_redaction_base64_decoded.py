@@ -13,9 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +23,7 @@ from baton.domain.redaction import RedactionPolicy, redact_payload, redact_text
 from baton.domain.redaction import table as redaction_table
 from tests.conftest import run_baton
 from tests.handoff_support import every_file_under, handoff_events, materialized, payload
+from tests.redaction_support import next_start
 
 POLICY = RedactionPolicy()
 MARK = "[REDACTED:base64-wrapped-secret]"
@@ -215,11 +213,7 @@ def test_a_base64_secret_handed_on_never_reaches_the_next_session_starts_brief(p
                       "--project", str(project))
     assert ended.returncode == 0, ended.stderr
     assert blob.encode() not in _stored(project)
-    hook = {"session_id": "s-after", "cwd": str(project), "hook_event_name": "SessionStart",
-            "source": "startup", "transcript_path": "/dev/null"}
-    started = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"],
-                             input=json.dumps(hook), capture_output=True, text=True, cwd=project, timeout=120,
-                             env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    started = next_start(project, "s-after")
     assert started.returncode == 0, started.stderr
     brief = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "then deploy" in brief and MARK in brief

@@ -10,10 +10,7 @@ pieces.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from unittest import mock
 
 import pytest
@@ -23,7 +20,7 @@ from hypothesis import strategies as st
 from baton.domain.redaction import redact_payload, walk
 from baton.domain.regexes import compiled
 from tests.conftest import run_baton
-from tests.redaction_support import POLICY, kept_whole, redacted
+from tests.redaction_support import POLICY, kept_whole, next_start, redacted
 
 VALUE = "q8Zr2" + "LmX9vT4wK7pN3sJ6hB1"
 HEROKU = "01234567-89ab-" + "cdef-0123-456789abcdef"
@@ -137,11 +134,7 @@ def test_a_continued_secret_reaches_neither_the_ledger_nor_the_next_session_star
     for path in (project / ".baton").rglob("*"):
         if path.is_file():
             assert VALUE.encode() not in path.read_bytes(), path
-    payload = {"session_id": "s-after", "cwd": str(project), "hook_event_name": "SessionStart",
-               "source": "startup", "transcript_path": "/dev/null"}
-    started = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"],
-                             input=json.dumps(payload), capture_output=True, text=True, cwd=project, timeout=120,
-                             env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    started = next_start(project, "s-after")
     assert started.returncode == 0, started.stderr
     brief = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "then check it" in brief and "[REDACTED:generic-secret-assignment]" in brief
