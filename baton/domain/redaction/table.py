@@ -244,8 +244,9 @@ def wrapped_secret_kind(token: str) -> str | None:
     (``base64:github-token``, ``base64:generic-secret-assignment``), ``base64:basic-credentials``
     for a bare ``user:password`` pair; None when the decoded text holds no secret, or ``token``
     does not decode to text. One level: base64 inside the decoded text is not decoded again."""
-    if _LAST_KIND and _LAST_KIND[0][0] == token:
-        return _LAST_KIND[0][1]
+    last = _LAST_KIND[-1] if _LAST_KIND else None  # read once: another thread may judge another match
+    if last is not None and last[0] == token:
+        return last[1]
     kind = _decoded_secret_kind(token)
     _LAST_KIND[:] = [(token, kind)]
     return kind
@@ -292,9 +293,11 @@ def could_be_wrapped_secret(text: str) -> bool:
     text, so some run of ``[A-Za-z0-9+/_-]`` twelve or more long decodes to (non-blank) text — the
     match is such a run, the ``=`` after it aside — or a line of one of ``_WRAPPED_LINES`` decodes
     to the start of one (a wrapped block's first line: its last character may be cut). True of every
-    text the rule redacts from, whatever else it holds: the rule's keywords (3 or 4 letters of base64,
-    ``try``, ``lzd``…) are common in prose (``retry``, ``registry``, the heading of a brief's traps),
-    and its pattern costs ~2.2 M instructions to compile. Paths, ids and words decode to no text."""
+    text the rule redacts from, whatever else it holds. The rule has no keywords (a blob that decodes
+    to ``password: …`` or ``user:password`` holds none a prefilter could look for), so every text comes
+    here, and its pattern costs ~2.2 M instructions to compile: only a text holding such a run compiles
+    and searches it, and only the runs it matches are decoded. Paths, ids, hashes and words decode to
+    no text."""
     if len(text) > PRECHECKED_LENGTH:
         return True
     for run in token_runs(text, 12):
