@@ -28,9 +28,9 @@ from tests.app_support import init_project
 from tests.batons_support import ALICE
 from tests.cli_support import run, run_json
 from tests.conftest import run_baton
-from tests.harness_support import fixture
 from tests.sync_support import make_team
 from tests.test_batons_supersede_handoff import ready_handoff
+from tests.test_brief_names_the_objectives_session import start_hook
 from tests.test_claim_teammates_baton import BOB, _both_hold_a_baton_of_one_handoff, _pending_of
 from tests.test_objective_of_an_open_session import STARTS
 from tests.test_sync_baton_owners import as_user
@@ -77,13 +77,7 @@ def test_bootstrap_json_names_the_teammates_baton_left_pending_without_its_steps
 @pytest.mark.parametrize("harness", sorted(STARTS))
 def test_a_harness_session_start_claiming_your_baton_says_the_teammates_waits_for_them(capsys, tmp_path, harness):
     a, _b, _handoff_id = _alice_and_bob(capsys, tmp_path)
-    name = STARTS[harness]
-    payload = fixture(harness, name, a, session_id="alice-2")
-    if harness == "cursor":
-        payload["conversation_id"] = "alice-2"
-
-    r = run_baton("hook", harness, name.split(".")[0], cwd=a, input=json.dumps(payload),
-                  env={"BATON_HOOK_SERVER": "0"})
+    r = start_hook(harness, a, "alice-2")
 
     assert r.returncode == 0, r.stderr
     assert WAITS in r.stdout and "Active Session Handoff" in r.stdout
