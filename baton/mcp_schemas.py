@@ -416,11 +416,11 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                              "pressure", "action", "inputs", "unavailable", "reasons"),
     "baton_session": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
                        "handoff": _OPT_O, "claimedElsewhere": _OPT_O, "repeated": _B,
-                       "receivedBaton": _OPT_S}, "owner", "branch"),
+                       "receivedBaton": _OPT_S, "leftPending": _A}, "owner", "branch"),
     "bootstrap": _result({"brief": _S, "bytes": _I, "maxBytes": _I, "claimed": _B, "peek": _B, "repeated": _B,
                           "handoff": _OPT_O, "handoffMarkdown": _OPT_S, "sessionObjective": _OPT_O,
                           "objectiveKept": _OPT_S, "sessionId": _OPT_S, "notices": _A, "owner": _S, "branch": _S,
-                          "claimedElsewhere": _OPT_O},
+                          "claimedElsewhere": _OPT_O, "leftPending": _A},
                          "brief", "bytes", "claimed", "owner", "branch"),
 }
 

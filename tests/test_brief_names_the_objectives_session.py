@@ -37,15 +37,20 @@ def first_open(project):
     return project
 
 
+def start_hook(harness: str, project, session_id: str):
+    """``harness``'s session-start hook (``STARTS``) of a new session ``session_id``, run in
+    ``project`` as the harness runs it (its own process, no hook server)."""
+    name = STARTS[harness]
+    payload = fixture(harness, name, project, session_id=session_id)
+    if harness == "cursor":
+        payload["conversation_id"] = session_id
+    return run_baton("hook", harness, name.split(".")[0], cwd=project, input=json.dumps(payload),
+                     env={"BATON_HOOK_SERVER": "0"})
+
+
 @pytest.mark.parametrize("harness", sorted(STARTS))
 def test_a_second_sessions_hook_start_brief_says_the_objective_is_the_first_sessions(first_open, harness):
-    name = STARTS[harness]
-    payload = fixture(harness, name, first_open, session_id="second")
-    if harness == "cursor":
-        payload["conversation_id"] = "second"
-
-    r = run_baton("hook", harness, name.split(".")[0], cwd=first_open, input=json.dumps(payload),
-                  env={"BATON_HOOK_SERVER": "0"})
+    r = start_hook(harness, first_open, "second")
 
     assert r.returncode == 0, r.stderr
     assert WHOSE in r.stdout and OBJECTIVE in r.stdout

@@ -25,7 +25,6 @@ here: ``taken_up_before``) dismisses it the same way instead of claiming it
 from __future__ import annotations
 
 from baton.commands.batons import Peek, as_taken_up, handoff_status, taken_up_in, version_expected
-from baton.commands.identity import project_owner
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
@@ -82,11 +81,16 @@ def key_state(scope: WriteScope, key: str) -> BatonKey:
     return BatonKey.from_doc(key, scope.runner.get("batons", key))
 
 
-def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
-                   harness: str | None = None) -> BatonRecord:
+def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None, harness: str | None = None,
+                   claimer: str | None = None, left: list[BatonRecord] | None = None) -> BatonRecord:
     """Claim the baton ``peek`` read, exactly once — unless its handoff was resumed elsewhere
     after it was left (``taken_up_here``): then it is dismissed instead, and returned
     dismissed (the caller delivers nothing).
+
+    ``claimer``: the owner the session starts as (its ``--owner``, else this clone's git identity:
+    ``SessionContext.owner``), recorded as the claim's ``actor`` and the one whose batons of the
+    handoff it settles; None: the baton's owner. A teammate's pending baton of the same handoff is
+    left pending, and goes to ``left`` (the start names it: ``batons.waits_for_them_line``).
 
     Decides on the baton index as it is under the lock, then appends
     ``baton.claimed`` expecting the stream version ``peek`` saw (fsynced).
@@ -105,23 +109,18 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     claimed_at = rfc3339_micros(scope.project.clock())
     decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
     assert state.current is not None  # decide claims only a pending baton of the key
+    claimer = claimer or state.current.owner
     record_events(scope, decided, version=version_expected(scope, decided, record.key, peek.version), durable=True,
-                  actor=state.current.owner, session=session)
+                  actor=claimer, session=session)
     _resume_handoff(scope, record.id, session=session, harness=harness)
     # any other baton carrying the same handoff (a private and a shared one) that is the claimer's to
     # end is settled by this claim; a teammate's stays pending, theirs to receive (``yours_to_end``)
-    settle_carrying(scope, record.id, session=session, actor=state.current.owner, skip_key=record.key,
-                    resumer=_claimer(scope, state.current))
+    settle_carrying(scope, record.id, session=session, actor=claimer, skip_key=record.key, resumer=claimer,
+                    left=left)
     # Inside a batch() nothing is folded yet: the index still shows it pending, so it is not read again.
     claimed = key_state(scope, record.key).current if scope.gathered is None else None
     return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
         replace(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
-
-
-def _claimer(scope: WriteScope, claimed: BatonRecord) -> str:
-    """Who claims ``claimed``: its owner (a session start receives only its owner's private baton),
-    or, for a shared baton, the owner of the session starting here (``identity.project_owner``)."""
-    return claimed.owner if not claimed.shared else project_owner(scope.project)
 
 
 def append_created(scope: WriteScope, record: BatonRecord, *, session: str | None,

@@ -85,6 +85,8 @@ from baton.domain.batons import (
     too_big_notice,
     unseen_lines,
     visible_handoffs,
+    waiting_for_them_json,
+    waits_for_them_line,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, as_recorded, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
@@ -407,6 +409,10 @@ class BootstrapResult(Value):
     """The session started before (its start is recorded): nothing was claimed now, and
     ``record`` is the baton it received then, while the index still shows it (``domain.repeated_start``)."""
 
+    left_pending: tuple[BatonRecord, ...] = ()
+    """A teammate's pending batons of the handoff this start claimed, which the claim left pending
+    (theirs: ``baton_claim.settle_carrying``); the brief says each waits for them (``waits_for_them_line``)."""
+
     read_only: str | None = None
     """A gated start on a read-only ``.baton/`` (``ReadOnlyProject``'s message): the brief was read
     from a replay in memory, its baton shown and not claimed, nothing recorded (``Start.read_only``)."""
@@ -432,6 +438,7 @@ class BootstrapResult(Value):
             "repeated": self.repeated,
             "notices": list(self.notices),
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
+            "leftPending": [waiting_for_them_json(b) for b in self.left_pending],
             "sessionId": self.session_id,
             "sessionIdGenerated": self.session_id_generated,
             **self.context.to_json(),
@@ -1007,6 +1014,7 @@ class Start:
         waiting, brief, markdown = self.waiting, offer.brief, offer.markdown
         assert waiting is not None
         gate = self.gate
+        left: list[BatonRecord] = []  # a teammate's pending baton of its handoff, left pending
         try:
             with self.project.writing(self.limits) as scope:
                 if gate is not None and not gate.admit(scope):
@@ -1014,7 +1022,8 @@ class Start:
                         return self.again(scope, offer)
                     return self.result(self.standard([]))
                 with scope.batch():  # the claim and the session's start: one append, all or nothing
-                    claimed = claim_in_scope(scope, waiting, session=self.session_id)
+                    claimed = claim_in_scope(scope, waiting, session=self.session_id, claimer=self.ctx.owner,
+                                             left=left)
                     if gate is not None:
                         gate.record(scope, claimed if claimed.claimed else None, self.ctx)
         except BatonError as exc:
@@ -1029,7 +1038,21 @@ class Start:
         if not claimed.claimed:  # its handoff was resumed elsewhere since it was left: dismissed, told here
             told = _taken_up_told(self.project, claimed, self.ctx, self.spend)
             return self.result(self.standard(told), extra=told)
+        if left:  # rare: a teammate's baton of the same handoff waits for them; said in one line each
+            return self.waits_for_them(brief, claimed, markdown, left)
         return self.result(brief, claimed, markdown)
+
+    def waits_for_them(self, brief: AssembledBrief, claimed: BatonRecord, markdown: str,
+                       left: list[BatonRecord]) -> BootstrapResult:
+        """The claimed baton's brief, saying of each teammate's pending baton of its handoff the claim
+        left pending that it waits for them (``waits_for_them_line``), when the brief still holds the
+        baton with those lines (the baton is claimed: it is never dropped for them)."""
+        told = [waits_for_them_line(b) for b in left]
+        fuller = assemble_brief(handoff_markdown=markdown, objective=self.objective_text, decisions=self.decisions,
+                                traps=self.traps_without((claimed.id,)), max_bytes=self.max_bytes,
+                                notices=self.notices + told)
+        return replace(self.result(fuller if fuller.handoff_included else brief, claimed, markdown, extra=told),
+                       left_pending=tuple(left))
 
     def again(self, scope: Any, offer: Offer | None) -> BootstrapResult:
         """A start of this session recorded first, by another process, while this

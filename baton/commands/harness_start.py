@@ -35,7 +35,7 @@ from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, 
 from baton.commands.identity import DETACHED_BRANCH, context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_records import StartOnce, record_resumed, started_before
-from baton.domain.batons import DEFAULT_MAX_BYTES
+from baton.domain.batons import DEFAULT_MAX_BYTES, waiting_for_them_json
 from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.domain.repeated_start import continued_notice, received_baton
@@ -140,6 +140,7 @@ class SessionStartResult(Value):
                 "handoffId": brief.record.id if brief and brief.record else None,
                 "notices": list(brief.notices) if brief else [],
                 "claimedElsewhere": brief.claimed_elsewhere.to_json() if brief and brief.claimed_elsewhere else None,
+                "leftPending": [waiting_for_them_json(b) for b in brief.left_pending] if brief else [],
                 "draft": self.draft, "recalled": self.recalled, "context": self.context, "ledgerBusy": self.held_up,
                 "indexBehind": self.behind}
 

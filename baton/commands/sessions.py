@@ -45,6 +45,8 @@ from baton.domain.batons import (
     session_stream,
     shown_name,
     unseen_lines,
+    waiting_for_them_json,
+    waits_for_them_line,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, beside_left, claimed_elsewhere_notice
 from baton.domain.repeated_start import received_baton, repeated_start_notice
@@ -112,6 +114,9 @@ class SessionBeginResult(Value):
     objective_kept: str | None = None
     """Started without an objective, the session left standing the objective another session, still
     open, set on this owner and branch (that session's id: ``session_records.kept_objective``)."""
+    left_pending: tuple[BatonRecord, ...] = ()
+    """A teammate's pending batons of the handoff received, which the claim left pending (theirs);
+    ``notices`` says each waits for them (``waits_for_them_line``)."""
 
     @property
     def received(self) -> str | None:
@@ -140,6 +145,7 @@ class SessionBeginResult(Value):
             "repeated": self.before is not None,
             "receivedBaton": self.received,
             "notices": list(self.notices),
+            "leftPending": [waiting_for_them_json(b) for b in self.left_pending],
         }
         if self.unverified is not None:  # only then, as ``session handoff``: its feed is not vouched for
             out["feed"] = self.unverified.to_json()
@@ -170,7 +176,7 @@ class SessionBeginResult(Value):
         elif self.objective_kept:
             lines.append(objective_stands_notice(self.objective_kept))
         if self.record is not None:
-            lines += ["", (self.markdown() or "").rstrip("\n")]
+            lines += [*self.notices, "", (self.markdown() or "").rstrip("\n")]
         elif self.withheld:
             lines.append(self.withheld)
         else:
@@ -239,8 +245,10 @@ def begin_session(
                                now=rfc3339_micros(opened.clock())) if peek is None and not withheld else None
         with scope.batch():  # the claim and the start: one append, all or nothing
             received = None
+            left: list[BatonRecord] = []  # a teammate's pending baton of its handoff, which the claim leaves
             if peek is not None and claim_in_scope is not None:
-                received = claim_in_scope(scope, peek, session=session_id, harness=harness)
+                received = claim_in_scope(scope, peek, session=session_id, harness=harness, claimer=ctx.owner,
+                                          left=left)
                 if not received.claimed:  # resumed elsewhere since it was left: dismissed, not received
                     received = None
             changed, kept = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
@@ -257,7 +265,8 @@ def begin_session(
                               claimed_elsewhere=elsewhere if received is None else None, unseen=unseen,
                               unverified=unverified if received is not None else None, withheld=withheld,
                               owner_notice=(None if owner and owner.strip() else owner_notice(opened)) or "",
-                              notices=tuple(told), objective_kept=kept)
+                              notices=(*told, *(waits_for_them_line(b) for b in left if received is not None)),
+                              objective_kept=kept, left_pending=tuple(left) if received is not None else ())
 
 
 # -- end --------------------------------------------------------------------------------

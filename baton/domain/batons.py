@@ -263,6 +263,25 @@ def left_pending_line(record: "BatonRecord") -> str:
             f"carries this handoff and stays pending: it is theirs, and their next session start receives it.")
 
 
+def waits_for_them_line(record: "BatonRecord") -> str:
+    """What a session start that claimed its baton says, in one line, of a teammate's pending baton
+    carrying the same handoff, which the claim left pending (``left_to_their_owner``): whose it is and
+    that it waits for them, never its content (a private baton is its owner's alone:
+    session-handoff-baton.txt, "never sees or consumes a private baton")."""
+    left = f", left by {shown_name(record.left_by)}" \
+        if record.left_by and not same_owner(record.left_by, record.owner) else ""
+    whose = f"The shared baton left by {shown_name(record.owner)}" if record.shared else \
+        f"A baton for {shown_name(record.owner)} on {shown_name(record.branch)}{left}"
+    return f"{whose} carries this handoff too and waits for them: it is theirs, so this start neither claimed it nor shows it."
+
+
+def waiting_for_them_json(record: "BatonRecord") -> dict[str, Any]:
+    """A teammate's baton a claim left pending (``waits_for_them_line``) as ``--json`` names it:
+    whose it is and where, never its steps."""
+    return {"id": record.id, "owner": record.owner, "branch": record.branch, "shared": record.shared,
+            "leftBy": record.left_by}
+
+
 class BatonRecord(Value):
     """A baton as the index keeps it: the spec's HandoffRecord plus a status.
 

@@ -66,6 +66,9 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
+    keeps_before_loss = True
+    """A rebuild over lost events keeps a handoff file it rewrote as it was (``ProjectionRunner._keep_before``):
+    it may be the only whole copy of the handoff's last state (a revision cut off the feed)."""
     version = 13
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,

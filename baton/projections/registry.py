@@ -51,6 +51,7 @@ class Deferred:
         self.types = getattr(base, "types", None)  # here, not through ``__getattr__`` (which loads the fold)
         self.folds_runs = getattr(base, "folds_runs", False)
         self.late_bounds = getattr(base, "late_bounds", None)  # the runner asks it of a late event
+        self.keeps_before_loss = getattr(base, "keeps_before_loss", False)  # the runner asks it of a rebuilt file
         self.fold_path = fold
         self._fold: Any = None
 

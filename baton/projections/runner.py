@@ -49,7 +49,7 @@ from collections.abc import Callable
 import orjson
 
 from baton.canonical import loads
-from baton.config import write_bytes_atomic
+from baton.config import TEMPORARY_PREFIX, write_bytes_atomic
 from baton.errors import DiskFull, IndexBehind, IndexPinned, NotFound, StorageError
 from baton.events.names import DECODED, load_family
 from baton.gitinfo import inside, real_path
@@ -94,6 +94,9 @@ INDEX_SCHEMA = 5
 4: the ``unwritten`` table (materialized files that could not be written);
 5: both (the two were built apart)."""
 KEPT = "kept"
+BEFORE_LOSS = ".before-loss"
+"""What names a handoff file a rebuild over lost events kept as it was, beside the one it rewrote
+(``<name>.before-loss.json``: ``ProjectionRunner._keep_before``)."""
 """The ``materialized`` rows' projection for a file a rebuild kept although no
 document shows it any more, because the ledger lost events it acknowledged: the
 file may be the only whole copy of what they recorded (``kept_files``)."""
@@ -224,6 +227,9 @@ class ProjectionRunner:
         self.by_name = {p.name: p for p in self.projections}
         self._folders: dict[str, str] = {}
         self._held: _HeldFiles | None = None
+        self._before: dict[str, str] | None = None
+        """During a rebuild that is not pinned: each handoff file it rewrote with other bytes (relative
+        to ``.baton/``), set aside first under a temporary name (``_set_before_aside``)."""
         """During a rebuild: the files of documents that change batch after
         batch, written once they stop changing (``_materialize``)."""
         self.upcasters = upcasters
@@ -1162,12 +1168,14 @@ class ProjectionRunner:
         if reset:
             events = self._watch_recorded_heads(events, contradicted)
         self._held = _HeldFiles() if reset else None
+        self._before = {} if reset and pinned is None and not self.in_memory else None
         try:
             with db.conn:
                 count, last_key = self._replay_batches(stream, events, reset=reset, progress=progress, pinned=pinned,
                                                        floor=floor, contradicted=contradicted)
         finally:
             self._held = None
+            self._put_back_before()
         if progress:
             progress(count, count)
         if reset:
@@ -1198,7 +1206,9 @@ class ProjectionRunner:
         if reset:
             self._write_docs({}, set(), prune=False)  # the files still held
             # a replay pinned in the past (``rebuild --until``) shows fewer events on purpose
-            self._remove_unshown_files(keep=pinned is None and self._lost_heads(stream.cursors, contradicted))
+            lost = pinned is None and self._lost_heads(stream.cursors, contradicted)
+            self._remove_unshown_files(keep=lost)
+            self._keep_before(lost)
         if floor is not None and (last_key is None or last_key < floor):
             last_key = floor
         self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned, keep=contradicted)
@@ -1352,6 +1362,8 @@ class ProjectionRunner:
                     if _holds(target, data, rel):
                         shown.append(rel)
                         continue
+                    if self._before is not None and rel not in self._before and getattr(self.by_name[slot[0]], "keeps_before_loss", False):
+                        self._set_before_aside(rel, target)
                     write_bytes_atomic(target, data)
                     shown.append(rel)
                 except StorageError as exc:
@@ -1395,6 +1407,66 @@ class ProjectionRunner:
                 self.db.execute("INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, '')",
                                 [rel, KEPT])
         self.db.execute("DROP TABLE temp.shown_before")
+
+    def _set_before_aside(self, rel: str, target: str) -> None:
+        """Before a rebuild rewrites the handoff file ``rel`` (at ``target``) with other bytes: move
+        what it holds aside, under a temporary file's name (``.tmp.<pid>.<hex>``, which ``baton
+        rebuild`` removes once its process is gone), for ``_keep_before``. Only then is it known
+        whether the ledger lost events the index acknowledged: the file may be the only whole copy
+        of the last state they recorded (a revision whose line was cut off the feed)."""
+        try:
+            if not _stat.S_ISREG(os.lstat(target).st_mode):
+                return
+            aside = os.path.join(os.path.dirname(target), f"{TEMPORARY_PREFIX}{os.getpid()}.{os.urandom(4).hex()}")
+            os.rename(target, aside)
+        except OSError:
+            return  # none there, or not movable: rewritten as before
+        assert self._before is not None  # the caller checked
+        self._before[rel] = aside
+
+    def _keep_before(self, lost: bool) -> None:
+        """After a rebuild's fold: when the ledger lost events the index acknowledged (``lost``),
+        each handoff file the rebuild rewrote is kept as it was, beside it, as ``<name>.before-loss.json``
+        (a ``KEPT`` row: named with the loss, moved into quarantine by ``baton repair --yes``, reached
+        by ``forget``); otherwise (a new index format, a forget) what was set aside is removed."""
+        before, self._before = self._before or {}, None
+        if not lost:
+            self._drop_restored_before()
+        for rel, aside in before.items():
+            try:
+                if not lost:
+                    os.unlink(aside)
+                    continue
+                kept = _free_name(self._baton, rel.removesuffix(".json") + BEFORE_LOSS, ".json")
+                os.rename(aside, os.path.join(self._baton, kept))
+            except OSError as exc:
+                self._note_unwritten(rel, (KEPT, ""), f"cannot keep the file a lost event showed: {exc}")
+                continue
+            self.db.execute("INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, '')",
+                            [kept, KEPT])
+
+    def _drop_restored_before(self) -> None:
+        """A rebuild that lost nothing (the feed was restored from a copy): a kept ``.before-loss``
+        file holding what the file beside it now shows again is removed, with its ``KEPT`` row."""
+        rows = self.db.execute("SELECT path FROM materialized WHERE projection = ? AND path LIKE ?",
+                               [KEPT, f"%{BEFORE_LOSS}%.json"]).fetchall()
+        for (rel,) in rows:
+            shown = rel[:rel.rindex(BEFORE_LOSS)] + ".json"
+            try:
+                with open(self._inside(rel), "rb") as kept, open(self._inside(shown), "rb") as now:
+                    if kept.read() != now.read():
+                        continue
+            except (OSError, StorageError):
+                continue
+            self._remove(rel, (KEPT, ""))
+            self.db.execute("DELETE FROM materialized WHERE projection = ? AND path = ?", [KEPT, rel])
+
+    def _put_back_before(self) -> None:
+        """A rebuild that failed midway: each handoff file it set aside goes back where it was."""
+        before, self._before = self._before or {}, None
+        for rel, aside in before.items():
+            with contextlib.suppress(OSError):
+                os.replace(aside, os.path.join(self._baton, rel))
 
     def _lost_heads(self, cursors: Mapping[str, Cursor], contradicted: Mapping[str, tuple[int, str | None]]) -> bool:
         """After a rebuild's fold: some feed ends before the head the index
@@ -1510,6 +1582,16 @@ class _HeldFiles:
                 self.size += _bytes_of(files)
         self.last = now
         return ready, there
+
+
+def _free_name(folder: str, stem: str, suffix: str) -> str:
+    """``stem + suffix``, or ``stem-2 + suffix``, … : the first name no file in ``folder`` (``.baton/``)
+    holds (relative to it)."""
+    name, n = stem + suffix, 1
+    while os.path.lexists(os.path.join(folder, name)):
+        n += 1
+        name = f"{stem}-{n}{suffix}"
+    return name
 
 
 def _bytes_of(files: dict[str, bytes]) -> int:
