@@ -335,11 +335,11 @@ def default_wiring(base: str | os.PathLike, harness: str) -> tuple[str, str | No
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
                   events: tuple[str, ...] | None = None, hook_command: str | None = None,
-                  user_level: bool = False) -> InstallResult:
+                  user_level: bool = False, kept_for: tuple[str, ...] = ()) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
-    The hooks run ``hook_command`` when given (``wiring.relay_command``: the same ``baton``
-    started without its console script), else ``command``, which the MCP server always runs.
+    The hooks run ``hook_command`` when given (``wiring.relay_command``), else ``command``, which the
+    MCP server always runs; ``kept_for``: the tracked files it was kept for (``default_wiring``).
 
     Only the hooks of ``events`` (``parse_events``; None: ``CommandHookAdapter.default_roles``)
     are wired; Baton's hooks for the others, left by an earlier install, are taken out.
@@ -362,7 +362,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     base = Path(worktree) if worktree is not None else project
     _check_place(project, base, harness, user_level)
     words = command_words(command)
-    warnings: tuple[str, ...] = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
+    warnings: tuple[str, ...] = () if resolve_program(words[0]) else (not_found_warning(words[0], harness, kept_for),)
     planned = []
     originals = []
     excludes: list[tuple[ExcludeEdit, Path, str]] = []
@@ -392,7 +392,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     steps = tuple(step.replace("{hooks}", str(wired)) for step in getattr(chosen, "user_steps", ()))
     result = functools.partial(InstallResult, harness, str(base), project=elsewhere, user_steps=steps,
                                command=shlex.join(words), events=events, hook_command=hook_command,
-                               hook_files=hook_files, hooks_note=hooks_note)
+                               hook_files=hook_files, hooks_note=hooks_note, kept_for=kept_for)
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
         return result(True, changes, would_init, warnings=warnings)

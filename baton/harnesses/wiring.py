@@ -167,10 +167,15 @@ def suggestion() -> str:
     return shlex.quote(found) if found else "/absolute/path/to/baton"
 
 
-def not_found_warning(program: str, harness: str) -> str:
-    """One line: the program the wiring runs is not found, and what to pass instead."""
+def not_found_warning(program: str, harness: str, committed: tuple[str, ...] = ()) -> str:
+    """One line: the program the wiring runs is not found, and what to pass instead. ``committed``: the
+    tracked files the portable command was kept from (``install.default_wiring``): then only ``PATH``
+    is offered, as ``baton doctor`` offers it (``committed_fix``)."""
     where = "is not found on PATH here" if _not_found(program).endswith("PATH here") else "is no executable file here"
-    if _bare(program):  # the portable form (given, or kept from committed wiring): PATH is the fix
+    if _bare(program) and committed:
+        return (f"warning: `{program}` {where}, so {harness} would not find it either and Baton's hooks would "
+                f"do nothing; {committed_fix([program], committed)}")
+    if _bare(program):  # the portable form given: PATH is the fix
         return (f"warning: `{program}` {where}, so {harness} would not find it either and Baton's hooks would "
                 f"do nothing; put `{program}` on PATH here (--command baton, the portable form for files a team "
                 f"commits, needs it there), or pass "
@@ -619,17 +624,23 @@ def lost_program_fix(wiring: HarnessWiring, lost: list[str], committed: list[str
     harness, events = wiring.harness, wiring.events_option()
     bare = [p for p in lost if _bare(p)]
     if bare and committed:
-        names = " and ".join(f"`{p}`" for p in bare)
-        return (f"put {names} on PATH here: {' and '.join(committed)} {'is' if len(committed) == 1 else 'are'} "
-                f"committed with the portable {names}, which `install-hooks` keeps (`"
-                f"{rerun(harness, wiring.command() or bare[0], events)}` keeps the committed command line; only a "
-                f"`--command` naming this machine's absolute path would write it into "
-                f"{'it' if len(committed) == 1 else 'them'})")
+        return committed_fix(bare, committed, rerun(harness, wiring.command() or bare[0], events))
     on_path = f"put {' and '.join(f'`{p}`' for p in bare)} on PATH, or " if bare else ""
     if running_baton():
         return f"{on_path}run `{rerun(harness, events=events)}` (it writes that baton's absolute path)"
     return (f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}"
             f"{f' --events {events}' if events else ''}` (it writes that baton's absolute path)")
+
+
+def committed_fix(bare: list[str], committed: list[str] | tuple[str, ...], keeping: str | None = None) -> str:
+    """What to do when the portable ``bare`` programs that the tracked files ``committed`` run are not
+    found here (``lost_program_fix``, ``not_found_warning``): put them on ``PATH``, not rewire the files
+    with this machine's absolute path (``keeping``: the ``install-hooks`` line that keeps them)."""
+    names = " and ".join(f"`{p}`" for p in bare)
+    kept = f"`{keeping}` keeps the committed command line; " if keeping else ""
+    return (f"put {names} on PATH here: {' and '.join(committed)} {'is' if len(committed) == 1 else 'are'} "
+            f"committed with the portable {names}, which `install-hooks` keeps ({kept}only a `--command` naming "
+            f"this machine's absolute path would write it into {'it' if len(committed) == 1 else 'them'})")
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
