@@ -711,7 +711,8 @@ def add_harness_commands(sub, common) -> None:
                         "can be left out. Baton's hooks for an event left out are taken out")
     p.add_argument("--user-level", action="store_true",
                    help="the project folder is your home directory and you mean it: write the harness's "
-                        "user-level configuration there (~/.claude/settings.json, ~/.codex/hooks.json...), which it "
+                        "user-level configuration there (~/.claude/settings.json, ~/.codex/hooks.json...; where "
+                        "$CLAUDE_CONFIG_DIR, $CODEX_HOME or $GEMINI_CLI_HOME puts it, when set), which it "
                         "reads in every folder, so Baton's hooks run in every project (refused without it, exit 5)")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks (claude-code: from .claude/settings.local.json "

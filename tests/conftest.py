@@ -53,7 +53,10 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.delenv("BATON_DEBUG", raising=False)
     for harness_named in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):  # a harness running the tests names its own
         monkeypatch.delenv(harness_named, raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)  # doctor reads the user's Codex config: the scratch home's
+    # doctor and install-hooks read the user's harness configuration: the scratch home's, where no
+    # harness's own variable (config_text.CONFIG_HOMES) moves it
+    for config_home in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(config_home, raising=False)
     # A `baton` program run by a test runs every hook in its own process and starts no hook
     # server (tests/test_hook_server.py turns it on, in a folder of its own).
     monkeypatch.setenv("BATON_HOOK_SERVER", "0")

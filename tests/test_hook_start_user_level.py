@@ -83,3 +83,35 @@ def test_a_start_in_a_folder_whose_own_files_hold_the_hooks_says_they_are_instal
     said = _start("codex", other, home)
 
     assert "hooks are installed here" in said and "`baton install-hooks --harness codex --remove`" in said
+
+
+MOVED = {"claude-code": ("CLAUDE_CONFIG_DIR", "settings.json"), "codex": ("CODEX_HOME", "hooks.json"),
+         "gemini-cli": ("GEMINI_CLI_HOME", ".gemini/settings.json")}
+"""Each harness's own variable moving its user-level files, and the hooks file under the folder it names
+(``config_text.CONFIG_HOMES``)."""
+
+
+@pytest.mark.parametrize("harness", sorted(MOVED))
+def test_a_start_run_by_user_level_hooks_the_harnesss_variable_moved_names_that_file(
+        home, other, tmp_path, monkeypatch, harness):
+    variable, hooks = MOVED[harness]
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv(variable, str(tmp_path / "config-home"))
+    install_hooks(home, harness, user_level=True)
+
+    said = _start(harness, other, home)
+
+    assert f"user-level {harness} configuration (`{tmp_path / 'config-home' / hooks}`, read in every folder)" in said
+    assert f"`baton install-hooks --harness {harness} --remove --project ~`" in said
+
+
+def test_hooks_left_in_the_home_directory_once_codex_home_names_another_folder_are_not_named_user_level(
+        home, other, tmp_path, monkeypatch):
+    """Codex then reads ``$CODEX_HOME/hooks.json``, not ``~/.codex/hooks.json``: those hooks are not what ran."""
+    monkeypatch.setenv("HOME", str(home))
+    install_hooks(home, "codex", user_level=True)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "config-home"))
+
+    said = _start("codex", other, home)
+
+    assert "user-level" not in said and "none of its files holds them" in said

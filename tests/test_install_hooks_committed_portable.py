@@ -94,3 +94,22 @@ def test_kept_portable_wiring_whose_baton_is_not_on_path_is_told_to_put_it_on_pa
     assert code == 0 and result["commandKept"] is True
     assert "put `baton` on PATH here" in warning
     assert warning.index("put `baton` on PATH here") < warning.index("--command")
+
+
+def test_kept_portable_wiring_whose_baton_is_not_on_path_is_told_what_doctor_tells_and_offered_no_machine_path(
+        project_dir, capsys, monkeypatch):
+    """Both say: put `baton` on PATH, the committed files named; neither offers a ``--command`` with
+    this machine's path as the way out (it would write that path into what the team shares)."""
+    _alices_clone(project_dir)
+    monkeypatch.setenv("PATH", str(project_dir / "no-such-bin"))
+
+    _, out, _ = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--json")
+    [warning] = json.loads(out)["warnings"]
+    _, out, _ = run(capsys, project_dir, "doctor", "--json")
+    [check] = [c for c in json.loads(out)["checks"] if c["name"] == "harness claude-code"]
+
+    said = ("put `baton` on PATH here: .claude/settings.json and .mcp.json are committed with the portable "
+            "`baton`, which `install-hooks` keeps (")
+    assert said in warning and said in check["detail"]
+    assert "only a `--command` naming this machine's absolute path would write it into them" in warning
+    assert "pass --command" not in warning

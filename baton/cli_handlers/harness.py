@@ -31,8 +31,7 @@ def install_hooks(args: argparse.Namespace):
     command, hook_command, kept_for = (default_wiring(worktree or root, args.harness) if args.command is None
                                        else (args.command, None, ()))
     result = write_hooks(root, args.harness, dry_run=args.dry_run, command=command, worktree=worktree,
-                         events=events, hook_command=hook_command, user_level=args.user_level)
-    result = attrs.evolve(result, kept_for=kept_for)
+                         events=events, hook_command=hook_command, user_level=args.user_level, kept_for=kept_for)
     if result.warnings:
         for line in result.warnings:
             print(f"baton: {screen_text(line, output_policy())}", file=sys.stderr)

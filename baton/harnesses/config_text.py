@@ -167,6 +167,63 @@ def project_folder(root: str | os.PathLike, doing: str) -> Path:
     return folder
 
 
+CONFIG_HOMES = {"claude-code": (".claude", "CLAUDE_CONFIG_DIR"), "codex": (".codex", "CODEX_HOME"),
+                "gemini-cli": ("", "GEMINI_CLI_HOME")}
+"""Per harness, the folder of the home directory its user-level files are in (``""``: the home
+directory itself) and the variable of its own that moves it, as each reads it: Claude Code 2.1 reads
+``$CLAUDE_CONFIG_DIR/settings.json`` for ``~/.claude/settings.json``, Codex 0.171 ``$CODEX_HOME/hooks.json``
+and ``config.toml`` for ``~/.codex/``, Gemini CLI 0.61 takes ``$GEMINI_CLI_HOME`` for the home
+directory itself (``~/.gemini/settings.json`` and ``~/.agents/skills`` under it: its
+``packages/core/src/utils/paths.ts`` ``homedir()``). Cursor has none."""
+
+
+def is_home(folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` is the user's home directory (``$HOME``), links resolved: there a harness's
+    project files are its user-level configuration (``~/.claude/settings.json``, ``~/.codex/hooks.json``,
+    ``~/.gemini/settings.json``, ``~/.cursor/hooks.json``), which it reads in every folder, from where
+    the harness's own variable puts it (``moved_home``)."""
+    try:
+        return os.path.realpath(folder) == os.path.realpath(Path.home())
+    except (OSError, RuntimeError):  # no home to be found
+        return False
+
+
+def moved_home(harness: str, relative: str) -> Path | None:
+    """Where ``harness`` reads its user-level file ``relative`` (a path of the home directory,
+    ``.codex/hooks.json``) when its own variable (``CONFIG_HOMES``) moves it: ``$CODEX_HOME/hooks.json``.
+    None when the variable is unset or empty, or does not move that file (``.mcp.json``)."""
+    folder, variable = CONFIG_HOMES.get(harness, ("", ""))
+    moved = os.environ.get(variable) if variable else None
+    if not moved:
+        return None
+    if not folder:
+        return Path(os.path.abspath(moved)) / relative
+    head, _, rest = relative.partition("/")
+    return Path(os.path.abspath(moved)) / rest if head == folder and rest else None
+
+
+def located(base: Path, relative: str, harness: str) -> Path:
+    """Where ``harness`` reads its file ``relative`` of the folder ``base``: ``base/relative``, except
+    when ``base`` is the home directory and the harness's variable moves that file (``moved_home``).
+    Checked to stay inside ``base`` (``contained``) unless so moved: the variable names where the
+    harness itself reads it."""
+    moved = moved_home(harness, relative) if is_home(base) else None
+    return moved if moved is not None else contained(base, relative)
+
+
+def seen_at(base: Path, relative: str, harness: str) -> Path:
+    """``located``, unchecked: where ``harness`` reads ``relative`` of ``base``, for reading only."""
+    moved = moved_home(harness, relative) if is_home(base) else None
+    return moved if moved is not None else base / relative
+
+
+def shown_path(base: Path, relative: str, harness: str) -> str:
+    """How to name ``relative`` of ``base`` to the person: ``relative``, or where the harness's
+    variable moved it (``moved_home``), absolute."""
+    moved = moved_home(harness, relative) if is_home(base) else None
+    return str(moved) if moved is not None else relative
+
+
 def contained(root: Path, relative: str) -> Path:
     path = root / relative
     real = Path(os.path.realpath(path))

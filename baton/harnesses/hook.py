@@ -320,9 +320,9 @@ def not_initialised(harness: str, root: str | None = None) -> str:
                 f"for this session: run `baton init` to use it, or remove the hooks "
                 f"(`baton install-hooks --harness {harness} --remove`).\n")
     if where is not None:
-        return (f"> ⚠️ Baton's hooks in your user-level {harness} configuration (`~/{where}`, read in every folder) "
+        return (f"> ⚠️ Baton's hooks in your user-level {harness} configuration (`{where}`, read in every folder) "
                 f"ran here, but this folder has no `.baton/`, so Baton keeps nothing for this session: run "
-                f"`baton init` here to use Baton in it, or take the hooks out of `~/{where}` to stop them running "
+                f"`baton init` here to use Baton in it, or take the hooks out of `{where}` to stop them running "
                 f"everywhere (`baton install-hooks --harness {harness} --remove --project ~`).\n")
     return (f"> ⚠️ Baton's {harness} hooks ran here, but this folder has no `.baton/` and none of its files holds "
             f"them (they come from a {harness} configuration outside it), so Baton keeps nothing for this session: "
@@ -333,8 +333,9 @@ def not_initialised(harness: str, root: str | None = None) -> str:
 def wired_where(harness: str, root: str | None) -> str | None:
     """Where Baton's hooks for ``harness`` are, seen from the folder ``root`` a session start found
     no ``.baton/`` in: ``""`` when its own files hold them (or it is the home directory, or that
-    cannot be told); the file, relative to the home directory, when only the harness's user-level
-    configuration there holds them; None when neither does. Read only on this failure path
+    cannot be told); the file, as ``~/.codex/hooks.json`` or, moved by the harness's own variable
+    (``config_text.moved_home``: ``$CODEX_HOME``...), its absolute path, when only the harness's
+    user-level configuration holds them; None when neither does. Read only on this failure path
     (``wiring.inspect_wiring``), never on a hook that finds its project."""
     if not root:
         return ""
@@ -343,10 +344,10 @@ def wired_where(harness: str, root: str | None) -> str | None:
         home = os.path.expanduser("~")
         if os.path.realpath(root) == os.path.realpath(home) or wiring.inspect_wiring(root, harness).file_hooks:
             return ""
-        found = wiring.inspect_wiring(home, harness).file_hooks
+        found = next(iter(wiring.inspect_wiring(home, harness).file_hooks), None)
     except (OSError, BatonError, ValueError):
         return ""
-    return next(iter(found), None)
+    return None if found is None else wiring.user_level_name(harness, found)
 
 
 JSON_KINDS = {bool: "true or false", int: "a number", float: "a number", dict: "an object", list: "an array"}

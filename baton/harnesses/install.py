@@ -79,11 +79,13 @@ from baton.harnesses import adapter
 from baton.harnesses.claude_hooks_off import hooks_off
 from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, committable, plan_exclude
 from baton.harnesses.config_text import (
-    contained,
+    is_home,
+    located,
     new_text,
     original_path,
     project_folder,
     read_text,
+    shown_path,
     write_text,
 )
 from baton.harnesses.protocol import DEFAULT_ROLES, HOOK_ROLES, REQUIRED_ROLES, ConfigFile
@@ -333,11 +335,11 @@ def default_wiring(base: str | os.PathLike, harness: str) -> tuple[str, str | No
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
                   events: tuple[str, ...] | None = None, hook_command: str | None = None,
-                  user_level: bool = False) -> InstallResult:
+                  user_level: bool = False, kept_for: tuple[str, ...] = ()) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
-    The hooks run ``hook_command`` when given (``wiring.relay_command``: the same ``baton``
-    started without its console script), else ``command``, which the MCP server always runs.
+    The hooks run ``hook_command`` when given (``wiring.relay_command``), else ``command``, which the
+    MCP server always runs; ``kept_for``: the tracked files it was kept for (``default_wiring``).
 
     Only the hooks of ``events`` (``parse_events``; None: ``CommandHookAdapter.default_roles``)
     are wired; Baton's hooks for the others, left by an earlier install, are taken out.
@@ -360,21 +362,21 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     base = Path(worktree) if worktree is not None else project
     _check_place(project, base, harness, user_level)
     words = command_words(command)
-    warnings: tuple[str, ...] = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
+    warnings: tuple[str, ...] = () if resolve_program(words[0]) else (not_found_warning(words[0], harness, kept_for),)
     planned = []
     originals = []
     excludes: list[tuple[ExcludeEdit, Path, str]] = []
     specs = chosen.configuration(shlex.join(words), events, hook_command)
     placed, hook_files, hooks_note = _placed(specs, base, harness)
     for spec, given in placed:
-        path = contained(base, spec.path)
+        path, shown = located(base, spec.path, harness), shown_path(base, spec.path, harness)
         old = read_text(path)
-        action, text, diff = _change(spec, given, old, original_path(project, base, harness, spec.path), harness)
-        note = spec.note if action != "unchanged" else None
-        planned.append((path, text, FileChange(spec.path, action, diff, note)))
+        action, text, diff = _change(spec, given, old, original_path(project, base, harness, spec.path), harness, shown)
+        planned.append((path, text, FileChange(shown, action, diff, spec.note if action != "unchanged" else None)))
         if action == "updated" and spec.text is None and _users(given, old, base, harness):
             originals.append((original_path(project, base, harness, spec.path), path))
-        if spec.clone_only and (action == "created" or _only_batons(given, old) or committable(base, spec.path)):
+        if spec.clone_only and shown == spec.path and (  # not moved out of the home directory (moved_home)
+                action == "created" or _only_batons(given, old) or committable(base, spec.path)):
             excluded = _exclude_plan(project, base, harness, path, spec.path)
             if excluded is not None:
                 excludes.append(excluded)
@@ -390,7 +392,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     steps = tuple(step.replace("{hooks}", str(wired)) for step in getattr(chosen, "user_steps", ()))
     result = functools.partial(InstallResult, harness, str(base), project=elsewhere, user_steps=steps,
                                command=shlex.join(words), events=events, hook_command=hook_command,
-                               hook_files=hook_files, hooks_note=hooks_note)
+                               hook_files=hook_files, hooks_note=hooks_note, kept_for=kept_for)
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
         return result(True, changes, would_init, warnings=warnings)
@@ -429,10 +431,10 @@ def _placed(specs: list[ConfigFile], base: Path,
     if personal is None or personal.merge is None:
         return as_given, {event: hooks_file.path for event in wired}, None
     events = {hook.event for hook in adapter(harness).hooks}
-    held = set(baton_hooks(_parsed(base, personal.path), harness, events))
+    held = set(baton_hooks(_parsed(base, personal.path, harness), harness, events))
     if not held:
         return as_given, {event: hooks_file.path for event in wired}, None
-    shared = set(baton_hooks(_parsed(base, hooks_file.path), harness, events))
+    shared = set(baton_hooks(_parsed(base, hooks_file.path, harness), harness, events))
     moved = {event: groups for event, groups in wired.items() if event in held or event not in shared}
     stays = {event: groups for event, groups in wired.items() if event not in moved}
     doubled = [event for event in moved if event in shared]
@@ -448,7 +450,7 @@ def _placed(specs: list[ConfigFile], base: Path,
         omitted=hooks_file.omitted + tuple(("hook", harness, event) for event in moved), note=note)
     placed_personal = personal._replace(  # type: ignore[attr-defined]
         merge={**personal.merge, **({"hooks": moved} if moved else {})}, omitted=hooks_file.omitted)
-    gone = not stays and not rest and not contained(base, hooks_file.path).exists()  # not created for nothing
+    gone = not stays and not rest and not located(base, hooks_file.path, harness).exists()  # not created for nothing
     placed = [(placed_hooks if spec is hooks_file else placed_personal if spec is personal else spec, spec)
               for spec in specs if not (gone and spec is hooks_file)]
     where = {event: personal.path if event in moved else hooks_file.path for event in wired}
@@ -464,16 +466,16 @@ def _placed(specs: list[ConfigFile], base: Path,
 
 
 def _change(spec: ConfigFile, given: ConfigFile, old: str | None, keep: Path | None,
-            harness: str) -> tuple[str, str, str]:
+            harness: str, shown: str) -> tuple[str, str, str]:
     """What becomes of the file ``old`` (None: absent): its action (``FileChange.action``), its
-    new text (``""`` when deleted) and the unified diff."""
+    new text (``""`` when deleted) and the unified diff, naming it ``shown``."""
     text = new_text(spec, old)
     action = "created" if old is None else ("unchanged" if text == old else "updated")
     if action == "updated" and _emptied(spec, given, old, text, keep, harness):
         action, text = "deleted", ""
     diff = "".join(difflib.unified_diff((old or "").splitlines(keepends=True), text.splitlines(keepends=True),
-                                        fromfile=f"a/{spec.path}" if old is not None else "/dev/null",
-                                        tofile=f"b/{spec.path}" if action != "deleted" else "/dev/null"))
+                                        fromfile=f"a/{shown.lstrip('/')}" if old is not None else "/dev/null",
+                                        tofile=f"b/{shown.lstrip('/')}" if action != "deleted" else "/dev/null"))
     return action, text, diff
 
 
@@ -505,9 +507,9 @@ def _parsed_text(text: str | None) -> Any:
         return None
 
 
-def _parsed(base: Path, relative: str) -> dict[str, Any]:
+def _parsed(base: Path, relative: str, harness: str) -> dict[str, Any]:
     """A JSON file's object, or {} when it is absent or is none (``install_hooks`` refuses it then)."""
-    text = read_text(contained(base, relative))
+    text = read_text(located(base, relative, harness))
     try:
         value = orjson.loads(text) if text is not None and text.strip() else {}
     except orjson.JSONDecodeError:
@@ -567,26 +569,16 @@ def _exclude_plan(project: Path, base: Path, harness: str, path: Path,
     return None if edit is None or record is None else (edit, record, relative)
 
 
-def is_home(folder: str | os.PathLike) -> bool:
-    """Whether ``folder`` is the user's home directory (``$HOME``), links resolved: there a harness's
-    project files are its user-level configuration (``~/.claude/settings.json``, ``~/.codex/hooks.json``,
-    ``~/.gemini/settings.json``, ``~/.cursor/hooks.json``), which it reads in every folder."""
-    try:
-        return os.path.realpath(folder) == os.path.realpath(Path.home())
-    except (OSError, RuntimeError):  # no home to be found
-        return False
-
-
 def _check_place(project: Path, base: Path, harness: str, user_level: bool) -> None:
     """Raises PolicyBlock (exit 5) when the files would go to the home directory (``is_home``) and
     ``user_level`` does not say that is meant: Baton's hooks would run in every project, the ones
     without ``.baton/`` told so at each start (tester28 T1). Then ``_check_config``."""
     if is_home(base) and not user_level:
-        hooks = [spec.path for spec in adapter(harness).configuration(DEFAULT_COMMAND)
+        hooks = [shown_path(base, spec.path, harness) for spec in adapter(harness).configuration(DEFAULT_COMMAND)
                  if spec.merge and "hooks" in spec.merge]
         raise PolicyBlock(
-            f"{base} is your home directory, where {' and '.join(hooks)} {'is' if len(hooks) == 1 else 'are'} "
-            f"{harness}'s user-level configuration, read in every folder: Baton's hooks written there would run "
+            f"{base} is your home directory: install-hooks there writes {harness}'s user-level configuration "
+            f"({' and '.join(hooks)}), read in every folder, so Baton's hooks written there would run "
             f"in every project; run install-hooks in the project's folder (or name it with --project), or pass "
             f"--user-level if you mean to wire {harness} for every folder",
             details={"root": str(base), "reason": "home_directory", "files": hooks})

@@ -62,13 +62,17 @@ from baton.harnesses.clone_exclude import (
 )
 from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
-    contained,
     hook_signature,
     hook_words,
+    is_home,
+    located,
+    moved_home,
     new_text,
     original_path,
     parse_toml,
     project_folder,
+    seen_at,
+    shown_path,
     toml_header,
     without_hooks,
     write_text,
@@ -163,10 +167,15 @@ def suggestion() -> str:
     return shlex.quote(found) if found else "/absolute/path/to/baton"
 
 
-def not_found_warning(program: str, harness: str) -> str:
-    """One line: the program the wiring runs is not found, and what to pass instead."""
+def not_found_warning(program: str, harness: str, committed: tuple[str, ...] = ()) -> str:
+    """One line: the program the wiring runs is not found, and what to pass instead. ``committed``: the
+    tracked files the portable command was kept from (``install.default_wiring``): then only ``PATH``
+    is offered, as ``baton doctor`` offers it (``committed_fix``)."""
     where = "is not found on PATH here" if _not_found(program).endswith("PATH here") else "is no executable file here"
-    if _bare(program):  # the portable form (given, or kept from committed wiring): PATH is the fix
+    if _bare(program) and committed:
+        return (f"warning: `{program}` {where}, so {harness} would not find it either and Baton's hooks would "
+                f"do nothing; {committed_fix([program], committed)}")
+    if _bare(program):  # the portable form given: PATH is the fix
         return (f"warning: `{program}` {where}, so {harness} would not find it either and Baton's hooks would "
                 f"do nothing; put `{program}` on PATH here (--command baton, the portable form for files a team "
                 f"commits, needs it there), or pass "
@@ -251,7 +260,7 @@ def hand_edited_hooks(base: Path, harness: str) -> dict[str, list[str]]:
     for spec in _specs(harness):
         if spec.text is not None or spec.merge is None or not ("hooks" in spec.merge or spec.personal_hooks):
             continue
-        for _, hook in _each_hook(_json(_read(base / spec.path)) or {}):
+        for _, hook in _each_hook(_json(_read(seen_at(base, spec.path, harness))) or {}):
             if isinstance(hook, dict) and _hand_edited(hook.get("command"), harness):
                 found.setdefault(spec.path, []).append(hook["command"])
     return found
@@ -522,11 +531,12 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     shared: tuple[str, ...] = ()
     unapproved: tuple[str, ...] = ()
     for spec in _specs(harness):
-        text = _read(root / spec.path)
+        path = seen_at(root, spec.path, harness)
+        text = _read(path)
         if spec.text is not None:
             owned[spec.path] = "missing" if text is None else ("current" if text == spec.text else "outdated")
             continue
-        problem = _problem(root / spec.path, spec, text)
+        problem = _problem(path, spec, text)
         if problem is not None:
             broken[spec.path] = problem
             continue
@@ -614,17 +624,23 @@ def lost_program_fix(wiring: HarnessWiring, lost: list[str], committed: list[str
     harness, events = wiring.harness, wiring.events_option()
     bare = [p for p in lost if _bare(p)]
     if bare and committed:
-        names = " and ".join(f"`{p}`" for p in bare)
-        return (f"put {names} on PATH here: {' and '.join(committed)} {'is' if len(committed) == 1 else 'are'} "
-                f"committed with the portable {names}, which `install-hooks` keeps (`"
-                f"{rerun(harness, wiring.command() or bare[0], events)}` keeps the committed command line; only a "
-                f"`--command` naming this machine's absolute path would write it into "
-                f"{'it' if len(committed) == 1 else 'them'})")
+        return committed_fix(bare, committed, rerun(harness, wiring.command() or bare[0], events))
     on_path = f"put {' and '.join(f'`{p}`' for p in bare)} on PATH, or " if bare else ""
     if running_baton():
         return f"{on_path}run `{rerun(harness, events=events)}` (it writes that baton's absolute path)"
     return (f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}"
             f"{f' --events {events}' if events else ''}` (it writes that baton's absolute path)")
+
+
+def committed_fix(bare: list[str], committed: list[str] | tuple[str, ...], keeping: str | None = None) -> str:
+    """What to do when the portable ``bare`` programs that the tracked files ``committed`` run are not
+    found here (``lost_program_fix``, ``not_found_warning``): put them on ``PATH``, not rewire the files
+    with this machine's absolute path (``keeping``: the ``install-hooks`` line that keeps them)."""
+    names = " and ".join(f"`{p}`" for p in bare)
+    kept = f"`{keeping}` keeps the committed command line; " if keeping else ""
+    return (f"put {names} on PATH here: {' and '.join(committed)} {'is' if len(committed) == 1 else 'are'} "
+            f"committed with the portable {names}, which `install-hooks` keeps ({kept}only a `--command` naming "
+            f"this machine's absolute path would write it into {'it' if len(committed) == 1 else 'them'})")
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -911,7 +927,8 @@ def _restorable(spec: ConfigFile, harness: str, old: str, new: str | None, origi
 
 def _diff(path: str, old: str, new: str | None) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), (new or "").splitlines(keepends=True),
-                                        fromfile=f"a/{path}", tofile=f"b/{path}" if new is not None else "/dev/null"))
+                                        fromfile=f"a/{path.lstrip('/')}",
+                                        tofile=f"b/{path.lstrip('/')}" if new is not None else "/dev/null"))
 
 
 def _still_using(base: Path, path: str, harness: str) -> list[str]:
@@ -935,20 +952,21 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     planned: list[tuple[Path, str | None, Removal]] = []
     saved: list[Path] = []
     for spec in _specs(harness):
-        path = contained(base, spec.path)
+        path = located(base, spec.path, harness)
+        shown = shown_path(base, spec.path, harness)
         old = read_strict(path)
         note = None
         keep = original_path(project, base, harness, spec.path) if spec.text is None else None
         if keep is not None:
             saved.append(keep)
         if old is None:
-            planned.append((path, None, Removal(spec.path, "unchanged", "")))
+            planned.append((path, None, Removal(shown, "unchanged", "")))
             continue
         if spec.text is not None:
             users = _still_using(base, spec.path, harness)
             if users:
                 verb = "uses" if len(users) == 1 else "use"
-                planned.append((path, old, Removal(spec.path, "kept", "", f"{', '.join(users)} still {verb} it")))
+                planned.append((path, old, Removal(shown, "kept", "", f"{', '.join(users)} still {verb} it")))
                 continue
             new: str | None = None
         elif spec.toml_table is not None:
@@ -968,10 +986,10 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         elif spec.text is None and spec.toml_table is None:  # no Baton's part left in it: moved out by hand
             new, note = _left_by_install(spec, harness, old, keep)
         if new == old:
-            planned.append((path, old, Removal(spec.path, "unchanged", "")))
+            planned.append((path, old, Removal(shown, "unchanged", "")))
         else:
-            planned.append((path, new, Removal(spec.path, "deleted" if new is None else "updated",
-                                               _diff(spec.path, old, new), note)))
+            planned.append((path, new, Removal(shown, "deleted" if new is None else "updated",
+                                               _diff(shown, old, new), note)))
     changes = tuple(change for _, _, change in planned)
     unexcluded = _unexclude_plans(project, base, harness)
     shared = {name: sharing(base, name) for edit, _, name in unexcluded if edit is not None and not edit.skip}
@@ -1225,6 +1243,8 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
                 events = _events(harness)
                 trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
                 checks += [trust] if trust is not None else []
+        elif (user_level := _user_level(base, harness)) is not None:
+            checks.append(user_level)
     if not checks:
         elsewhere = _wired_in_main_worktree(root, base)
         if elsewhere:  # the person wired the project, but a harness started here runs none of it
@@ -1238,6 +1258,39 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
             checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
                                               f"connects one ({', '.join(HARNESSES)})"))
     return checks + edited
+
+
+def user_level_name(harness: str, relative: str) -> str:
+    """How to name the person's user-level file ``relative`` (of the home directory) of ``harness``:
+    ``~/.codex/hooks.json``, or its absolute path when the harness's own variable moves it
+    (``config_text.moved_home``: ``$CODEX_HOME/hooks.json``)."""
+    moved = moved_home(harness, relative)
+    return str(moved) if moved is not None else f"~/{relative}"
+
+
+def _user_level(base: Path, harness: str) -> tuple[str, str, str] | None:
+    """``baton doctor``'s check of ``harness`` when the worktree ``base`` holds none of its wiring but
+    the person's user-level configuration (``install-hooks --user-level``: read in every folder, from
+    where the harness's own variable puts it) holds Baton's hooks, which then run here: ``ok`` naming
+    that file, ``fail`` when a program they run is not found, ``warn`` when the start or end hook is
+    missing. None otherwise, and in the home directory itself (its files are that configuration)."""
+    if is_home(base):
+        return None
+    wiring = inspect_wiring(Path.home(), harness)
+    if not wiring.file_hooks:
+        return None
+    files = " and ".join(f"`{user_level_name(harness, path)}`" for path in wiring.file_hooks)
+    said = (f"not wired in this worktree, but {files} ({harness}'s user-level configuration, read in every folder) "
+            f"holds Baton's hooks, so the sessions {harness} starts here run them")
+    check = "`baton doctor --project ~` checks that wiring in full"
+    lost = [program for program in wiring.programs() if resolve_program(program) is None]
+    if lost:
+        return (f"harness {harness}", "fail", f"{said}; they run {', '.join(f'`{p}` ({_not_found(p)})' for p in lost)}: "
+                                              f"they do nothing; {check}")
+    if wiring.missing_events:
+        return (f"harness {harness}", "warn", f"{said}; no Baton hook there for {', '.join(wiring.missing_events)}, "
+                                              f"so no baton is handed on; {check}")
+    return f"harness {harness}", "ok", f"{said}; {check}"
 
 
 def _committed(base: Path, harness: str, wiring: HarnessWiring) -> list[str]:

@@ -155,6 +155,27 @@ def subject(event: dict[str, Any]) -> str:
 
 # -- the scenarios ---------------------------------------------------------------------------------
 
+def test_a_session_run_by_user_level_hooks_in_claude_config_dir_names_that_file_in_a_folder_without_baton(
+        claude, project, model, tmp_path):
+    """``CLAUDE_CONFIG_DIR`` set elsewhere than ``~/.claude``: ``install-hooks --user-level`` writes Claude
+    Code's user settings there, Claude Code runs those hooks in a folder never initialised for Baton, and
+    the start tells the agent which file they came from."""
+    config = tmp_path / "claude-config"
+    environment = claude_env(tmp_path / "home", model, CLAUDE_CONFIG_DIR=str(config))
+    installed = run_baton(tmp_path / "home", environment, "install-hooks", "--harness", "claude-code",
+                          "--user-level")
+    assert installed.returncode == 0, installed.stderr
+    settings = config / "settings.json"
+    assert f"created {settings}" in installed.stdout and not (tmp_path / "home" / ".claude").exists()
+    model.script = ["Hello."]
+
+    session(claude, project, environment, model, "hello")
+
+    told = said(model.turns()[0])
+    assert f"Baton's hooks in your user-level claude-code configuration (`{settings}`, read in every folder)" in told
+    assert not (project / ".baton").exists()
+
+
 def test_a_session_with_baton_sends_nothing_past_loopback(claude, project, env, model):
     trap = ProxyTrap()
     try:

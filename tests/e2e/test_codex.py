@@ -63,13 +63,15 @@ SESSION_TIMEOUT = 240
 class CodexProject:
     """A git project with Baton installed for Codex, a scratch Codex home, and the scripted model."""
 
-    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap | None = None):
-        """``trap``: where requests for anywhere but loopback go (a fresh one when not given)."""
+    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap | None = None,
+                 codex_home: Path | None = None):
+        """``trap``: where requests for anywhere but loopback go (a fresh one when not given);
+        ``codex_home``: ``CODEX_HOME``, when not the home folder's ``.codex``."""
         self.model = model
         self.trap = trap = trap if trap is not None else ProxyTrap()
         self.program = harness_program("codex")
         self.home = root / "home"
-        self.codex_home = self.home / ".codex"
+        self.codex_home = codex_home if codex_home is not None else self.home / ".codex"
         self.project = git_project(root / "project")
         proxies = {name: trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
                                                "http_proxy", "all_proxy")}
@@ -341,6 +343,26 @@ def test_untrusted_hooks_never_run_and_the_session_still_ends_normally(tmp_path,
     assert "session.begun" not in world.types()
     assert "hook: SessionStart" not in done.stderr  # Codex says nothing of the hooks it skipped
     assert not any("## Baton" in text for r in model.turns() for text in developer_texts(r))
+
+
+def test_a_session_run_by_user_level_hooks_in_codex_home_names_that_file_in_a_folder_without_baton(
+        tmp_path, model, trap):
+    """``CODEX_HOME`` set elsewhere than ``~/.codex``: ``install-hooks --user-level`` writes Codex's
+    user-level files there, Codex runs those hooks in a folder never initialised for Baton, and the
+    start tells the agent which file they came from."""
+    world = CodexProject(tmp_path, model, trap, codex_home=tmp_path / "codex-config")
+    installed = run_baton(world.home, world.env, "install-hooks", "--harness", "codex", "--user-level")
+    assert installed.returncode == 0, installed.stderr
+    hooks_file = world.codex_home / "hooks.json"
+    assert f"created {hooks_file}" in installed.stdout and not (world.home / ".codex").exists()
+    assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
+
+    world.run("hello", ["Hello."])
+
+    told = "\n".join(developer_texts(model.turns()[0]))
+    assert f"Baton's hooks in your user-level codex configuration (`{hooks_file}`, read in every folder)" in told
+    assert "`baton install-hooks --harness codex --remove --project ~`" in told
+    assert not (world.project / ".baton").exists()
 
 
 def test_a_session_with_baton_sends_nothing_past_loopback(codex, model, trap):

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -48,17 +49,19 @@ class Session:
     """One project wired for Gemini CLI, and the scripted model it talks to."""
 
     def __init__(self, root: Path, model: FakeGemini, trap: ProxyTrap | None = None, *, home: Path | None = None,
-                 events: str | None = "all"):
+                 events: str | None = "all", cli_home: Path | None = None, wired: bool = True):
         """The project is ``root/project`` (a git repository there is kept), the user's home
         ``home`` (default ``root/home``), Baton wired by ``install-hooks --events EVENTS`` (None: no
-        ``--events``, the default wiring)."""
+        ``--events``, the default wiring) unless not ``wired``. ``cli_home``: ``GEMINI_CLI_HOME``,
+        the home Gemini CLI reads its user-level files in instead of ``home``."""
         self.program = harness_program("gemini-cli")
         # Every proxy variable points at a trap that records what would have left loopback.
         self.trap = trap or ProxyTrap()
         self.project = git_project(root / "project")
-        home = home or root / "home"
-        (home / ".gemini").mkdir(parents=True)
-        (home / ".gemini" / "settings.json").write_text(json.dumps({
+        home = self.home = home or root / "home"
+        users = cli_home or home
+        (users / ".gemini").mkdir(parents=True)
+        (users / ".gemini" / "settings.json").write_text(json.dumps({
             "security": {"auth": {"selectedType": "gemini-api-key"}},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False},
@@ -68,9 +71,12 @@ class Session:
         # trusted folder, and a headless run in an untrusted one stops.
         proxies = {name: self.trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
                                                     "http_proxy", "all_proxy")}
+        moved = {"GEMINI_CLI_HOME": str(cli_home)} if cli_home is not None else {}
         self.env = harness_env(home, GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key-for-tests",
-                               GEMINI_CLI_TRUST_WORKSPACE="true", **proxies)
+                               GEMINI_CLI_TRUST_WORKSPACE="true", **proxies, **moved)
         self.model = model
+        if not wired:
+            return
         chosen = ("--events", events) if events is not None else ()
         installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli", *chosen)
         assert installed.returncode == 0, installed.stderr
@@ -101,6 +107,26 @@ def gemini(tmp_path):
             yield Session(tmp_path, model, trap)
     finally:
         trap.close()
+
+
+def test_a_session_run_by_user_level_hooks_under_gemini_cli_home_names_that_file_in_a_folder_without_baton(
+        tmp_path):
+    """``GEMINI_CLI_HOME`` set (Gemini CLI's home instead of ``HOME``): ``install-hooks --user-level``
+    writes Gemini's user settings under it, Gemini CLI runs those hooks in a folder never initialised
+    for Baton, and the start tells the agent which file they came from."""
+    cli_home = tmp_path / "gemini-home"
+    with FakeGemini() as model, closing(ProxyTrap()) as trap:
+        world = Session(tmp_path, model, trap, cli_home=cli_home, wired=False)
+        installed = run_baton(world.home, world.env, "install-hooks", "--harness", "gemini-cli", "--user-level")
+        assert installed.returncode == 0, installed.stderr
+        settings = cli_home / ".gemini" / "settings.json"
+        assert f"updated {settings}" in installed.stdout and not (world.home / ".gemini").exists()
+
+        [first] = world.run("hello", ["Hello."])
+
+    [told] = hook_contexts(first)
+    assert f"Baton's hooks in your user-level gemini-cli configuration (`{settings}`, read in every folder)" in told
+    assert not (world.project / ".baton").exists()
 
 
 def _id_from(tool: str):

@@ -49,6 +49,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import time
@@ -60,7 +61,7 @@ import pytest
 
 from baton.model import frozen
 from tests.background_support import kept_hooks
-from tests.e2e.common import Held, ProxyTrap, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.common import BATON_BIN, Held, ProxyTrap, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, baton_tool, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, hook_contexts, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
@@ -765,6 +766,50 @@ def test_leaving_interactive_gemini_cli_with_ctrl_c_twice_records_the_end_and_le
     (created,) = events(gemini.project, gemini.env, "baton.created")
     assert subject(created) == subject(captured) and created["data"]["session"] == sid
     assert sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    no_hook_trouble_shown(terminal)
+
+
+def logged_baton(folder: Path, project: Path) -> tuple[Path, Path]:
+    """A ``--command`` for ``install-hooks``: this checkout's ``baton``, run through a script that
+    logs each call as a line — its arguments, then how many lines the project's ledger feeds held
+    before and after it — and the log it writes."""
+    log = folder / "baton-calls.log"
+    script = folder / "baton-logged"
+    ledger = shlex.quote(str(project / ".baton" / "ledger"))
+    count = f"$(find {ledger} -name '*.jsonl' -exec cat {{}} + 2>/dev/null | wc -l)"
+    script.write_text("#!/bin/sh\n"
+                      f"before={count}\n"
+                      f"{shlex.quote(str(BATON_BIN / 'baton'))} \"$@\"\n"
+                      "status=$?\n"
+                      f"printf '%s %s %s\\n' \"$*\" \"$before\" \"{count}\" >> {shlex.quote(str(log))}\n"
+                      "exit $status\n")
+    script.chmod(0o755)
+    return script, log
+
+
+def test_one_exit_from_gemini_cli_runs_session_end_three_times_and_only_the_first_writes_to_the_ledger(
+        tmp_path, google, trap):
+    """Gemini CLI 0.61.0 runs ``SessionEnd`` three times, one after another, on one exit (Ctrl-D twice;
+    harness28). The first records the end and leaves the baton; the two repeats find the session ended
+    and append nothing (the ledger's lines the same before and after each), so the ledger shows one end
+    and one baton."""
+    gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
+    command, log = logged_baton(tmp_path, gemini.project)
+    rewired = run_baton(gemini.project, gemini.env, "install-hooks", "--harness", "gemini-cli", "--events", "all",
+                        "--command", str(command))
+    assert rewired.returncode == 0, rewired.stderr
+    google.script = gemini_hands_off()
+    terminal = gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")
+
+    ends = [line.split()[-2:] for line in log.read_text().splitlines() if line.startswith("hook gemini-cli SessionEnd")]
+    assert len(ends) == 3, log.read_text()
+    (first_before, first_after), *repeats = [(int(before), int(after)) for before, after in ends]
+    assert first_after > first_before
+    assert repeats == [(first_after, first_after)] * 2
+    (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
+    assert sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
+    (created,) = events(gemini.project, gemini.env, "baton.created")
+    assert created["data"]["session"] == sid
     no_hook_trouble_shown(terminal)
 
 
