@@ -231,20 +231,6 @@ _CLASS_VARS = ("ClassVar", "typing.ClassVar")
 _NO_DEFAULT = object()
 
 
-def _bare_super(body: dict[str, object]) -> bool:
-    """Whether a function of a class statement's namespace calls a bare ``super()`` (its code reads the
-    ``__class__`` cell). A value class that defines its own ``__new__`` is built as one class when none
-    does: its ``__new__`` builds the tuple itself (``tuple.__new__``), and no ``super().__new__`` needs
-    the generated one in a class of its own beneath it (a class built costs ~0.07 M instructions)."""
-    for item in body.values():
-        if isinstance(item, (staticmethod, classmethod)):
-            item = item.__func__
-        functions = (item.fget, item.fset, item.fdel) if isinstance(item, property) else (item,)
-        if any("__class__" in getattr(getattr(f, "__code__", None), "co_freevars", ()) for f in functions):
-            return True
-    return False
-
-
 class _ValueType(type):
     """The metaclass of ``Value``: a class statement naming ``Value`` (or a value class) as a
     base is built once, as an immutable named tuple (``_ValueType.__new__``)."""
@@ -279,7 +265,7 @@ class _ValueType(type):
                 "_field_defaults": dict(zip(names[len(names) - len(defaults):], defaults))}
         for index, field in enumerate(names):
             core[field] = _tuplegetter(index, None)
-        if "__new__" in body and _bare_super(body):  # its ``super().__new__`` is the generated one: a class below
+        if "__new__" in body:  # its ``super().__new__`` is the generated one: a class of its own below
             bases = (type.__new__(mcls, name, bases, {**core, "__module__": body.get("__module__"),
                                                       "__qualname__": body.get("__qualname__", name)}),)
             core = {"__slots__": ()}
