@@ -13,7 +13,7 @@ import pytest
 
 from baton.domain.redaction import redact_strings
 from baton.errors import SecretInIdentifier
-from baton.events.base import ID, IDS, TIME, minted, told_values
+from baton.events.base import ID, IDS, PROCESS, TIME, minted, told_values
 from baton.events.baton import BatonClaimed
 from baton.ledger.envelope import EventDraft
 from tests.secret_corpus import secrets
@@ -109,7 +109,24 @@ def test_told_values_leave_out_only_minted_shapes_and_screen_an_unknown_type_who
     (ID, HANDOFF.replace("-", "", 1) + "0", False), (ID, None, False),
     (IDS, [HANDOFF, UNSEEN], True), (IDS, [], True), (IDS, [HANDOFF, "x"], False), (IDS, (HANDOFF,), False),
     (TIME, CLAIMED_AT, True), (TIME, CLAIMED_AT.replace("Z", "+"), False), (TIME, CLAIMED_AT[:-2] + "xZ", False),
+    (PROCESS, {"pid": 5384, "start": 5424992, "boot": UNSEEN, "pidns": 4026531836}, True),
+    (PROCESS, {"pid": 5384, "start": 5424992, "boot": TOKEN, "pidns": 4026531836}, False),
+    (PROCESS, {"pid": "5384", "start": 5424992, "boot": UNSEEN, "pidns": 4026531836}, False),
+    (PROCESS, {"pid": 5384, "start": 5424992, "boot": UNSEEN, "pidns": 1, "note": "x"}, False),
     (frozenset({"handoff_claimed"}), "handoff_claimed", True), (frozenset({"handoff_claimed"}), "handoff", False),
 ])
 def test_a_minted_shape_is_exactly_the_shape_baton_writes(shape, value, expected):
     assert minted(shape, value) is expected
+
+
+def test_a_session_starts_harness_process_is_passed_over_only_in_the_shape_baton_reads_it(opened):
+    from baton.events.session import SessionBegun
+
+    process = {"pid": 5384, "start": 5424992, "boot": UNSEEN, "pidns": 4026531836}
+    begun = SessionBegun(key="s-1", session="s-1", harness="claude-code", owner="dev@example.com",
+                         branch="main", received_baton=HANDOFF, harness_process=process)
+    assert opened.screen(begun.draft(actor="dev@example.com", session="s-1")).data == begun.data()
+    planted = dict(process, boot=f"{UNSEEN} {TOKEN}")
+    leaked = opened.screen(begun._replace(harness_process=planted).draft(actor="dev@example.com", session="s-1"))
+    assert TOKEN not in repr(leaked.data)
+    assert [r["field"] for r in leaked.data["_redacted"]] == ["harness_process.boot"]

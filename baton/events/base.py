@@ -67,7 +67,7 @@ class DomainEvent(EventValue):
     """Baton events also spell their key inside ``data`` (as the spec's telemetry does)."""
     MINTED: ClassVar[Mapping[str, Any]] = EMPTY
     """The payload members whose values Baton itself makes, never a person, an agent or a harness:
-    member → the shape it makes them in (``ID``, ``IDS``, ``TIME``, or the set of the only words it
+    member → the shape it makes them in (``ID``, ``IDS``, ``TIME``, ``PROCESS``, or the set of the only words it
     writes there). A value of that shape cannot hold a secret, and the last screen before the ledger
     passes it over (``told_values``); a value of any other shape is screened as any text is."""
 
@@ -99,6 +99,11 @@ IDS = "ids"
 TIME = "time"
 """A time as Baton writes it (``baton.ledger.clock.rfc3339_micros``: ``2026-12-08T00:04:48.433532Z``)."""
 
+PROCESS = "process"
+"""A harness process as Baton reads it from ``/proc`` (``baton.launch.harness_process``): ``{"pid", "start",
+"boot", "pidns"}``, three whole numbers and the machine's boot id (an ``ID``'s shape)."""
+_PROCESS_KEYS = frozenset({"pid", "start", "boot", "pidns"})
+
 _HEX = frozenset("0123456789abcdef")
 _DIGITS = frozenset("0123456789")
 _TIME_MARKS = {4: "-", 7: "-", 10: "T", 13: ":", 16: ":", 19: ".", 26: "Z"}
@@ -123,6 +128,9 @@ def minted(shape: Any, value: Any) -> bool:
         return type(value) is list and all(_is_id(item) for item in value)
     if shape == TIME:
         return _is_time(value)
+    if shape == PROCESS:
+        return (type(value) is dict and value.keys() == _PROCESS_KEYS and _is_id(value["boot"])
+                and all(type(value[name]) is int for name in ("pid", "start", "pidns")))
     return type(value) is str and isinstance(shape, frozenset) and value in shape
 
 
