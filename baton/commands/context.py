@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -55,7 +56,7 @@ from baton.process_end import DoneSoFar
 from baton.project import BATON_DIR, ProjectPaths, git_toplevel, not_a_directory, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
-from baton.values import Value
+from baton.values import Value, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -177,6 +178,21 @@ class WriteScope:
                 self.project.log("info", "appended", type=event.type, id=event.id,
                                  handoff=key if family == "handoff" else None)
         return events
+
+
+def _screened_payload(draft: EventDraft, rules: Any) -> Any:
+    """The payload's screen (``redact_strings``): the values a person, an agent or a harness could
+    have written (``events.base.told_values``: not its members' names, its class's fields, nor the ids,
+    times and words Baton mints, in their shape); should any of them hold a secret, the whole payload,
+    so what is redacted is recorded exactly as a screen of the whole records it."""
+    catalogue = sys.modules.get("baton.events.base")  # loaded with the event class that made the draft, if one did
+    told = catalogue.told_values(draft.type, draft.data) if catalogue is not None else None
+    if told is None:
+        return redact_strings(draft.data, rules)
+    outcome = redact_strings(told, rules)
+    if outcome.redactions or outcome.blocked:
+        return redact_strings(draft.data, rules)
+    return replace(outcome, payload=draft.data)
 
 
 class GatheredBatch:
@@ -611,7 +627,7 @@ class Project:
         self.check_identifiers(event_identifiers(draft.stream, draft.session, draft.data))
         rules = self.policy.redaction
         clean = self._clean_under(rules)  # an actor or session the identifier screen passed: nothing to redact
-        outcome = redact_strings(draft.data, rules)
+        outcome = _screened_payload(draft, rules)
         actor = redact_strings(draft.actor, rules, at="actor") if draft.actor and draft.actor not in clean else None
         session = redact_strings(draft.session, rules, at="session") \
             if draft.session and draft.session not in clean else None

@@ -65,6 +65,11 @@ class DomainEvent(EventValue):
     ERASABLE: ClassVar[tuple[str, ...]] = ()
     KEY_IN_DATA: ClassVar[bool] = False
     """Baton events also spell their key inside ``data`` (as the spec's telemetry does)."""
+    MINTED: ClassVar[Mapping[str, Any]] = EMPTY
+    """The payload members whose values Baton itself makes, never a person, an agent or a harness:
+    member → the shape it makes them in (``ID``, ``IDS``, ``TIME``, ``PROCESS``, or the set of the only words it
+    writes there). A value of that shape cannot hold a secret, and the last screen before the ledger
+    passes it over (``told_values``); a value of any other shape is screened as any text is."""
 
     key: str = ""
     """The aggregate's id within ``STREAM`` (from the envelope's stream)."""
@@ -85,6 +90,70 @@ class DomainEvent(EventValue):
 
     def draft(self, *, actor: str | None = None, session: str | None = None) -> EventDraft:
         return EventDraft(self.TYPE, self.stream, self.data(), actor=actor, session=session, schema=self.SCHEMA)
+
+
+ID = "id"
+"""A handoff's id, as Baton mints it (``baton.ledger.ids.uuid7``): 36 characters, lowercase hex and dashes."""
+IDS = "ids"
+"""A list of ids (``ID``)."""
+TIME = "time"
+"""A time as Baton writes it (``baton.ledger.clock.rfc3339_micros``: ``2026-12-08T00:04:48.433532Z``)."""
+
+PROCESS = "process"
+"""A harness process as Baton reads it from ``/proc`` (``baton.launch.harness_process``): ``{"pid", "start",
+"boot", "pidns"}``, three whole numbers and the machine's boot id (an ``ID``'s shape)."""
+_PROCESS_KEYS = frozenset({"pid", "start", "boot", "pidns"})
+
+_HEX = frozenset("0123456789abcdef")
+_DIGITS = frozenset("0123456789")
+_TIME_MARKS = {4: "-", 7: "-", 10: "T", 13: ":", 16: ":", 19: ".", 26: "Z"}
+
+
+def _is_id(value: Any) -> bool:
+    return (type(value) is str and len(value) == 36 and value[8] == value[13] == value[18] == value[23] == "-"
+            and _HEX.issuperset(value.replace("-", "")) and value.count("-") == 4)
+
+
+def _is_time(value: Any) -> bool:
+    return (type(value) is str and len(value) == 27
+            and all(value[i] == mark for i, mark in _TIME_MARKS.items())
+            and _DIGITS.issuperset(value[i] for i in range(26) if i not in _TIME_MARKS))
+
+
+def minted(shape: Any, value: Any) -> bool:
+    """Whether ``value`` has ``shape``, a shape Baton mints values in (``DomainEvent.MINTED``)."""
+    if shape == ID:
+        return _is_id(value)
+    if shape == IDS:
+        return type(value) is list and all(_is_id(item) for item in value)
+    if shape == TIME:
+        return _is_time(value)
+    if shape == PROCESS:
+        return (type(value) is dict and value.keys() == _PROCESS_KEYS and _is_id(value["boot"])
+                and all(type(value[name]) is int for name in ("pid", "start", "pidns")))
+    return type(value) is str and isinstance(shape, frozenset) and value in shape
+
+
+def told_values(event_type: str, data: Any) -> list[Any] | None:
+    """The values of an event's payload that a person, an agent or a harness could have written, for
+    the last screen before the ledger (``Project.screen``): every member's value but those Baton
+    mints in their shape (``DomainEvent.MINTED``: ids, times, the event's own words), and not the
+    members' names, which are its class's fields (code, not input). None: screen the payload whole,
+    names included (a type no class this process defined, a payload that is not an object, or a member
+    its class does not name: ``extra``)."""
+    cls = CATALOGUE.get(event_type)
+    if cls is None or type(data) is not dict:
+        return None
+    names = _payload_fields(cls)
+    shapes = cls.MINTED
+    told = []
+    for name, value in data.items():
+        if name not in names and not (name == "key" and cls.KEY_IN_DATA):
+            return None
+        shape = shapes.get(name)
+        if shape is None or not minted(shape, value):
+            told.append(value)
+    return told
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}

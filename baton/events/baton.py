@@ -4,14 +4,18 @@ from the rest of the catalogue (``baton.events.base``)."""
 from __future__ import annotations
 
 from baton.events import names
-from baton.events.base import DomainEvent, register
+from baton.events.base import ID, IDS, TIME, DomainEvent, register
 from baton.events.names import BATON
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any, ClassVar, Mapping
 
 # -- session batons -----------------------------------------------------------------
+
+OPERATIONS = frozenset({"handoff_created", "handoff_claimed", "handoff_cancelled", "handoff_dismissed"})
+"""The spec's ``operation`` of each baton event (``domain.aggregates.baton.decide`` writes them)."""
+
 
 class BatonEvent(DomainEvent):
     """The telemetry every baton event carries (the spec's sessionId, branch,
@@ -20,6 +24,7 @@ class BatonEvent(DomainEvent):
     STREAM = BATON
     ERASABLE: ClassVar[tuple[str, ...]] = ("owner", "branch")
     KEY_IN_DATA = True
+    MINTED: ClassVar[Mapping[str, Any]] = {"operation": OPERATIONS, "handoff_id": ID}
 
     operation: Any = None
     handoff_id: Any = None
@@ -47,6 +52,7 @@ class BatonCreated(BatonEvent):
 @register
 class BatonClaimed(BatonEvent):
     TYPE = names.BATON_CLAIMED
+    MINTED = {**BatonEvent.MINTED, "claimed_at": TIME, "named_unseen": IDS}
 
     claimed_at: Any = None
     named_unseen: Any = None

@@ -5,7 +5,7 @@ apart from the rest of the catalogue (``baton.events.base``)."""
 from __future__ import annotations
 
 from baton.events import names
-from baton.events.base import DomainEvent, register
+from baton.events.base import ID, PROCESS, DomainEvent, register
 from baton.events.names import OBJECTIVE, SESSION
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -19,6 +19,7 @@ class SessionBegun(DomainEvent):
     TYPE = names.SESSION_BEGUN
     STREAM = SESSION
     ERASABLE = ("objective",)
+    MINTED = {"received_baton": ID, "harness_process": PROCESS}
 
     session: Any = None
     harness: Any = None
