@@ -196,6 +196,9 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         LedgerCorrupt, StorageError: the repair could not be recorded.
     """
     ledger_dir = project.paths.ledger_dir
+    # the writer this clone wrote as when the repair began: a copied folder's repair takes a new id as
+    # it records ``ledger.repaired``, and the feed it restored is still named as the clone's own
+    writer = project.writer
     if feed is not None and feed not in (names := project.ledger.feed_names()) \
             and not os.path.lexists(ledger_dir / f"{feed}.jsonl"):  # said before the ledger is checked, not after
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
@@ -254,7 +257,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     moved += release_set_aside(project, lost_files, [q for q in quarantined if q],
                                [reason for plan in plans for reason in plan.reasons])
     return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf,
-                        project.writer, moved)
+                        writer, moved)
 
 
 def refuse_others_damaged(before: VerifyReport, feed: str) -> None:

@@ -180,13 +180,14 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
 ERASED = "erased_without_forget"
 
 
-def _sound_by_hash(feed: str, raw: bytes, shift: int) -> dict[str | None, tuple[int, int]]:
-    """Each sound whole line of ``raw`` by its event's hash: ``(offset + shift, bytes)``."""
+def _erased_by_hash(feed: str, raw: bytes, shift: int) -> dict[str | None, tuple[int, int]]:
+    """Each sound whole line of ``raw`` whose payload a forget erased, by its event's hash:
+    ``(offset + shift, bytes)``."""
     found: dict[str | None, tuple[int, int]] = {}
     pos = 0
     while (nl := raw.find(b"\n", pos)) >= 0:
         event, kind, _ = check_line_after(feed, raw[pos:nl], 0, None, 0)
-        if event is not None and kind in CHAIN_KINDS:
+        if event is not None and kind in CHAIN_KINDS and event.erased:
             found.setdefault(event.hash, (pos + shift, nl + 1 - pos))
         pos = nl + 1
     return found
@@ -207,8 +208,8 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
     replaced by garbage) or forked from it (a repair that recorded ``ledger.repaired`` where the
     remote holds another event): every event of ``base`` is kept, then the file's events that
     provably follow it (``_sound_lines`` over ``base + raw``); the file's lines that do not are
-    set aside — not its sound copies of events ``base`` holds, which are kept in place of the ref's
-    (same hash: they may differ only by a payload a forget erased here since the last sync).
+    set aside — not its sound copies of events ``base`` holds (same hash: they may differ only by a
+    payload a forget erased in one copy), of which the erased copy is kept.
     None when there is nothing to restore (the file extends ``base``, or differs from it only by
     copies of its events) or ``base`` is not a whole, sound feed."""
     if not base or raw.startswith(base):
@@ -220,9 +221,10 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
     kept_lines, aside = _sound_lines(feed, joined, len(joined))
     if any(item["offset"] < len(base) for item in aside) or len(kept_lines) < scan.head.seq:
         return None
-    # the file's own sound copy of an event the ref holds (same hash) is kept rather than the ref's:
-    # its bytes may differ only by a payload a forget erased here since the last sync
-    own = _sound_by_hash(feed, raw, len(base))
+    # of two sound copies of one event (same hash), the erased one is kept: the file's when a forget
+    # erased its payload here since the last sync, the ref's when the file is a backup from before a
+    # forget (the ref's copy erased by it) — a repair never brings a forgotten payload back
+    own = _erased_by_hash(feed, raw, len(base))
     kept_lines = [own.get(_piece_hash(joined, o, n), (o, n)) for o, n in kept_lines]
     kept_bytes = b"".join(kept_piece(joined, o, n) for o, n in kept_lines)
     hashes = _kept_hashes(kept_bytes, feed)
