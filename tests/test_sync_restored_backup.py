@@ -215,7 +215,20 @@ def test_a_repair_of_a_backup_from_before_a_forget_keeps_the_erasure(capsys, tea
     _remote, a, _b = team
     backup, handoff = _forgotten_after_backup(capsys, a, tmp_path)
     restore_in_place(a, backup)
-    run_json(capsys, a, "repair", "--yes")
-    assert _holding(a / ".baton" / "ledger") == []
+    out = run_json(capsys, a, "repair", "--yes")
+    assert [len(f["erased_by_forget"]) for f in out["feeds"]] == [1]
+    assert _holding(a / ".baton") == []
     code, text = run(capsys, a, "verify")[:2]
     assert code == 0 and "unfinished forget" not in text and handoff not in text
+
+
+def test_a_repair_of_a_backup_from_before_a_forget_written_to_since_leaves_the_text_nowhere(capsys, team, tmp_path):
+    _remote, a, _b = team
+    backup, _handoff = _forgotten_after_backup(capsys, a, tmp_path)
+    restore_in_place(a, backup)
+    checkpoint(capsys, a, "after the restore")
+    code, text, _err = run(capsys, a, "repair", "--yes")
+    assert code == 0 and "erased 1 payload the local file still held" in text
+    assert "the only whole copy" not in text
+    assert _holding(a / ".baton") == []
+    assert run_json(capsys, a, "sync")["refused"] == []
