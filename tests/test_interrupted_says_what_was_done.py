@@ -111,6 +111,23 @@ def test_a_ctrl_c_between_a_syncs_import_and_its_push_says_what_was_imported_and
     assert published["pushed"] is True and not published["imported"]
 
 
+def test_a_ctrl_c_during_a_syncs_push_says_it_may_have_been_pushed_and_to_sync_again(capsys, tmp_path):
+    _remote, a, b = make_team(tmp_path)
+    run_json(capsys, a, "checkpoint", "create", *TITLE)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "checkpoint", "create", "--title", "B", "--objective", "O", "--no-input")
+    # the remote took the push; the Ctrl-C lands before this clone heard back (tester29 T6)
+    code, _out, err = interrupted(tmp_path, b, "after", "dulwich.client:LocalGitClient.send_pack", "sync")
+    assert code == 130
+    assert err == ("baton: interrupted after the import (2 events from 1 feed are in this clone's ledger), during "
+                   "the push to origin: it may have been pushed (the remote can take a push before it answers); "
+                   "run `baton sync` again: it finds out, and publishes what the remote lacks\n")
+    assert "before anything was pushed" not in err
+    again = run_json(capsys, b, "sync")
+    assert again["refused"] == [] and not again["imported"]
+    assert sum(run_json(capsys, a, "sync")["imported"].values()) == 2  # b's capture reached the remote
+
+
 def test_a_ctrl_c_after_a_syncs_push_says_the_sync_is_done(capsys, tmp_path):
     remote, a, b = make_team(tmp_path)
     run_json(capsys, a, "checkpoint", "create", *TITLE)
