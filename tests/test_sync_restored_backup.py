@@ -13,7 +13,7 @@ import pytest
 
 from baton.sync.state import STATE_FILE
 from tests.cli_support import run, run_json
-from tests.sync_support import checkpoint, make_team, planned, restore_in_place, writer_of
+from tests.sync_support import backed_up_then_more, checkpoint, make_team, planned, restore_in_place, writer_of
 
 SECRET = "zzPLANTED-restored-backup-4d2a"
 
@@ -21,18 +21,6 @@ SECRET = "zzPLANTED-restored-backup-4d2a"
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _backed_up_then_more(capsys, project: Path, tmp_path: Path) -> Path:
-    """One capture synced, ``.baton/`` backed up whole, two more captures synced: the backup."""
-    checkpoint(capsys, project, "before the backup")
-    run_json(capsys, project, "sync")
-    backup = tmp_path / "backup"
-    shutil.copytree(project / ".baton", backup, symlinks=True)
-    checkpoint(capsys, project, "after the backup")
-    checkpoint(capsys, project, "after the backup, two")
-    run_json(capsys, project, "sync")
-    return backup
 
 
 def _restore_as_new_folder(project: Path, backup: Path, aside: Path) -> None:
@@ -53,6 +41,11 @@ def _forgotten_after_backup(capsys, project: Path, tmp_path: Path) -> tuple[Path
     return backup, handoff
 
 
+def _status(capsys, project: Path) -> tuple[dict, str]:
+    """``baton status``'s ``sync`` member (``--json``) and its text."""
+    return run_json(capsys, project, "status")["sync"], run(capsys, project, "status")[1]
+
+
 def _holding(root: Path, text: str = SECRET) -> list[str]:
     needle = text.encode()
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes())
@@ -63,18 +56,17 @@ def _holding(root: Path, text: str = SECRET) -> list[str]:
 
 def test_status_of_a_restored_backup_folder_says_the_next_sync_takes_a_new_writer_id(capsys, team, tmp_path):
     _remote, a, _b = team
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     _restore_as_new_folder(a, backup, tmp_path / "now")
-    sync = run_json(capsys, a, "status")["sync"]
+    sync, text = _status(capsys, a)
     assert sync["diverged"] is True and sync["wayBack"] == "new_writer"
-    text = run(capsys, a, "status")[1]
     assert "the next `baton sync` gives it a writer id of its own" in text
     assert "until `baton repair`" not in text and "every `baton sync` is refused" not in text
 
 
 def test_doctor_of_a_restored_backup_folder_says_the_next_sync_takes_a_new_writer_id(capsys, team, tmp_path):
     _remote, a, _b = team
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     _restore_as_new_folder(a, backup, tmp_path / "now")
     checks = {c["name"]: c for c in json.loads(run(capsys, a, "doctor", "--json")[1])["checks"]}
     assert checks["sync"]["status"] == "warn"
@@ -85,7 +77,7 @@ def test_doctor_of_a_restored_backup_folder_says_the_next_sync_takes_a_new_write
 def test_a_plain_sync_of_a_restored_backup_folder_does_what_status_said(capsys, team, tmp_path):
     _remote, a, _b = team
     old = writer_of(a)
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     _restore_as_new_folder(a, backup, tmp_path / "now")
     out = run_json(capsys, a, "sync")
     assert out["refused"] == [] and out["imported"] == {old: 2}
@@ -97,7 +89,7 @@ def test_a_plain_sync_of_a_restored_backup_folder_does_what_status_said(capsys, 
 def test_a_repair_of_a_restored_backup_folder_names_the_feed_as_the_clones_own(capsys, team, tmp_path):
     _remote, a, _b = team
     old = writer_of(a)
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     _restore_as_new_folder(a, backup, tmp_path / "now")
     code, out, _err = run(capsys, a, "repair", "--yes")
     assert code == 0 and f"Restored this clone's own feed {old} as its ledger ref holds it" in out
@@ -107,7 +99,7 @@ def test_a_repair_of_a_restored_backup_folder_names_the_feed_as_the_clones_own(c
 def test_after_a_repair_the_new_writers_feed_is_not_measured_against_the_old_writers_remote_copy(
         capsys, team, tmp_path):
     _remote, a, _b = team
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     _restore_as_new_folder(a, backup, tmp_path / "now")
     run_json(capsys, a, "repair", "--yes")  # its ledger.repaired is the new writer's first event
     sync = run_json(capsys, a, "status")["sync"]
@@ -137,7 +129,7 @@ def _older_state(project: Path) -> None:
 
 def test_an_own_section_written_before_it_was_keyed_by_writer_is_read_as_this_writers(capsys, team, tmp_path):
     _remote, a, _b = team
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     restore_in_place(a, backup)
     _older_state(a)
     sync = run_json(capsys, a, "status")["sync"]
@@ -146,7 +138,7 @@ def test_an_own_section_written_before_it_was_keyed_by_writer_is_read_as_this_wr
 
 def test_an_older_own_section_is_the_former_writers_once_the_folder_took_a_new_id(capsys, team, tmp_path):
     _remote, a, _b = team
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     _restore_as_new_folder(a, backup, tmp_path / "now")
     _older_state(a)
     run_json(capsys, a, "repair", "--yes")  # takes a new id; the older section was written for the former
@@ -156,17 +148,17 @@ def test_an_older_own_section_is_the_former_writers_once_the_folder_took_a_new_i
 
 def test_a_backup_restored_in_place_with_nothing_written_says_restore_own_feed(capsys, team, tmp_path):
     _remote, a, _b = team
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     restore_in_place(a, backup)
-    assert run_json(capsys, a, "status")["sync"]["wayBack"] == "restore_own_feed"
-    text = run(capsys, a, "status")[1]
+    sync, text = _status(capsys, a)
+    assert sync["wayBack"] == "restore_own_feed"
     assert "until `baton sync` given --restore-own-feed takes the published events back" in text
     assert "`restore_own_feed`" not in text and "baton repair" not in text
 
 
 def test_a_backup_restored_in_place_and_written_to_still_says_repair(capsys, team, tmp_path):
     _remote, a, _b = team
-    backup = _backed_up_then_more(capsys, a, tmp_path)
+    backup = backed_up_then_more(capsys, a, tmp_path)
     restore_in_place(a, backup)
     checkpoint(capsys, a, "after the restore")
     assert run_json(capsys, a, "status")["sync"]["wayBack"] == "repair"
