@@ -24,7 +24,7 @@ from baton.commands.writer_claim import place_check, takes_new_writer
 from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
-from baton.errors import BatonError, named_parameters
+from baton.errors import BatonError
 from baton.gitinfo import config_problem, environment_problem, object_format
 from baton.ledger.files import DISK_FULL_ADVICE
 from baton.model import frozen
@@ -69,7 +69,7 @@ class DoctorResult:
     def render(self) -> str:
         lines = [f"baton {__version__} — project root {self.root}"]
         for c in self.checks:
-            lines.append(f"  {c.status:<4}  {c.name}: {named_parameters(c.detail, {'restore_own_feed': '--restore-own-feed'})}")
+            lines.append(f"  {c.status:<4}  {c.name}: {c.detail.replace('`restore_own_feed`', '--restore-own-feed')}")
         return "\n".join(lines)
 
 

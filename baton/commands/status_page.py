@@ -42,7 +42,7 @@ from baton.domain.redaction import RedactionPolicy, redact_text
 from baton.domain.short_ids import short_id
 from baton.domain.visible import printable
 from baton.domain.wording import clipped
-from baton.errors import BatonError, ConfigError, HandoffInputError, InputError, NotFound, PolicyBlock, named_parameters
+from baton.errors import BatonError, ConfigError, HandoffInputError, InputError, NotFound, PolicyBlock
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections import handoffs
@@ -171,8 +171,7 @@ class StatusOverview:
         for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
                                                            else f"{s['status']}: {s['message']}"))
-        lines.extend(named_parameters(line, {"restore_own_feed": "--restore-own-feed"})
-                     for line in _render_sharing(p.get("sync")))
+        lines.extend(line.replace("`restore_own_feed`", "--restore-own-feed") for line in _render_sharing(p.get("sync")))
         if p.get("syncStateDamaged"):
             lines.append(f"Shared: unknown: {p['syncStateDamaged']}")
         if p.get("syncSignersDamaged"):
