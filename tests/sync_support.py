@@ -129,10 +129,9 @@ def restore_in_place(project: Path, backup: Path) -> None:
     shutil.copytree(backup, baton, dirs_exist_ok=True, symlinks=True)
 
 
-def restored_then_written(capsys, project: Path, tmp_path: Path, write_after: bool = True) -> None:
-    """Clone ``project`` synced, backed up (``.baton/`` whole: its sync state too), wrote and synced
-    more, restored the backup in place and (``write_after``) wrote a new handoff the remote's copy
-    does not have."""
+def backed_up_then_more(capsys, project: Path, tmp_path: Path) -> Path:
+    """Clone ``project`` synced, backed up (``.baton/`` whole: its sync state too), then wrote and
+    synced more: the backup."""
     checkpoint(capsys, project, "before the backup")
     run_json(capsys, project, "sync")
     backup = tmp_path / "backup"
@@ -140,7 +139,13 @@ def restored_then_written(capsys, project: Path, tmp_path: Path, write_after: bo
     checkpoint(capsys, project, "after the backup")
     checkpoint(capsys, project, "after the backup, two")
     run_json(capsys, project, "sync")
-    restore_in_place(project, backup)
+    return backup
+
+
+def restored_then_written(capsys, project: Path, tmp_path: Path, write_after: bool = True) -> None:
+    """``backed_up_then_more``, the backup restored in place and (``write_after``) a new handoff
+    written that the remote's copy does not have."""
+    restore_in_place(project, backed_up_then_more(capsys, project, tmp_path))
     if write_after:
         checkpoint(capsys, project, "after the restore")
 

@@ -97,11 +97,17 @@ def test_a_ctrl_c_after_forget_erased_the_payloads_says_the_forget_is_done(capsy
     assert not any("Parser plan" in p.read_text() for p in (project / ".baton" / "ledger").glob("*.jsonl"))
 
 
-def test_a_ctrl_c_between_a_syncs_import_and_its_push_says_what_was_imported_and_to_sync_again(capsys, tmp_path):
+def _b_with_a_capture_to_import(capsys, tmp_path: Path) -> tuple[Path, Path]:
+    """(a, b): a synced one capture; b wrote one of its own and has a's to import."""
     _remote, a, b = make_team(tmp_path)
     run_json(capsys, a, "checkpoint", "create", *TITLE)
     run_json(capsys, a, "sync")
     run_json(capsys, b, "checkpoint", "create", "--title", "B", "--objective", "O", "--no-input")
+    return a, b
+
+
+def test_a_ctrl_c_between_a_syncs_import_and_its_push_says_what_was_imported_and_to_sync_again(capsys, tmp_path):
+    _a, b = _b_with_a_capture_to_import(capsys, tmp_path)
     code, _out, err = interrupted(tmp_path, b, "before", "baton.sync.transport:push", "sync")
     assert code == 130
     assert err == ("baton: interrupted after the import (2 events from 1 feed are in this clone's ledger), before "
@@ -109,6 +115,20 @@ def test_a_ctrl_c_between_a_syncs_import_and_its_push_says_what_was_imported_and
     assert "Parser plan" in titles(capsys, b)
     published = run_json(capsys, b, "sync")
     assert published["pushed"] is True and not published["imported"]
+
+
+def test_a_ctrl_c_during_a_syncs_push_says_it_may_have_been_pushed_and_to_sync_again(capsys, tmp_path):
+    a, b = _b_with_a_capture_to_import(capsys, tmp_path)
+    # the remote took the push; the Ctrl-C lands before this clone heard back (tester29 T6)
+    code, _out, err = interrupted(tmp_path, b, "after", "dulwich.client:LocalGitClient.send_pack", "sync")
+    assert code == 130
+    assert err == ("baton: interrupted after the import (2 events from 1 feed are in this clone's ledger), during "
+                   "the push to origin: it may have been pushed (the remote can take a push before it answers); "
+                   "run `baton sync` again: it finds out, and publishes what the remote lacks\n")
+    assert "before anything was pushed" not in err
+    again = run_json(capsys, b, "sync")
+    assert again["refused"] == [] and not again["imported"]
+    assert sum(run_json(capsys, a, "sync")["imported"].values()) == 2  # b's capture reached the remote
 
 
 def test_a_ctrl_c_after_a_syncs_push_says_the_sync_is_done(capsys, tmp_path):

@@ -131,7 +131,8 @@ def test_doctor_warns_of_a_backup_restored_in_place_before_any_sync(capsys, team
     _remote, a, _b = team
     restored_then_written(capsys, a, tmp_path, write_after=False)
     checks = {c["name"]: c for c in json.loads(run(capsys, a, "doctor", "--json")[1])["checks"]}
-    assert checks["sync"]["status"] == "warn" and "`baton repair` puts the feed back" in checks["sync"]["detail"]
+    assert checks["sync"]["status"] == "warn"  # nothing written since: the sync's own remedy is named
+    assert "`baton sync` given `restore_own_feed` takes the published events back" in checks["sync"]["detail"]
 
 
 def test_a_push_the_remote_refused_is_still_not_yet_shared_not_diverged(capsys, team):

@@ -20,7 +20,7 @@ from baton.commands.context import Limits, Project, read_local
 from baton.commands.identity import owner_notice
 from baton.commands.leftovers import leftover_temporaries
 from baton.commands.verify import OTHERS_FORGET, VerifyResult, stray_note, verify_project
-from baton.commands.writer_claim import place_check
+from baton.commands.writer_claim import place_check, takes_new_writer
 from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
@@ -69,7 +69,7 @@ class DoctorResult:
     def render(self) -> str:
         lines = [f"baton {__version__} — project root {self.root}"]
         for c in self.checks:
-            lines.append(f"  {c.status:<4}  {c.name}: {c.detail}")
+            lines.append(f"  {c.status:<4}  {c.name}: {c.detail.replace('`restore_own_feed`', '--restore-own-feed')}")
         return "\n".join(lines)
 
 
@@ -224,7 +224,8 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         if missing:
             checks.append(Check("materialized", "warn", f"{counted(len(missing), 'materialized file')} missing "
                                 f"(e.g. {missing[0]}); run `baton rebuild` to restore them"))
-        shared = sharing(opened)  # this clone's own feed no longer continuing the remote's copy: never published
+        # this clone's own feed no longer continuing the remote's copy: never published
+        shared = sharing(opened, copied=takes_new_writer(opened))
         if shared is not None and shared.get("diverged"):
             checks.append(Check("sync", "warn", diverged_line(shared)))
     except BatonError as exc:

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from baton.commands.repair import KEPT_PREFIX, kept_list_name
 from baton.config import write_json_atomic
 from baton.domain.forgetting import payload_strings
 from baton.domain.short_ids import id_matches, short_id
@@ -35,8 +34,17 @@ from baton.model import frozen
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
+KEPT_PREFIX = "kept."
+"""How the files a repair moves into quarantine (``repair.keep_in_quarantine``) are named:
+``kept.<uuid>.<file name>``, listed in ``kept.<uuid>.files.json``."""
+
 LIST_SUFFIX = ".files.json"
 """The list beside them: ``kept.<uuid>.files.json`` (``kept_list_name``)."""
+
+
+def kept_list_name(quarantined: str) -> str:
+    """The list beside a file ``repair.keep_in_quarantine`` moved (``kept.<uuid>.files.json``)."""
+    return KEPT_PREFIX + quarantined[len(KEPT_PREFIX):].split(".", 1)[0] + LIST_SUFFIX
 
 _BATON_SET = ("$schema", "project")
 """Members of a kept handoff file Baton fills in the same for every record: not looked for in fragments."""

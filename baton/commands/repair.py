@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Callable
 import attrs
 import orjson
 
+from baton.commands import forget, forget_kept
 from baton.commands.context import foreign_feed_name, foreign_refusal
+from baton.commands.forget_kept import KEPT_PREFIX, kept_list_name
 from baton.commands.repair_plan import caught_up_by_sync, feed_named, landed, plan_lines, repair_plans, seq_range
 from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
@@ -37,6 +39,7 @@ from baton.ledger.repair import (
 )
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
+from baton.sync.local import ledger_lock
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -113,6 +116,11 @@ class RepairResult:
                              f"seq {head['seq']} (recorded by {head['source']})")
             for reason in plan.reasons:
                 lines.append(f"  because: {reason}")
+            if plan.erased:  # a backup from before a forget: the ref's copy is kept erased
+                lines.append(f"  {'erased' if self.repaired else 'would erase'} "
+                             f"{counted(len(plan.erased), 'payload')} the local file still held and a recorded "
+                             "handoff.forgotten erased on the ref's copy (a backup taken before the forget): the "
+                             "index, materialized files and quarantine are scrubbed as after `baton forget`")
             if quarantined:
                 lines.append(f"  the bytes are in .baton/quarantine/{quarantined} (manifest beside it)")
             caught_up = caught_up_by_sync(plan, self.own, done=self.repaired)
@@ -196,6 +204,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         LedgerCorrupt, StorageError: the repair could not be recorded.
     """
     ledger_dir = project.paths.ledger_dir
+    writer = project.writer  # a copied folder takes a new id as the repair records: its former feed is its own
     if feed is not None and feed not in (names := project.ledger.feed_names()) \
             and not os.path.lexists(ledger_dir / f"{feed}.jsonl"):  # said before the ledger is checked, not after
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
@@ -251,10 +260,26 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         again = next((u for u in unlanded if same_plan(u.repair, plan)), None)
         quarantined.append(set_aside(project.paths.baton_dir, plan, reuse=again.name if again is not None else None))
     after = record_repairs(project, finished, plans, quarantined, progress)
+    scrub_restored_erasures(project, plans)
     moved += release_set_aside(project, lost_files, [q for q in quarantined if q],
                                [reason for plan in plans for reason in plan.reasons])
     return RepairResult(plans, False, bool(plans) or bool(finished), quarantined, after, listed, None, finished, crlf,
-                        project.writer, moved)
+                        writer, moved)
+
+
+def scrub_restored_erasures(project: "Project", plans: list[FeedRepair]) -> None:
+    """A restore kept the ref's copies of events a forget erased after the local file's backup was
+    taken (``FeedRepair.erased``): their payloads go from the index, the materialized files and the
+    quarantine, as after `baton forget` — never left as "the only whole copy" of a lost event."""
+    erased = [item for plan in plans for item in plan.erased]
+    if erased:
+        payloads = [data for _id, data in erased]
+        forgotten = forget_kept.handoffs_in(payloads)
+        with ledger_lock(project):
+            # the repair's own rebuild kept their files in place (their payloads went): they go too
+            project.runner.release_kept([c.shown for c in forget_kept.kept_copies(project)
+                                         if not c.in_quarantine and c.handoff in forgotten])
+            forget.scrub_after_erasure(project, payloads, frozenset(ident for ident, _data in erased))
 
 
 def refuse_others_damaged(before: VerifyReport, feed: str) -> None:
@@ -291,16 +316,6 @@ def release_set_aside(project: "Project", moved: list[str], copies: list[str], r
         return keep_in_quarantine(project, [rel for rel in left if rel not in whole], reasons)
     except (BatonError, sqlite3.Error):
         return []  # left as kept files: listed by the next repair, never lost
-
-
-KEPT_PREFIX = "kept."
-"""How the files a repair moves into quarantine (``keep_in_quarantine``) are named:
-``kept.<uuid>.<file name>``, listed in ``kept.<uuid>.files.json``."""
-
-
-def kept_list_name(quarantined: str) -> str:
-    """The list beside a file ``keep_in_quarantine`` moved (``kept.<uuid>.files.json``)."""
-    return KEPT_PREFIX + quarantined[len(KEPT_PREFIX):].split(".", 1)[0] + ".files.json"
 
 
 def kept_files(project: "Project") -> list[str]:

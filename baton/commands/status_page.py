@@ -31,6 +31,7 @@ from baton.commands.edits_apart import open_edits
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.listing import list_handoffs
+from baton.commands.writer_claim import takes_new_writer
 from baton.domain import lineage
 from baton.domain.authorship import author_label, wrote
 from baton.domain.batons import PENDING, same_owner
@@ -170,7 +171,7 @@ class StatusOverview:
         for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
                                                            else f"{s['status']}: {s['message']}"))
-        lines.extend(_render_sharing(p.get("sync")))
+        lines.extend(line.replace("`restore_own_feed`", "--restore-own-feed") for line in _render_sharing(p.get("sync")))
         if p.get("syncStateDamaged"):
             lines.append(f"Shared: unknown: {p['syncStateDamaged']}")
         if p.get("syncSignersDamaged"):
@@ -432,7 +433,8 @@ def _sync_members(opened: "Project") -> dict[str, Any]:
     signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
     if signers:
         members["signers"] = [_camel_keys(s.to_json()) for s in signers]
-    shared = sharing(opened)  # only once this clone synced: how much of its own feed a remote holds
+    # only once this clone synced: how much of its own feed a remote holds
+    shared = sharing(opened, copied=takes_new_writer(opened))
     if shared is not None:
         if shared["unshared"] and _cannot_sign_as_required(opened):
             shared["signingKeyMissing"] = True

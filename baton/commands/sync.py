@@ -540,6 +540,16 @@ def _imported_not_pushed(imported: dict[str, int], remote: str) -> str:
             f"clone's ledger), before anything was pushed to {remote}: run `baton sync` again to publish")
 
 
+def _pushing(imported: dict[str, int], remote: str) -> str:
+    """What a Ctrl-C during a round's push leaves (``DoneSoFar``): the remote may have taken the push
+    before the interruption (a server answers after it took it), so nothing says it did not."""
+    events = sum(imported.values())
+    done = (f"after the import ({counted(events, 'event')} from {counted(len(imported), 'feed')} are in this "
+            "clone's ledger), " if events else "")
+    return (f"{done}during the push to {remote}: it may have been pushed (the remote can take a push before it "
+            "answers); run `baton sync` again: it finds out, and publishes what the remote lacks")
+
+
 def _check_local_ref(repo, ref: bytes) -> None:
     """Refuse to replace this clone's ``ref`` unless it holds a Baton ledger commit
     (``baton.domain.ledger_refs.local_ref_refusal``).
@@ -576,7 +586,8 @@ def _push_and_record(project: "Project", repo, client, path: str, url: str, ref:
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
         transport.push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks,
-                       show=work.local.count.publishing, events=sum(received.values()))
+                       show=work.local.count.publishing, events=sum(received.values()),
+                       sending=lambda: DoneSoFar.note(_pushing(work.imported, remote_name)))
         DoneSoFar.note(f"after the push to {url}: the sync is done, do not run it again (the index catches up "
                        "at the next command)")
         pushed = True

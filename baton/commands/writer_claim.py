@@ -75,6 +75,17 @@ def place_check(paths: ProjectPaths, local: dict[str, Any]) -> PlaceCheck:
     return checked(Place.from_json(local.get("minted_in")), here_place(paths))
 
 
+def takes_new_writer(project: Project) -> bool:
+    """This ``.baton/`` folder is a copy of the one its writer id was minted in: its next write
+    (a sync) takes a new id (``status`` and ``doctor``: what the next sync does). False when
+    ``local.json`` cannot be read or the folder cannot be looked at (nothing is promised)."""
+    try:
+        local = read_local(project.paths)
+        return local.get("writer") == project.writer and not place_check(project.paths, local).keeps_writer
+    except (ConfigError, StorageError):
+        return False
+
+
 def checked(recorded: Place | None, here: Place) -> PlaceCheck:
     """The verdict on ``here``, looking at the recorded root only when it could
     make a copy a move (another folder at another root on this host)."""

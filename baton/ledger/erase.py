@@ -290,3 +290,14 @@ def merge_erasures(ours: bytes, theirs: bytes, forgotten: Container[str]) -> Era
     tail = a_lines[common:] if len(a_lines) > common else b_lines[common:]
     data = b"".join(line + b"\n" for line in out + tail)
     return ErasureMerge(data, tuple(erased_a), tuple(erased_b), tuple(payloads), common, len(a_lines), len(b_lines))
+
+
+def prefix_but_erased(ours: bytes, theirs: bytes, forgotten: Container[str]) -> bool:
+    """``ours`` is the first lines of ``theirs`` but for payloads ``theirs`` has erased by a recorded
+    ``handoff.forgotten`` (``forgotten``): a backup taken before a forget, restored, and nothing
+    written to it since."""
+    try:
+        merge = merge_erasures(ours, theirs, forgotten)
+    except NotAnErasure:
+        return False
+    return merge.ours_lines <= merge.theirs_lines and not merge.erased_in_theirs

@@ -83,6 +83,9 @@ class FeedRepair:
     the feed's bytes — every offset of the plan counts in ``base + feed``; empty for a plain repair."""
     restored: int = 0
     """A restore: the seq of the last event of ``base``."""
+    erased: list[tuple[str, Any]] = attrs.field(factory=list, repr=False)
+    """A restore: ``(event id, payload)`` of each event the file held whole and the ref's copy, kept,
+    holds erased by a forget (a backup taken before the forget): the repair scrubs them as a forget does."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +94,7 @@ class FeedRepair:
             "set_aside": self.set_aside, "lost": self.lost, "reasons": self.reasons,
             "kept_after": self.kept_after,
             "restored_from_ref": {"seq": self.restored, "bytes": len(self.base)} if self.restored else None,
+            "erased_by_forget": [ident for ident, _data in self.erased],
         }
 
     def draft(self, writer: str, quarantined: str | None) -> EventDraft:
@@ -180,14 +184,14 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
 ERASED = "erased_without_forget"
 
 
-def _sound_by_hash(feed: str, raw: bytes, shift: int) -> dict[str | None, tuple[int, int]]:
-    """Each sound whole line of ``raw`` by its event's hash: ``(offset + shift, bytes)``."""
-    found: dict[str | None, tuple[int, int]] = {}
+def _sound_by_hash(feed: str, raw: bytes, shift: int) -> dict[str | None, tuple[int, int, Event]]:
+    """Each sound whole line of ``raw`` by its event's hash: ``(offset + shift, bytes, event)``."""
+    found: dict[str | None, tuple[int, int, Event]] = {}
     pos = 0
     while (nl := raw.find(b"\n", pos)) >= 0:
         event, kind, _ = check_line_after(feed, raw[pos:nl], 0, None, 0)
         if event is not None and kind in CHAIN_KINDS:
-            found.setdefault(event.hash, (pos + shift, nl + 1 - pos))
+            found.setdefault(event.hash, (pos + shift, nl + 1 - pos, event))
         pos = nl + 1
     return found
 
@@ -207,8 +211,8 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
     replaced by garbage) or forked from it (a repair that recorded ``ledger.repaired`` where the
     remote holds another event): every event of ``base`` is kept, then the file's events that
     provably follow it (``_sound_lines`` over ``base + raw``); the file's lines that do not are
-    set aside — not its sound copies of events ``base`` holds, which are kept in place of the ref's
-    (same hash: they may differ only by a payload a forget erased here since the last sync).
+    set aside — not its sound copies of events ``base`` holds (same hash: they may differ only by a
+    payload a forget erased in one copy), of which the erased copy is kept.
     None when there is nothing to restore (the file extends ``base``, or differs from it only by
     copies of its events) or ``base`` is not a whole, sound feed."""
     if not base or raw.startswith(base):
@@ -220,10 +224,19 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
     kept_lines, aside = _sound_lines(feed, joined, len(joined))
     if any(item["offset"] < len(base) for item in aside) or len(kept_lines) < scan.head.seq:
         return None
-    # the file's own sound copy of an event the ref holds (same hash) is kept rather than the ref's:
-    # its bytes may differ only by a payload a forget erased here since the last sync
+    # of two sound copies of one event (same hash), the erased one is kept: the file's when a forget
+    # erased its payload here since the last sync, the ref's when the file is a backup from before a
+    # forget (the ref's copy erased by it) — a repair never brings a forgotten payload back
     own = _sound_by_hash(feed, raw, len(base))
-    kept_lines = [own.get(_piece_hash(joined, o, n), (o, n)) for o, n in kept_lines]
+    erased_here = {h: (o, n) for h, (o, n, event) in own.items() if event.erased}
+    kept_lines = [erased_here.get(_piece_hash(joined, o, n), (o, n)) for o, n in kept_lines]
+    erased = []  # the file's whole copies of events the kept (ref's) lines hold erased
+    for o, n in kept_lines:
+        if o < len(base):
+            event, _kind, _ = check_line_after(feed, joined[o:o + n].rstrip(b"\n"), 0, None, 0)
+            whole = own.get(event.hash) if event is not None and event.erased else None
+            if whole is not None and not whole[2].erased:
+                erased.append((whole[2].id, whole[2].data))
     kept_bytes = b"".join(kept_piece(joined, o, n) for o, n in kept_lines)
     hashes = _kept_hashes(kept_bytes, feed)
     held = set(hashes.values())
@@ -241,7 +254,7 @@ def plan_restore(feed: str, base: bytes, raw: bytes, report: VerifyReport) -> Fe
                       [f"this clone's ledger ref holds feed {feed} up to seq {scan.head.seq} (the remote's copy at "
                        "the last sync), which the local file does not extend"],
                       kept_after=[[o, n] for o, n in kept_lines], size=len(raw), digest=sha256(raw).hexdigest(),
-                      base=base, restored=scan.head.seq)
+                      base=base, restored=scan.head.seq, erased=erased)
 
 
 def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]], list[dict[str, Any]]]:

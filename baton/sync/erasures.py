@@ -117,6 +117,13 @@ def _reconcile(work: Round, feed: str, refused: RefusedFeed, raw: bytes, st, tol
     return True
 
 
+def _may_catch_up(work: Round, feed: str) -> bool:
+    """The local file may be shorter than the local ref's copy: another writer's feed (a restored
+    backup's copy of its former feed, caught up like any teammate's), or this clone's own given
+    ``restore_own_feed``. Its own feed otherwise is refused (``own_feed_way_back`` names the way)."""
+    return feed != work.project.writer or work.restore_own
+
+
 def _sound(copy: "RefFeed | None") -> "RefFeed | None":
     return copy if copy is not None and copy.problem is None else None
 
@@ -150,8 +157,8 @@ def _merge_copies(work: Round, feed: str, ours: bytes, base: "RefFeed | None",
                 raise Refuse(RefusedFeed(feed, blame, "not_fast_forward", exc.seq,
                                          f"the {blame} feed {feed} differs from the other copy by an "
                                          f"erasure nobody recorded: {exc.message}")) from None
-            if side == "local" and merge.theirs_lines > merge.ours_lines:
-                return None  # the local file lost lines it had published: cut, not erased
+            if side == "local" and merge.theirs_lines > merge.ours_lines and not _may_catch_up(work, feed):
+                return None  # this clone's own feed lost lines it had published: cut, not erased
             if merge.erased_in_ours or merge.erased_in_theirs:
                 touched = True
             if side == "remote" or remote is None:

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from baton.domain.wording import counted
 from baton.errors import LedgerCorrupt, RemoteUnreachable
+from baton.ledger.erase import prefix_but_erased
 from baton.ledger.feed import FeedHead
 from baton.ledger.line_endings import crlf_lines
+from baton.sync.erasures import LazyIds, forgotten_ids_of
 from baton.sync.ledger_ref import FeedTreeWriter, write_commit
 from baton.sync.refusals import Refuse, RefusedFeed, problem_of
 from baton.sync.segments import batch_ends
@@ -94,11 +96,14 @@ REPAIR_WAY = ("`baton repair` given `yes` puts it back as this clone's ledger re
 
 def own_feed_way_back(work: Round, feed: str, base: "RefFeed", size: int) -> str:
     """The refusal's hint for this clone's own feed no longer extending what it published: the one
-    remedy that works (asked only once the refusal stands: not for a feed a forget made shorter). A file that is a prefix of the ref's copy (a backup restored, nothing written
-    since) takes the rest back from the remote; one that forked from it (written to after a restore
+    remedy that works (asked only once the refusal stands: not for a feed a forget made shorter). A file
+    that is a prefix of the ref's copy (a backup restored, nothing written since — payloads a forget
+    erased after the backup left as the backup has them: ``erase.prefix_but_erased``) takes the rest
+    back from the remote; one that forked from it (written to after a restore
     in place, or cut by a repair) can only be put back by ``baton repair`` — a sync given
     ``restore_own_feed`` is refused too (``own_feed``). Both copies are read whole: a refusal only."""
-    if work.ref_bytes(base).startswith(work.local.read_whole(feed, size)):
+    ref, local = work.ref_bytes(base), work.local.read_whole(feed, size)
+    if ref.startswith(local) or prefix_but_erased(local, ref, LazyIds(lambda: forgotten_ids_of(work))):
         return f" (a clone restored from a backup, nothing written since: {RESTORE_WAY})"
     return (" (it forked from that copy — a backup restored in place and written to since, or a repair that "
             f"cut the feed after it was synced — so a sync given `restore_own_feed` cannot mend it: {REPAIR_WAY})")

@@ -798,9 +798,11 @@ def _shown(generate, show, events: int):
 
 
 def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
-         cleaned: list[str] | None = None, show=None, events: int = 0) -> None:
+         cleaned: list[str] | None = None, show=None, events: int = 0, sending=None) -> None:
     """Move ``ref`` on the remote from ``expected`` to ``new``; ``show(done, events)``, when
-    given, is told how far the pack of the ``events`` the remote receives was sent."""
+    given, is told how far the pack of the ``events`` the remote receives was sent; ``sending()``,
+    when given, is called as the push starts talking to the remote (from then on the remote may
+    take it whatever this process learns: a Ctrl-C can no longer say nothing was pushed)."""
     def update(refs):
         current = refs.get(ref)
         if current in (None, ZERO_SHA):
@@ -810,6 +812,8 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         return {ref: new}
 
     said: list[bytes] = []  # what the server's git wrote to the pusher ("remote: …"): a hook's reason
+    if sending is not None:
+        sending()
     try:
         result = client.send_pack(path, update, _quiet(_ledger_haves(_pack_data_for(repo, client, path, show, events),
                                                                  expected)),

@@ -390,8 +390,14 @@ SCRIPT = """
     if (sync.diverged) {  // this clone's feed no longer continues the remote's copy: nothing is published
       host.appendChild(el("p", "sharing unshared", "Not shared: this clone's feed " + sync.writer + " (seq " +
         sync.seq + ") does not continue the copy " + (sync.remote || "the remote") + " holds (seq " + sync.remoteSeq +
-        ") \u2014 a backup of .baton/ restored in place, or a fork: every baton sync is refused " +
-        "until baton repair puts the feed back as the remote holds it (docs/sync.md)."));
+        ") \u2014 " + (sync.wayBack === "new_writer"
+          ? "this .baton folder is a copy (a backup restored): the next baton sync gives it a writer id of its " +
+            "own and catches feed " + sync.writer + " up from the remote; no baton repair is needed (docs/sync.md)."
+          : sync.wayBack === "restore_own_feed"
+          ? "a backup of .baton/ restored in place, nothing written here since: a plain baton sync is refused " +
+            "until baton sync --restore-own-feed takes the published events back (docs/sync.md)."
+          : "a backup of .baton/ restored in place and written to since, or a fork: every baton sync is refused " +
+            "until baton repair puts the feed back as the remote holds it (docs/sync.md).")));
       return;
     }
     var n = sync.unshared;
