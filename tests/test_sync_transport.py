@@ -5,6 +5,7 @@ credentials a smart-HTTP remote refuses are exit 4 with a clear message
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -51,6 +52,61 @@ def test_a_ref_moved_between_read_and_write_on_a_path_remote_is_retried(capsys, 
     assert raced and result["attempts"] == 2 and result["pushed"] is True
     assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
     assert remote_feeds(remote)[_writer(b)].head.seq == 3
+
+
+def _events(project: Path) -> int:
+    return len((project / ".baton" / "ledger" / f"{_writer(project)}.jsonl").read_bytes().splitlines())
+
+
+def _raced_by_a_third_clone(capsys, team, tmp_path, monkeypatch) -> tuple[Path, Path, Path]:
+    """Clone A syncs while B's feed is on the remote; C's push lands between A's fetch and A's
+    push (a real push race on the remote's ref), so A's sync takes a second round. (a, b, c)."""
+    from dulwich import porcelain
+    from dulwich.refs import DiskRefsContainer
+
+    from tests.app_support import init_project
+
+    remote, a, b = team
+    c = tmp_path / "c"
+    porcelain.clone(str(remote), str(c), errstream=io.BytesIO()).close()
+    init_project(c)
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    _checkpoint(capsys, c, "from C")
+    run_json(capsys, b, "sync")
+    original = DiskRefsContainer.set_if_equals
+    raced = []
+
+    def racing(self, name, old, new, *args, **kwargs):
+        if name == REF and not raced and Path(os.fsdecode(self.path)).resolve() == remote.resolve():
+            raced.append(True)
+            with Baton.open(c) as app:  # C's push lands between A's fetch and A's push
+                app.sync()
+        return original(self, name, old, new, *args, **kwargs)
+
+    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", racing)
+    return a, b, c
+
+
+def test_a_sync_raced_into_a_second_round_reports_every_rounds_imports_and_what_it_published(
+        capsys, team, tmp_path, monkeypatch):
+    a, b, c = _raced_by_a_third_clone(capsys, team, tmp_path, monkeypatch)
+    result = run_json(capsys, a, "sync")
+    assert result["attempts"] == 2 and result["pushed"] is True
+    assert result["imported"] == {_writer(b): _events(b), _writer(c): _events(c)}  # B's in round 1, C's in round 2
+    assert result["published"] == {_writer(a): _events(a)}  # onto the ref in round 1, pushed in round 2
+    assert result["received"] == {_writer(a): _events(a)}
+
+
+def test_a_sync_raced_into_a_second_round_says_in_words_what_the_whole_sync_did(capsys, team, tmp_path,
+                                                                                monkeypatch):
+    a, b, c = _raced_by_a_third_clone(capsys, team, tmp_path, monkeypatch)
+    code, out, err = run(capsys, a, "sync")
+    assert code == 0, out + err
+    assert f"Imported {_events(b) + _events(c)} events from 2 feeds of origin." in out
+    assert f"Published {_events(a)} events from 1 feed to refs/baton/ledger." in out
+    titles = [h["title"] for h in run_json(capsys, a, "handoff", "list")["handoffs"]]
+    assert {"from B", "from C"} <= set(titles)  # the index caught up on both rounds' imports
 
 
 def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with_the_command(capsys, team):
