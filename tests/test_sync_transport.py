@@ -691,3 +691,24 @@ def test_a_server_that_offers_no_smart_push_is_a_clear_exit_4_after_importing_wh
     assert "does not accept pushes" in error["message"] and "internal" not in out + err
     assert "s3cret-pass" not in out + err
     assert (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").exists()  # fetched and imported all the same
+
+
+def _empty_answers(command: str, path: str) -> int | None:
+    """A broken ``git http-backend`` (a repository owned by another user — "dubious ownership" — or a
+    CGI that fails before its headers): every request answered by an empty 200 (git: "return code 22")."""
+    return 200
+
+
+def test_a_server_that_answers_every_request_with_nothing_is_said_to_have_served_nothing(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, a, "published by path")
+    run_json(capsys, a, "sync")
+    with serve(remote.parent, "alice", "s3cret-pass", answer=_empty_answers) as base:
+        set_remote(b, f"{base}/{remote.name}")
+        _checkpoint(capsys, b, "cannot be pushed")
+        code, out, err = run(capsys, b, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "answered with nothing" in error["message"] and "nothing was fetched" in error["message"]
+    assert "fetched and imported" not in error["message"] and "Traceback" not in err
+    assert not (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").exists()
