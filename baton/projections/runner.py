@@ -199,6 +199,31 @@ NEW_INDEX = "index is new or its projections changed"
 """Why a replay is needed when the index's signature is not this Baton's."""
 
 
+def steady_progress(display: Progress, total: int) -> Progress:
+    """``display`` told a steady ``total`` (the events the feeds hold) instead of the estimate from the
+    bytes read so far, which wanders by hundreds as the replay goes; "done" only at its end."""
+
+    def steady(done: int, about: int) -> None:
+        display(done, done if done >= about else max(done + 1, total))
+
+    return steady
+
+
+def _replaying_all(display: Progress, ledger: Any, reason: str | None) -> Progress:
+    """A full replay's display: told why first when it asks (``rebuilding(reason)``: the command
+    line's note when no terminal shows progress), then of a steady total (``tail.events_held``)."""
+    rebuilding = getattr(display, "rebuilding", None)
+    if callable(rebuilding):
+        rebuilding(reason)
+    from baton.ledger.tail import events_held  # lazy: only a replay someone watches reads the feeds' last lines
+
+    try:
+        total = events_held(ledger)
+    except (OSError, AttributeError):  # a feed gone under the read, or a ledger with no files: an estimate
+        total = None
+    return display if total is None else steady_progress(display, total)
+
+
 class _Rebuild(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -1140,6 +1165,8 @@ class ProjectionRunner:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
+        if progress is not None and until is None:  # a replay ``until`` a point counts its own total (``as_of``)
+            progress = _replaying_all(progress, self.ledger, reason)
         stream = self.ledger.stream_since({})
         events: Iterable[Event] = iter(stream)
         if until is not None:

@@ -481,9 +481,10 @@ def serves_nothing(url: str) -> str:
 def _no_refs(client, path: str) -> bool:
     """The http(s) remote advertises no ref at all (its info/refs is empty): a failing server, not
     a read-only mirror of a repository (which lists its branches)."""
+    failures: tuple[type[BaseException], ...] = (NotImplementedError, *_transport_errors())
     try:
         found = client.get_refs(path)
-    except (NotImplementedError, *_transport_errors()):
+    except failures:
         return False
     return not getattr(found, "refs", found)
 
