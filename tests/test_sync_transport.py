@@ -5,7 +5,6 @@ credentials a smart-HTTP remote refuses are exit 4 with a clear message
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -17,7 +16,7 @@ import pytest
 from baton.app import Baton
 from tests.cli_support import run, run_json
 from tests.http_git_support import serve
-from tests.sync_support import REF, make_team, remote_feeds, set_remote
+from tests.sync_support import REF, make_team, remote_feeds, set_remote, third_clone
 from tests.sync_support import checkpoint as _checkpoint
 from tests.sync_support import writer_of as _writer
 
@@ -30,28 +29,40 @@ def team(tmp_path):
 def test_a_ref_moved_between_read_and_write_on_a_path_remote_is_retried(capsys, team, monkeypatch):
     """dulwich writes a path remote's ref with compare-and-swap: a push landing
     between its read and its write makes it answer "unable to set"."""
-    from dulwich.refs import DiskRefsContainer
-
     remote, a, b = team
     _checkpoint(capsys, a, "from A")
     _checkpoint(capsys, b, "from B")
     run_json(capsys, b, "sync")
-    original = DiskRefsContainer.set_if_equals
-    raced = []
 
-    def racing(self, name, old, new, *args, **kwargs):
-        if name == REF and not raced and Path(os.fsdecode(self.path)).resolve() == remote.resolve():
-            raced.append(True)
-            with Baton.open(b) as app:  # another clone's push lands in between
-                _checkpoint(capsys, b, "from B, again")
-                app.sync()
-        return original(self, name, old, new, *args, **kwargs)
+    def another_push():
+        with Baton.open(b) as app:  # another clone's push lands in between
+            _checkpoint(capsys, b, "from B, again")
+            app.sync()
 
-    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", racing)
+    raced = _race_the_push(monkeypatch, remote, another_push)
     result = run_json(capsys, a, "sync")
     assert raced and result["attempts"] == 2 and result["pushed"] is True
     assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
     assert remote_feeds(remote)[_writer(b)].head.seq == 3
+
+
+def _race_the_push(monkeypatch, remote: Path, during) -> list[bool]:
+    """``during()`` runs once, when a push is about to set the path remote's ledger ref: after this
+    clone's fetch, before its push lands (dulwich sets it with compare-and-swap, so it finds the ref
+    moved). The list holds True once it ran."""
+    from dulwich.refs import DiskRefsContainer
+
+    original = DiskRefsContainer.set_if_equals
+    raced: list[bool] = []
+
+    def racing(self, name, old, new, *args, **kwargs):
+        if name == REF and not raced and Path(os.fsdecode(self.path)).resolve() == remote.resolve():
+            raced.append(True)
+            during()
+        return original(self, name, old, new, *args, **kwargs)
+
+    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", racing)
+    return raced
 
 
 def _events(project: Path) -> int:
@@ -61,30 +72,18 @@ def _events(project: Path) -> int:
 def _raced_by_a_third_clone(capsys, team, tmp_path, monkeypatch) -> tuple[Path, Path, Path]:
     """Clone A syncs while B's feed is on the remote; C's push lands between A's fetch and A's
     push (a real push race on the remote's ref), so A's sync takes a second round. (a, b, c)."""
-    from dulwich import porcelain
-    from dulwich.refs import DiskRefsContainer
-
-    from tests.app_support import init_project
-
     remote, a, b = team
-    c = tmp_path / "c"
-    porcelain.clone(str(remote), str(c), errstream=io.BytesIO()).close()
-    init_project(c)
+    c = third_clone(remote, tmp_path)
     _checkpoint(capsys, a, "from A")
     _checkpoint(capsys, b, "from B")
     _checkpoint(capsys, c, "from C")
     run_json(capsys, b, "sync")
-    original = DiskRefsContainer.set_if_equals
-    raced = []
 
-    def racing(self, name, old, new, *args, **kwargs):
-        if name == REF and not raced and Path(os.fsdecode(self.path)).resolve() == remote.resolve():
-            raced.append(True)
-            with Baton.open(c) as app:  # C's push lands between A's fetch and A's push
-                app.sync()
-        return original(self, name, old, new, *args, **kwargs)
+    def c_pushes():
+        with Baton.open(c) as app:  # C's push lands between A's fetch and A's push
+            app.sync()
 
-    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", racing)
+    _race_the_push(monkeypatch, remote, c_pushes)
     return a, b, c
 
 
