@@ -136,14 +136,16 @@ def end_progress_line() -> None:
         sys.stderr.flush()
 
 
-def progress(label: str) -> Callable[[int, int], None] | None:
+def progress(label: str, estimated: bool = False) -> Callable[[int, int], None] | None:
     """A progress display on a terminal (``label`` then events done of about
-    how many, on one line); nothing when stderr is not one."""
+    how many, on one line); nothing when stderr is not one. ``estimated``: the total
+    is estimated as the work goes (from the bytes read so far) and may move, so it
+    is shown as one (``2000/~9974``) until the work is done."""
     if not sys.stderr.isatty():
         return None
 
     def show(done: int, total: int) -> None:
-        line = f"{label} {done}/{total} events"
+        line = f"{label} {done}/{'~' if estimated and done < total else ''}{total} events"
         # padded over the line before: an estimate one digit shorter leaves no "eventss"
         sys.stderr.write("\r" + line.ljust(_ProgressLine.width if _ProgressLine.open else 0))
         _ProgressLine.open, _ProgressLine.width = done < total, len(line)
@@ -178,7 +180,7 @@ def catching_up() -> Callable[[int, int], None] | None:
     answers (a replay after an upgrade, a large pull): shown from its first
     batch on, so a catch-up of a few events (every command's) says nothing.
     A throwaway replay (``--as-of``) asks it for its own words (``CatchingUp.replaying``)."""
-    show = long_progress("baton: bringing the index up to date:")
+    show = long_progress("baton: bringing the index up to date:", estimated=True)
     return CatchingUp(show) if show is not None else RebuildNote()
 
 
@@ -225,10 +227,10 @@ class CatchingUp:
         return long_progress(f"baton: replaying the ledger {label}:")
 
 
-def long_progress(label: str) -> Callable[[int, int], None] | None:
+def long_progress(label: str, estimated: bool = False) -> Callable[[int, int], None] | None:
     """``progress(label)``, shown only for work of more than one step: work
     done in one step (its first report already says it is done) says nothing."""
-    show = progress(label)
+    show = progress(label, estimated)
     if show is None:
         return None
     shown = False

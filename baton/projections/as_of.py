@@ -21,7 +21,7 @@ from baton.projections.base import Doc
 from baton.projections.event_counts import Streams
 from baton.projections.folds.handoffs import Handoffs
 from baton.projections.folds.lineage import Lineage
-from baton.projections.runner import Progress, ProjectionRunner, steady_progress
+from baton.projections.runner import Progress, ProjectionRunner
 from baton.projections.until import Until
 
 
@@ -84,4 +84,9 @@ def replay_progress(project: Any, until: Until) -> Progress | None:
     total = events_held(project.ledger)
     if total is None:
         return shown
-    return steady_progress(shown, total)
+    display: Progress = shown
+
+    def steady(done: int, about: int) -> None:
+        display(done, done if done >= about else max(done + 1, total))
+
+    return steady

@@ -199,29 +199,12 @@ NEW_INDEX = "index is new or its projections changed"
 """Why a replay is needed when the index's signature is not this Baton's."""
 
 
-def steady_progress(display: Progress, total: int) -> Progress:
-    """``display`` told a steady ``total`` (the events the feeds hold) instead of the estimate from the
-    bytes read so far, which wanders by hundreds as the replay goes; "done" only at its end."""
-
-    def steady(done: int, about: int) -> None:
-        display(done, done if done >= about else max(done + 1, total))
-
-    return steady
-
-
-def _replaying_all(display: Progress, ledger: Any, reason: str | None) -> Progress:
-    """A full replay's display: told why first when it asks (``rebuilding(reason)``: the command
-    line's note when no terminal shows progress), then of a steady total (``tail.events_held``)."""
+def _told_why(display: Progress, reason: str | None) -> None:
+    """A full replay's display told why first, when it asks (``rebuilding(reason)``: the command
+    line's one-line note where no terminal shows progress)."""
     rebuilding = getattr(display, "rebuilding", None)
     if callable(rebuilding):
         rebuilding(reason)
-    from baton.ledger.tail import events_held  # lazy: only a replay someone watches reads the feeds' last lines
-
-    try:
-        total = events_held(ledger)
-    except (OSError, AttributeError):  # a feed gone under the read, or a ledger with no files: an estimate
-        total = None
-    return display if total is None else steady_progress(display, total)
 
 
 class _Rebuild(Exception):
@@ -1165,8 +1148,8 @@ class ProjectionRunner:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
-        if progress is not None and until is None:  # a replay ``until`` a point counts its own total (``as_of``)
-            progress = _replaying_all(progress, self.ledger, reason)
+        if progress is not None and until is None:  # a replay ``until`` a point is a throwaway view (``as_of``)
+            _told_why(progress, reason)
         stream = self.ledger.stream_since({})
         events: Iterable[Event] = iter(stream)
         if until is not None:
