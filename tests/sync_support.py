@@ -53,6 +53,14 @@ def make_team(tmp_path: Path) -> tuple[Path, Path, Path]:
     return remote, a, b
 
 
+def third_clone(remote: Path, tmp_path: Path, name: str = "c") -> Path:
+    """One more git clone of ``remote`` (``tmp_path / name``), a Baton project with a writer of its own."""
+    clone = tmp_path / name
+    porcelain.clone(str(remote), str(clone), **_quiet()).close()
+    init_project(clone)
+    return clone
+
+
 def refs_of(path: Path) -> dict[bytes, bytes]:
     with Repo(str(path)) as repo:
         return dict(repo.get_refs())

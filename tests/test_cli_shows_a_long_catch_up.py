@@ -87,7 +87,43 @@ def test_a_command_in_a_pipe_shows_no_progress_of_a_replay(worked, monkeypatch, 
     _drop_index(worked)
     monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
     code, _, err = run(capsys, worked, "handoff", "list")
-    assert code == 0 and CATCHING_UP not in err
+    assert code == 0 and CATCHING_UP not in err and "\r" not in err
+
+
+def test_a_command_in_a_pipe_that_must_replay_the_ledger_first_says_so_in_one_line_with_why(worked, monkeypatch,
+                                                                                           capsys):
+    _drop_index(worked)  # as after an upgrade whose projections changed: the whole ledger is replayed
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
+    code, out, err = run(capsys, worked, "handoff", "list", "--json")
+    held = sum(len(feed.read_bytes().splitlines()) for feed in (worked / ".baton" / "ledger").glob("*.jsonl"))
+    assert code == 0 and out.startswith("{")  # the answer on stdout, untouched
+    assert err == (f"baton: rebuilding the index from the ledger ({runner_module.NEW_INDEX}): {held} events to "
+                   "replay before this command answers\n")
+
+
+def test_a_command_in_a_pipe_says_nothing_of_a_replay_of_one_batch(worked, capsys):
+    _drop_index(worked)  # a few events: the replay is one batch, over before anyone waits
+    code, _, err = run(capsys, worked, "handoff", "list")
+    assert code == 0 and err == ""
+
+
+def test_a_hook_path_command_in_a_pipe_says_nothing_of_the_replay_it_must_do(worked, monkeypatch, capsys):
+    _drop_index(worked)
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
+    code, _, err = run(capsys, worked, "bootstrap", "--json")
+    assert code == 0 and "rebuilding the index" not in err  # a harness may show a hook's stderr
+
+
+def test_a_replay_at_a_terminal_marks_its_total_as_an_estimate_until_it_is_done(worked, monkeypatch, capsys):
+    # events of very different sizes: the total, estimated from the bytes read so far, moves as it goes
+    run(capsys, worked, "checkpoint", "create", "--title", "long", "--objective", "o " * 20_000, "--no-input")
+    _drop_index(worked)
+    code, said = _at_a_terminal(monkeypatch, capsys, worked, "handoff", "list")
+    held = sum(len(feed.read_bytes().splitlines()) for feed in (worked / ".baton" / "ledger").glob("*.jsonl"))
+    shown = [part.strip() for part in said.replace("\n", "\r").split("\r") if part.strip()]
+    assert code == 0 and len(shown) >= 2
+    assert all("/~" in line for line in shown[:-1])  # "2000/~9974 events": said to be an estimate
+    assert shown[-1] == f"{CATCHING_UP} {held}/{held} events"  # the whole count, exact, once done
 
 
 def test_a_replay_of_whole_batches_ends_its_progress_line_once(worked, monkeypatch, capsys):
@@ -98,7 +134,8 @@ def test_a_replay_of_whole_batches_ends_its_progress_line_once(worked, monkeypat
     code, _, _ = run(capsys, worked, "handoff", "list")
     said = terminal.getvalue()
     assert code == 0 and CATCHING_UP in said
-    assert said.count("\n") == 1 and said.endswith(" events\n")  # the last batch's count is not a second line
+    # the last batch's count is not a second line (the done line padded over the estimate's "~")
+    assert said.count("\n") == 1 and said.endswith("\n") and said.rstrip("\n ").endswith(" events")
 
 
 def test_an_interrupt_during_a_catch_up_at_a_terminal_is_said_on_a_line_of_its_own(worked, monkeypatch, capsys):

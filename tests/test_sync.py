@@ -521,16 +521,10 @@ def test_a_remote_feed_whose_name_is_not_a_writer_id_is_refused_and_no_file_is_m
 
 
 def test_a_refused_feed_does_not_stop_the_sound_feeds_of_the_same_sync(capsys, team, tmp_path):
-    import io
-
-    from dulwich import porcelain
-
-    from tests.app_support import init_project
+    from tests.sync_support import third_clone
 
     remote, a, b = team
-    c = tmp_path / "c"
-    porcelain.clone(str(remote), str(c), errstream=io.BytesIO()).close()
-    init_project(c)
+    c = third_clone(remote, tmp_path)
     _checkpoint(capsys, c, "from C")
     run_json(capsys, c, "sync")
     _checkpoint(capsys, a, "from A")

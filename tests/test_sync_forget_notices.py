@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from baton.domain.short_ids import short_id
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team
 from tests.sync_support import writer_of as writer
@@ -39,7 +40,7 @@ def test_sync_names_each_handoff_a_teammates_forget_erased_with_the_forgetting_w
     [told] = result["forgotten"]
     assert (told["handoff"], told["writer"], told["yours"]) == (ident, writer(b), True)
     assert "title" not in told  # the forget may be for a secret the title holds
-    assert told["short"] == ident[:13]
+    assert told["short"] == short_id(ident)  # the short id every list shows
 
 
 def test_sync_names_the_git_identity_the_forget_was_recorded_under(capsys, erased_by_bob):
@@ -50,17 +51,17 @@ def test_sync_names_the_git_identity_the_forget_was_recorded_under(capsys, erase
 def test_the_sync_text_says_whose_forget_erased_which_handoff(capsys, tmp_path):
     a, b, ident = _forgotten_by_bob(capsys, tmp_path)
     code, text, _ = run(capsys, a, "sync")
-    assert f"FORGOTTEN: your handoff {ident[:13]} was erased here by a forget that writer {writer(b)}" in text
+    assert f"FORGOTTEN: your handoff {short_id(ident)} was erased here by a forget that writer {writer(b)}" in text
     assert "alice important" not in text
 
 
 def test_status_shows_the_erasure_until_a_brief_tells_it_once(capsys, erased_by_bob):
     a, b, ident, _result = erased_by_bob
     shown = run_json(capsys, a, "status").get("forgottenByTeammates", [])
-    assert len(shown) == 1 and ident[:13] in shown[0] and "alice important" not in shown[0]
+    assert len(shown) == 1 and short_id(ident) in shown[0] and "alice important" not in shown[0]
     assert run_json(capsys, a, "status").get("forgottenByTeammates", []) == shown  # status writes nothing
     brief = run_json(capsys, a, "bootstrap", "--json")["brief"]
-    assert f"Your handoff {ident[:13]} was erased here by a forget that writer {writer(b)}" in brief
+    assert f"Your handoff {short_id(ident)} was erased here by a forget that writer {writer(b)}" in brief
     assert "Your handoff" not in run_json(capsys, a, "bootstrap", "--json")["brief"]
     assert run_json(capsys, a, "status").get("forgottenByTeammates", []) == []
 

@@ -5,6 +5,7 @@ lack them — and a push that failed does not count as shared."""
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -35,6 +36,20 @@ def test_one_unshared_event_is_shown_as_one_seq_not_a_range(capsys, team):
     assert sync["unshared"] == 1
     assert f"(seq {sync['seq']}): run `baton sync`" in run(capsys, a, "status")[1]
 
+
+def test_a_synced_clone_whose_feed_holds_no_event_yet_says_nothing_is_written_yet(capsys, team, tmp_path):
+    from dulwich import porcelain
+
+    remote, a, _b = team
+    run_json(capsys, a, "sync")
+    b = tmp_path / "fresh"  # a git clone of the project, never `baton init`-ed: its feed is empty
+    porcelain.clone(str(remote), str(b), errstream=io.BytesIO()).close()
+    run_json(capsys, b, "sync")  # imports A's events, writes none of its own
+    sync = run_json(capsys, b, "status")["sync"]
+    assert (sync["seq"], sync["unshared"]) == (0, 0)
+    text = run(capsys, b, "status")[1]
+    assert f"Shared: nothing written yet — this clone's feed {_writer(b)} holds no event" in text
+    assert "every event" not in text
 
 def test_a_clone_that_never_synced_shows_nothing_about_sharing(capsys, team):
     _remote, a, _b = team

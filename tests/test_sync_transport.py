@@ -16,7 +16,7 @@ import pytest
 from baton.app import Baton
 from tests.cli_support import run, run_json
 from tests.http_git_support import serve
-from tests.sync_support import REF, make_team, remote_feeds, set_remote
+from tests.sync_support import REF, make_team, remote_feeds, set_remote, third_clone
 from tests.sync_support import checkpoint as _checkpoint
 from tests.sync_support import writer_of as _writer
 
@@ -29,28 +29,83 @@ def team(tmp_path):
 def test_a_ref_moved_between_read_and_write_on_a_path_remote_is_retried(capsys, team, monkeypatch):
     """dulwich writes a path remote's ref with compare-and-swap: a push landing
     between its read and its write makes it answer "unable to set"."""
-    from dulwich.refs import DiskRefsContainer
-
     remote, a, b = team
     _checkpoint(capsys, a, "from A")
     _checkpoint(capsys, b, "from B")
     run_json(capsys, b, "sync")
-    original = DiskRefsContainer.set_if_equals
-    raced = []
 
-    def racing(self, name, old, new, *args, **kwargs):
-        if name == REF and not raced and Path(os.fsdecode(self.path)).resolve() == remote.resolve():
-            raced.append(True)
-            with Baton.open(b) as app:  # another clone's push lands in between
-                _checkpoint(capsys, b, "from B, again")
-                app.sync()
-        return original(self, name, old, new, *args, **kwargs)
+    def another_push():
+        with Baton.open(b) as app:  # another clone's push lands in between
+            _checkpoint(capsys, b, "from B, again")
+            app.sync()
 
-    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", racing)
+    raced = _race_the_push(monkeypatch, remote, another_push)
     result = run_json(capsys, a, "sync")
     assert raced and result["attempts"] == 2 and result["pushed"] is True
     assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
     assert remote_feeds(remote)[_writer(b)].head.seq == 3
+
+
+def _race_the_push(monkeypatch, remote: Path, during) -> list[bool]:
+    """``during()`` runs once, when a push is about to set the path remote's ledger ref: after this
+    clone's fetch, before its push lands (dulwich sets it with compare-and-swap, so it finds the ref
+    moved). The list holds True once it ran."""
+    from dulwich.refs import DiskRefsContainer
+
+    original = DiskRefsContainer.set_if_equals
+    raced: list[bool] = []
+
+    def racing(self, name, old, new, *args, **kwargs):
+        if name == REF and not raced and Path(os.fsdecode(self.path)).resolve() == remote.resolve():
+            raced.append(True)
+            during()
+        return original(self, name, old, new, *args, **kwargs)
+
+    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", racing)
+    return raced
+
+
+def _events(project: Path) -> int:
+    return len((project / ".baton" / "ledger" / f"{_writer(project)}.jsonl").read_bytes().splitlines())
+
+
+def _raced_by_a_third_clone(capsys, team, tmp_path, monkeypatch) -> tuple[Path, Path, Path]:
+    """Clone A syncs while B's feed is on the remote; C's push lands between A's fetch and A's
+    push (a real push race on the remote's ref), so A's sync takes a second round. (a, b, c)."""
+    remote, a, b = team
+    c = third_clone(remote, tmp_path)
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    _checkpoint(capsys, c, "from C")
+    run_json(capsys, b, "sync")
+
+    def c_pushes():
+        with Baton.open(c) as app:  # C's push lands between A's fetch and A's push
+            app.sync()
+
+    _race_the_push(monkeypatch, remote, c_pushes)
+    return a, b, c
+
+
+def test_a_sync_raced_into_a_second_round_reports_every_rounds_imports_and_what_it_published(
+        capsys, team, tmp_path, monkeypatch):
+    a, b, c = _raced_by_a_third_clone(capsys, team, tmp_path, monkeypatch)
+    result = run_json(capsys, a, "sync")
+    assert result["attempts"] == 2 and result["pushed"] is True
+    assert result["imported"] == {_writer(b): _events(b), _writer(c): _events(c)}  # B's in round 1, C's in round 2
+    assert result["published"] == {_writer(a): _events(a)}  # onto the ref in round 1, pushed in round 2
+    assert result["received"] == {_writer(a): _events(a)}
+
+
+def test_a_sync_raced_into_a_second_round_says_in_words_what_the_whole_sync_did(capsys, team, tmp_path,
+                                                                                monkeypatch):
+    a, b, c = _raced_by_a_third_clone(capsys, team, tmp_path, monkeypatch)
+    code, out, err = run(capsys, a, "sync")
+    assert code == 0, out + err
+    assert f"Imported {_events(b) + _events(c)} events from 2 feeds of origin." in out
+    assert f"Published {_events(a)} events from 1 feed to refs/baton/ledger." in out
+    titles = [h["title"] for h in run_json(capsys, a, "handoff", "list")["handoffs"]]
+    assert {"from B", "from C"} <= set(titles)  # the index caught up on both rounds' imports
 
 
 def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with_the_command(capsys, team):
@@ -635,3 +690,24 @@ def test_a_server_that_offers_no_smart_push_is_a_clear_exit_4_after_importing_wh
     assert "does not accept pushes" in error["message"] and "internal" not in out + err
     assert "s3cret-pass" not in out + err
     assert (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").exists()  # fetched and imported all the same
+
+
+def _empty_answers(command: str, path: str) -> int | None:
+    """A broken ``git http-backend`` (a repository owned by another user — "dubious ownership" — or a
+    CGI that fails before its headers): every request answered by an empty 200 (git: "return code 22")."""
+    return 200
+
+
+def test_a_server_that_answers_every_request_with_nothing_is_said_to_have_served_nothing(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, a, "published by path")
+    run_json(capsys, a, "sync")
+    with serve(remote.parent, "alice", "s3cret-pass", answer=_empty_answers) as base:
+        set_remote(b, f"{base}/{remote.name}")
+        _checkpoint(capsys, b, "cannot be pushed")
+        code, out, err = run(capsys, b, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "answered with nothing" in error["message"] and "nothing was fetched" in error["message"]
+    assert "fetched and imported" not in error["message"] and "Traceback" not in err
+    assert not (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").exists()

@@ -44,7 +44,7 @@ def rebuild(app: Baton, args: argparse.Namespace):
         raise InputError("--if-needed brings the index up to date; --until pins it in the past: pass one of them")
     # ``--lock-wait``: the project was opened with it (``opened.limits_of``).
     done = app.rebuild(until=args.until, if_needed=args.if_needed,
-                       progress=None if args.json else progress("baton: replaying the ledger:"))
+                       progress=None if args.json else progress("baton: replaying the ledger:", estimated=True))
     if done.lost:  # as a reading command says it: the loss, and the files kept from it
         say_damage(done.lost, list(done.kept_files))
     # What the kept hooks it ran have to say, for the next session start.

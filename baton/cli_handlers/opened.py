@@ -34,11 +34,21 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         app.project.on_disk_full = say_disk_full
         if sys.stderr.isatty():
             app.project.on_wait = say_waiting
+        if sys.stderr.isatty() or not _hook_path(args):
             app.project.on_progress = catching_up()
         result = handler(app, args)
         if show is not None:
             show(result)
         return result
+
+
+HOOK_PATH_HANDLERS = frozenset({"sessions", "session_end", "resume"})
+"""The handler modules of the commands harness hooks run (``bootstrap``, ``session …``, ``resume``:
+``cli_run.HOOK_PATH_COMMANDS``): quiet where no terminal shows them (docs/hooks.md)."""
+
+
+def _hook_path(args: argparse.Namespace) -> bool:
+    return str(getattr(args, "func", "")).partition(":")[0] in HOOK_PATH_HANDLERS
 
 
 def limits_of(args: argparse.Namespace) -> Limits:
@@ -126,14 +136,16 @@ def end_progress_line() -> None:
         sys.stderr.flush()
 
 
-def progress(label: str) -> Callable[[int, int], None] | None:
+def progress(label: str, estimated: bool = False) -> Callable[[int, int], None] | None:
     """A progress display on a terminal (``label`` then events done of about
-    how many, on one line); nothing when stderr is not one."""
+    how many, on one line); nothing when stderr is not one. ``estimated``: the total
+    is estimated as the work goes (from the bytes read so far) and may move, so it
+    is shown as one (``2000/~9974``) until the work is done."""
     if not sys.stderr.isatty():
         return None
 
     def show(done: int, total: int) -> None:
-        line = f"{label} {done}/{total} events"
+        line = f"{label} {done}/{'~' if estimated and done < total else ''}{total} events"
         # padded over the line before: an estimate one digit shorter leaves no "eventss"
         sys.stderr.write("\r" + line.ljust(_ProgressLine.width if _ProgressLine.open else 0))
         _ProgressLine.open, _ProgressLine.width = done < total, len(line)
@@ -168,8 +180,36 @@ def catching_up() -> Callable[[int, int], None] | None:
     answers (a replay after an upgrade, a large pull): shown from its first
     batch on, so a catch-up of a few events (every command's) says nothing.
     A throwaway replay (``--as-of``) asks it for its own words (``CatchingUp.replaying``)."""
-    show = long_progress("baton: bringing the index up to date:")
-    return CatchingUp(show) if show is not None else None
+    show = long_progress("baton: bringing the index up to date:", estimated=True)
+    return CatchingUp(show) if show is not None else RebuildNote()
+
+
+class RebuildNote:
+    """Where no terminal shows progress (a pipe, a script, an agent's shell): one line on stderr when a
+    command must replay the whole ledger before it answers — the first command after an upgrade whose
+    projections changed, or after the index was deleted or damaged (48 s at 100k events) — saying why,
+    so the wait is not mistaken for a hang. A replay of one batch or less, and a catch-up of what the
+    feeds gained, say nothing; a requested rebuild (``baton rebuild``) says its own."""
+
+    def __init__(self) -> None:
+        self._reason: str | None = None
+        self._said = False
+
+    def rebuilding(self, reason: str | None) -> None:
+        self._reason = None if reason == "requested" else reason or "requested"
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._said or self._reason is None or done >= total:
+            return
+        self._said = True
+        sys.stderr.write(f"baton: rebuilding the index from the ledger ({self._reason}): {total} events to replay "
+                         "before this command answers\n")
+        sys.stderr.flush()
+
+    @staticmethod
+    def replaying(label: str) -> None:
+        """A throwaway replay (``--as-of``) says nothing where no terminal shows it."""
+        return None
 
 
 class CatchingUp:
@@ -187,10 +227,10 @@ class CatchingUp:
         return long_progress(f"baton: replaying the ledger {label}:")
 
 
-def long_progress(label: str) -> Callable[[int, int], None] | None:
+def long_progress(label: str, estimated: bool = False) -> Callable[[int, int], None] | None:
     """``progress(label)``, shown only for work of more than one step: work
     done in one step (its first report already says it is done) says nothing."""
-    show = progress(label)
+    show = progress(label, estimated)
     if show is None:
         return None
     shown = False

@@ -248,6 +248,9 @@ def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
     if sync.get("diverged"):
         return [diverged_line(sync)]
     n = sync["unshared"]
+    if not n and not sync["seq"]:  # synced, but this clone has written nothing of its own
+        return [f"Shared: nothing written yet — this clone's feed {sync['writer']} holds no event (synced with "
+                f"{remote})"]
     if not n:
         return [f"Shared: every event of this clone's feed {sync['writer']} is on {remote} (seq {sync['seq']})"]
     then = ("sync.require_signatures is set and git names no signing key here: set user.signingkey "

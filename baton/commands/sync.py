@@ -238,8 +238,9 @@ class SyncResult:
 
 @mutable
 class _Erased:
-    """Payloads a sync erased in local feeds, over every round (a push that
-    finds the remote moved starts another, the erasure already written)."""
+    """What a sync did over every round (a push that finds the remote moved starts another, what the
+    round before imported, erased and committed to the local ref already written): the payloads it
+    erased in local feeds, the events it imported and published, the locks and copies it moved."""
 
     feeds: dict[str, int] = attrs.field(factory=dict)
     payloads: list[Any] = attrs.field(factory=list)
@@ -250,6 +251,21 @@ class _Erased:
     """Stale pack index locks a push removed from a path remote, over every round."""
     moved: list[dict[str, Any]] = attrs.field(factory=list)
     """Stray copies moved into ``quarantine/`` (``importing.move_stray_aside``), over every round."""
+    imported: dict[str, int] = attrs.field(factory=dict)
+    """Feed → events imported into the local files, over every round (a round that lost a push
+    race had already imported what it fetched)."""
+    published: dict[str, int] = attrs.field(factory=dict)
+    """Feed → events the local ref gained from the local files, over every round (a raced round's
+    commit stays on the local ref, and the next round's push carries it)."""
+    ref_erased: dict[str, int] = attrs.field(factory=dict)
+    """Feed → payloads erased on the ref's copy, over every round."""
+
+    def add_round(self, work: Round) -> None:
+        """What one round imported, published and erased on the ref, added to the rounds before."""
+        for total, counts in ((self.imported, work.imported), (self.published, work.published),
+                              (self.ref_erased, work.ref_erased)):
+            for feed, n in counts.items():
+                total[feed] = total.get(feed, 0) + n
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
@@ -499,11 +515,12 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         new_sha = _decide_and_commit(project, repo, work, signatures, local_sha, remote_sha)
         if new_sha is not None and new_sha != local_sha:
             repo.refs[ref] = new_sha
+        erased.add_round(work)
         # with what the remote holds now: it counts as held even if this round's push fails
         own = remote_feeds.get(project.writer) if project.writer else None
         save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None,
                    (acked_key, own_entry(remote_name, own.head if own is not None and own.problem is None else None)))
-    DoneSoFar.note(_imported_not_pushed(work.imported, remote_name))
+    DoneSoFar.note(_imported_not_pushed(erased.imported, remote_name))
     if work.erased:
         erased.payloads.extend(work.erased_payloads)
         erased.ids.extend(ident for ids in work.erased_ids.values() for ident in ids)
@@ -518,9 +535,11 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         DoneSoFar.note(f"after the sync's import; {remote_name} already held what this clone holds, so there was "
                        "nothing to push: the sync is done (the index catches up at the next command)")
     received = received if pushed else {}
-    return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
-                      refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
-                      read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
+    # every round's imports and publications (a raced round's stay done), this round's refusals
+    return SyncResult(remote=remote_name, ref=ref.decode(), imported=dict(erased.imported),
+                      published=dict(erased.published), refused=work.refused, pushed=pushed,
+                      commit=new_sha.decode() if new_sha else None, read=count, rebuilt=False, attempts=attempt,
+                      erased=work.erased, ref_erased=dict(erased.ref_erased),
                       signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
                       cleaned_locks=list(erased.cleaned_locks), stray=dict(work.strays), received=received)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from baton.domain.short_ids import short_id
 from baton.events.catalogue import BATON, HANDOFF, HandoffForgotten, split_stream, stream_of
 from baton.events.names import HANDOFF_REVISED
 from baton.ledger.envelope import Event
@@ -100,7 +101,8 @@ class ForeignForget:
 
     @property
     def short(self) -> str:
-        return self.handoff[:13]
+        """The short id every list shows (``short_ids.short_id``: the id's random tail)."""
+        return short_id(self.handoff)
 
     def line(self) -> str:
         """How ``baton sync``, ``status`` and the brief name it."""
@@ -134,7 +136,7 @@ class WithheldEdit:
 
     @property
     def short(self) -> str:
-        return self.handoff[-8:]
+        return short_id(self.handoff)
 
     def line(self) -> str:
         """How ``baton sync`` names it."""

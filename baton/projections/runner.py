@@ -202,6 +202,14 @@ NEW_INDEX = "index is new or its projections changed"
 """Why a replay is needed when the index's signature is not this Baton's."""
 
 
+def _told_why(display: Progress, reason: str | None) -> None:
+    """A full replay's display told why first, when it asks (``rebuilding(reason)``: the command
+    line's one-line note where no terminal shows progress)."""
+    rebuilding = getattr(display, "rebuilding", None)
+    if callable(rebuilding):
+        rebuilding(reason)
+
+
 class _Rebuild(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -1146,6 +1154,8 @@ class ProjectionRunner:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
+        if progress is not None and until is None:  # a replay ``until`` a point is a throwaway view (``as_of``)
+            _told_why(progress, reason)
         stream = self.ledger.stream_since({})
         events: Iterable[Event] = iter(stream)
         if until is not None:

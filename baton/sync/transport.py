@@ -468,6 +468,27 @@ def no_smart_push(url: str) -> str:
             "URL when it asks for them), or ssh")
 
 
+def serves_nothing(url: str) -> str:
+    """Why a push to an http(s) remote that answered every request with nothing (an empty page, no
+    ref, no git service: git says "return code 22") cannot be made, and why nothing was fetched."""
+    return (f"cannot push to {url!r}: the server answered with nothing (an empty page where git's refs and "
+            "services belong: git says \"return code 22\"), so nothing was fetched and nothing pushed; this "
+            "clone's events stay here, unpublished. Its `git http-backend` is failing: its error log says why "
+            "(a repository owned by another user than the server's, which git refuses as \"dubious ownership\" "
+            "until `safe.directory` names it, or the CGI's setup); check with `git ls-remote`")
+
+
+def _no_refs(client, path: str) -> bool:
+    """The http(s) remote advertises no ref at all (its info/refs is empty): a failing server, not
+    a read-only mirror of a repository (which lists its branches)."""
+    failures: tuple[type[BaseException], ...] = (NotImplementedError, *_transport_errors())
+    try:
+        found = client.get_refs(path)
+    except failures:
+        return False
+    return not getattr(found, "refs", found)
+
+
 def http_status(exc: BaseException) -> int | None:
     """The HTTP status of an answer dulwich did not expect (it raises those
     but 401, 404 and 407 as ``unexpected http resp <status> for <url>``), or None."""
@@ -829,7 +850,8 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         moved.lock = lock
         raise moved from None
     except NotImplementedError:  # dulwich's "dumb" http client: the server refused git's receive-pack
-        raise RemoteUnreachable(no_smart_push(url), details={"url": url, "accepts_pushes": False}) from None
+        message = serves_nothing(url) if _no_refs(client, path) else no_smart_push(url)
+        raise RemoteUnreachable(message, details={"url": url, "accepts_pushes": False}) from None
     except _transport_errors() as exc:
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)

@@ -408,6 +408,8 @@ SCRIPT = """
         (sync.signingKeyMissing ? "sync.require_signatures is set and git names no signing key here: set " +
           "user.signingkey and gpg.format ssh (docs/sync.md, \u201cSigned feeds\u201d), then run baton sync" + counted +
           "." : "run baton sync" + counted + ".")
+      : !sync.seq ? "Shared: nothing written yet \u2014 this clone's feed " + sync.writer + " holds no event " +
+        "(synced with " + (sync.remote || "a remote") + ")."
       : "Shared: every event of this clone's feed " + sync.writer + " is on " + (sync.remote || "a remote") +
         " (seq " + sync.seq + ")."));
   }
