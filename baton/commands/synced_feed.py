@@ -13,7 +13,7 @@ these commands load it by name).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterable
 
 from baton.domain.ledger_refs import DEFAULT_REF
 from baton.gitinfo import locate
@@ -42,6 +42,42 @@ def synced_copy(project: "Project", feed: str, unless_held: bool = False) -> byt
     synced = __import__("baton.sync.synced", fromlist=["synced_copy"])
     copy: bytes | None = synced.synced_copy(project, feed, unless_held)
     return copy
+
+
+def synced_heads(project: "Project") -> dict[str, int]:
+    """``baton.sync.synced.synced_heads``: feed → the seq this clone's ledger ref holds it to
+    (empty: no git repository, no ref, or a ref that cannot be read)."""
+    where = locate(project.root)
+    if where is None or not _may_hold(Path(where.common_dir), DEFAULT_REF):
+        return {}
+    synced = __import__("baton.sync.synced", fromlist=["synced_heads"])
+    heads: dict[str, int] = synced.synced_heads(project)
+    return heads
+
+
+def behind_ref(project: "Project", heads: dict[str, int], local: dict[str, int],
+               damaged: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """The feeds this clone's ledger ref holds (``heads``: ``synced_heads``) beyond the seq its files
+    hold (``local``; a feed absent there has no file): ``{"feed", "seq", "local_seq", "own"}``, in name
+    order, leaving out the ``damaged`` ones (said by their problem and a repair's plan)."""
+    skip = set(damaged)
+    return [{"feed": feed, "seq": seq, "local_seq": local.get(feed, 0), "own": feed == project.writer}
+            for feed, seq in sorted(heads.items()) if seq > local.get(feed, 0) and feed not in skip]
+
+
+def behind_ref_advice(behind: dict[str, Any]) -> str:
+    """What ``verify``, ``doctor`` and ``status`` say of a feed the ledger ref holds beyond its file."""
+    feed, seq, local = behind["feed"], behind["seq"], behind["local_seq"]
+    where = f".baton/ledger/{feed}.jsonl"
+    has = f"{where} is gone" if not local else f"{where} holds seq {local}"
+    if behind["own"]:
+        return (f"this clone's own feed {feed}: {has}, but this clone's ledger ref (what its syncs published) "
+                f"holds it to seq {seq}: the file was cut, replaced or deleted (by git, when .baton/ was committed: "
+                "`baton doctor`; or a backup restored). `baton sync` given `restore_own_feed` takes the missing events "
+                "back from the remote (docs/sync.md)")
+    return (f"feed {feed}: {has}, but this clone's ledger ref holds it to seq {seq}: the file was deleted or "
+            "replaced (by git, when .baton/ was committed: `baton doctor`; or by hand), or the ref was fetched "
+            "with git. `baton sync` takes it back from the remote (docs/sync.md)")
 
 
 def _may_hold(common_dir: Path, ref: str) -> bool:
