@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from tests.cli_support import run, run_json
-from tests.sync_support import REF, make_team, refs_of
+from tests.sync_support import REF, make_team, refs_of, writer_of
 from tests.sync_support import checkpoint as _checkpoint
 
 _IDENTITY = ["-c", "user.name=T", "-c", "user.email=t@example.com"]
@@ -160,3 +160,28 @@ def test_an_own_feed_cut_back_behind_what_was_published_fails_verify_with_the_wa
     run_json(capsys, a, "sync", "--restore-own-feed")
     assert run(capsys, a, "verify")[0] == 0
     assert feed.read_bytes() == b"".join(lines)
+
+
+def test_a_teammates_feed_deleted_by_hand_fails_verify_while_the_sync_state_is_there(capsys, tmp_path):
+    _remote, a, b = make_team(tmp_path)
+    _checkpoint(capsys, a, "a's work")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    feed = b / ".baton" / "ledger" / f"{writer_of(a)}.jsonl"
+    feed.unlink()
+    (b / ".baton" / "index.sqlite").unlink()
+
+    code, out, _err = run(capsys, b, "verify", "--json")
+
+    assert code == 3 and [x["feed"] for x in json.loads(out)["behind_ref"]] == [feed.stem]
+
+
+def test_a_teammates_ledger_ref_fetched_with_git_is_no_failure_of_verify(capsys, tmp_path):
+    _remote, a, b = make_team(tmp_path)
+    _checkpoint(capsys, b, "b's work")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "a's work")
+    run_json(capsys, a, "sync")
+    _git(b, "fetch", "-q", "origin", f"+{REF.decode()}:{REF.decode()}")  # a's feed on b's ref, never taken
+
+    assert run_json(capsys, b, "verify")["behind_ref"] == []
