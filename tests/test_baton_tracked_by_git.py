@@ -118,11 +118,17 @@ def test_a_pull_of_a_teammates_committed_baton_is_named_in_the_pullers_status(ca
 
 # -- feeds git cut or deleted, which this clone's ledger ref still holds -----------------------------
 
-def test_feeds_a_checkout_deleted_fail_verify_naming_them_and_a_sync_brings_them_back(capsys, tmp_path):
+def _b_holds_as_work(capsys, tmp_path: Path) -> tuple[Path, Path]:
+    """(a, b): a's work synced, and b synced after it (b's files and ledger ref hold a's feed)."""
     _remote, a, b = make_team(tmp_path)
     _checkpoint(capsys, a, "a's work")
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")
+    return a, b
+
+
+def test_feeds_a_checkout_deleted_fail_verify_naming_them_and_a_sync_brings_them_back(capsys, tmp_path):
+    _a, b = _b_holds_as_work(capsys, tmp_path)
     held = {p.stem: len(p.read_bytes().splitlines()) for p in (b / ".baton" / "ledger").glob("*.jsonl")}
     _git(b, "checkout", "-q", "-b", "feat")
     _committed_by_mistake(b)
@@ -163,10 +169,7 @@ def test_an_own_feed_cut_back_behind_what_was_published_fails_verify_with_the_wa
 
 
 def test_a_teammates_feed_deleted_by_hand_fails_verify_while_the_sync_state_is_there(capsys, tmp_path):
-    _remote, a, b = make_team(tmp_path)
-    _checkpoint(capsys, a, "a's work")
-    run_json(capsys, a, "sync")
-    run_json(capsys, b, "sync")
+    a, b = _b_holds_as_work(capsys, tmp_path)
     feed = b / ".baton" / "ledger" / f"{writer_of(a)}.jsonl"
     feed.unlink()
     (b / ".baton" / "index.sqlite").unlink()
