@@ -203,6 +203,20 @@ class RemoteOtherProject(NoSyncRemote):
     code = "remote_other_project"
 
 
+class FeedOtherProject(NoSyncRemote):
+    """A feed in this clone's ``.baton/ledger/`` that no sync shared was initialised as another
+    project only (copied in by hand): a sync never publishes it (docs/sync.md)."""
+
+    code = "feed_other_project"
+
+
+class BatonTracked(NoSyncRemote):
+    """git tracks files under ``.baton/`` that ``.baton/.gitignore`` keeps out (``git add -f``):
+    a sync is refused until they are untracked (docs/sync.md, "A .baton/ committed to git")."""
+
+    code = "baton_tracked_by_git"
+
+
 class RemoteWorkingClone(NoSyncRemote):
     """The sync remote is another clone's working repository holding a Baton project (exit 4):
     its ledger ref is that clone's own, never pushed into; nothing imported or pushed."""

@@ -21,6 +21,9 @@ from tests.conftest import run_baton
 
 BATON = Path(__file__).resolve().parents[1] / "baton"
 FLAG = re.compile(r"(?<![\w-])--[a-z]")
+GIT_COMMAND = re.compile(r"`git [^`]*`")
+"""A git command a message tells the person to type (``git rm -r -q --cached .baton``): its flags are
+git's, typed in a shell whatever the adapter, never a parameter of Baton's."""
 
 
 TERMINAL_ONLY = ("render", "next_command")
@@ -44,7 +47,8 @@ def _texts_an_adapter_passes_on(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("layer", ["commands", "domain", "projections", "ledger"])
 def test_nothing_below_the_adapters_names_a_command_line_flag(layer):
-    offenders = {str(p.relative_to(BATON)): [t for t in _texts_an_adapter_passes_on(p) if FLAG.search(t)]
+    offenders = {str(p.relative_to(BATON)): [t for t in _texts_an_adapter_passes_on(p)
+                                                    if FLAG.search(GIT_COMMAND.sub("", t))]
                  for p in (BATON / layer).rglob("*.py")}
     assert {k: v for k, v in offenders.items() if v} == {}
 

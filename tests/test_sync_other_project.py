@@ -227,3 +227,149 @@ def test_a_teammates_clone_whose_ledger_ref_was_fetched_with_git_syncs_as_before
     result = run_json(capsys, b, "sync")
 
     assert result["imported"] and result["pushed"]
+
+
+# -- another project's feed copied into this clone's .baton/ledger/ by hand -----------------------
+
+def _copied_in(capsys, tmp_path: Path, clone: Path) -> tuple[str, str]:
+    """Another project's feed (with a handoff) copied into ``clone``'s ledger by hand: (feed, its project id)."""
+    other = _other_project(tmp_path, "elsewhere")
+    _checkpoint(capsys, other, "Harden the request handler")
+    [feed] = (other / ".baton" / "ledger").glob("*.jsonl")
+    shutil.copy(feed, clone / ".baton" / "ledger" / feed.name)
+    return feed.stem, _project_id(other)
+
+
+def test_a_feed_of_another_project_copied_into_the_ledger_is_never_published(capsys, tmp_path):
+    remote, a, _b = make_team(tmp_path)
+    _checkpoint(capsys, a, "the team's work")
+    run_json(capsys, a, "sync")
+    before = refs_of(remote)[REF]
+    feed, other_id = _copied_in(capsys, tmp_path, a)
+
+    code, out, err = run(capsys, a, "sync", "--json")
+
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "feed_other_project"), out + err
+    assert error["details"]["feeds"] == {feed: [other_id]}
+    assert error["details"]["files"] == [f".baton/ledger/{feed}.jsonl"]
+    assert refs_of(remote)[REF] == before  # nothing of it pushed
+    assert "Traceback" not in err
+
+
+def test_the_refusal_of_a_copied_feed_in_text_names_the_file_the_projects_and_the_ways_out(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    feed, other_id = _copied_in(capsys, tmp_path, a)
+
+    code, _out, err = run(capsys, a, "sync")
+
+    assert code == 4
+    assert f".baton/ledger/{feed}.jsonl" in err and repr(other_id) in err
+    assert "Move it out of .baton/" in err and "--accept-project" in err
+
+
+def test_a_feed_of_another_project_is_published_when_accepted_on_purpose(capsys, tmp_path):
+    remote, a, b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    feed, other_id = _copied_in(capsys, tmp_path, a)
+
+    result = run_json(capsys, a, "sync", "--accept-project", other_id)
+
+    assert result["pushed"] and feed in result["received"]
+    assert feed in run_json(capsys, b, "sync")["imported"]
+    assert run_json(capsys, a, "sync")["refused"] == []  # shared now: not asked again
+
+
+def test_a_feed_of_another_project_copied_before_the_first_sync_is_never_published(capsys, tmp_path):
+    remote, a, _b = make_team(tmp_path)
+    _copied_in(capsys, tmp_path, a)
+
+    code, out, _err = run(capsys, a, "sync", "--json")
+
+    assert (code, json.loads(out)["error"]["code"]) == (4, "feed_other_project")
+    assert REF not in refs_of(remote)
+
+
+def test_a_teammates_feed_copied_by_hand_is_published_as_before(capsys, tmp_path):
+    _remote, a, b = make_team(tmp_path)
+    _checkpoint(capsys, b, "b's work")
+    [feed] = (b / ".baton" / "ledger").glob("*.jsonl")
+    shutil.copy(feed, a / ".baton" / "ledger" / feed.name)
+
+    result = run_json(capsys, a, "sync")
+
+    assert result["pushed"] and feed.stem in result["received"]
+
+
+# -- verify and doctor name a copied feed of another project --------------------------------------
+
+def test_verify_fails_on_a_feed_of_another_project_copied_into_the_ledger_naming_the_file(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    _checkpoint(capsys, a, "the team's work")
+    run_json(capsys, a, "sync")
+    feed, other_id = _copied_in(capsys, tmp_path, a)
+
+    code, out, _err = run(capsys, a, "verify", "--json")
+
+    project = json.loads(out)["project"]
+    assert code == 3
+    assert project["other_project_feeds"] == [{"feed": feed, "project_ids": [other_id],
+                                               "file": f".baton/ledger/{feed}.jsonl"}]
+    assert "Move it out of .baton/" in project["other_project_problem"]
+
+
+def test_verify_in_text_says_whose_feed_it_is_and_how_to_set_it_aside(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    feed, other_id = _copied_in(capsys, tmp_path, a)
+
+    code, out, _err = run(capsys, a, "verify")
+
+    assert code == 3
+    assert f"FAIL another project's feed: .baton/ledger/{feed}.jsonl is a feed of another Baton project" in out
+    assert repr(other_id) in out and "`baton repair` given --yes" in out and "ledger has problems" in out
+
+
+def test_doctor_fails_its_ledger_check_on_a_feed_of_another_project(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    feed, _other_id = _copied_in(capsys, tmp_path, a)
+
+    _code, out, _err = run(capsys, a, "doctor", "--json")
+
+    failing = [c["detail"] for c in json.loads(out)["checks"] if c["status"] == "fail"]
+    assert any(f".baton/ledger/{feed}.jsonl is a feed of another Baton project" in d for d in failing), failing
+
+
+def test_a_feed_of_another_project_moved_out_then_repaired_leaves_the_ledger_verified_and_its_handoffs_gone(
+        capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    _checkpoint(capsys, a, "the team's work")
+    feed, _other_id = _copied_in(capsys, tmp_path, a)
+    assert any(r["title"] == "Harden the request handler" for r in run_json(capsys, a, "handoff", "list")["handoffs"])
+    shutil.move(a / ".baton" / "ledger" / f"{feed}.jsonl", tmp_path / f"{feed}.jsonl")
+
+    run_json(capsys, a, "repair", "--yes")
+
+    assert run(capsys, a, "verify")[0] == 0
+    titles = [r["title"] for r in run_json(capsys, a, "handoff", "list")["handoffs"]]
+    assert titles == ["the team's work"]
+
+
+def test_a_feed_of_another_project_accepted_by_a_sync_is_no_longer_a_failure(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    _feed, other_id = _copied_in(capsys, tmp_path, a)
+    run_json(capsys, a, "sync", "--accept-project", other_id)
+
+    assert run(capsys, a, "verify")[0] == 0
+
+
+def test_a_teammates_feed_copied_by_hand_is_no_failure_of_verify(capsys, tmp_path):
+    _remote, a, b = make_team(tmp_path)
+    _checkpoint(capsys, b, "b's work")
+    [feed] = (b / ".baton" / "ledger").glob("*.jsonl")
+    shutil.copy(feed, a / ".baton" / "ledger" / feed.name)
+
+    code, out, _err = run(capsys, a, "verify", "--json")
+
+    assert code == 0 and json.loads(out)["project"]["other_project_feeds"] == []

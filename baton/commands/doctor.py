@@ -19,9 +19,10 @@ from baton.commands import deferred
 from baton.commands.context import Limits, Project, read_local
 from baton.commands.identity import owner_notice
 from baton.commands.leftovers import leftover_temporaries
-from baton.commands.verify import OTHERS_FORGET, VerifyResult, stray_note, verify_project
+from baton.commands.verify import OTHERS_FORGET, VerifyResult, behind_ref_advice, stray_note, verify_project
 from baton.commands.writer_claim import place_check, takes_new_writer
 from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
+from baton.domain.tracked_files import tracked_problem
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
@@ -33,6 +34,7 @@ from baton.project import ProjectPaths, git_toplevel, resolve_root
 from baton.projections.runner import Progress
 from baton.sync.signing import signers_problem
 from baton.sync.state import diverged_line, sharing, state_problem
+from baton.sync.tracked import tracked_baton_files
 
 if TYPE_CHECKING:
     from baton.projections.runner import ProjectionRunner
@@ -150,6 +152,9 @@ def _folder_checks(opened: Project, paths: ProjectPaths) -> list[Check]:
                            "memory (the index copied there, or the ledger replayed), writing commands exit 1 (read_only)"))
     if not paths.gitignore.exists():
         found.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
+    tracked, prefix = tracked_baton_files(opened)  # committed by mistake: git replaces or deletes them
+    if tracked:
+        found.append(Check("git tracking", "fail", tracked_problem(tracked, prefix)))
     if (damaged := state_problem(opened)) is not None:
         found.append(Check("sync state", "warn", damaged))
     if (damaged := signers_problem(opened)) is not None:
@@ -194,6 +199,9 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         report = verified.report
         if problem := verified.project_problem():
             checks.append(Check("project id", "fail", problem))
+        if (other := verified.other_project_problem()) is not None:
+            checks.append(Check("ledger", "fail", other))
+        checks.extend(Check("ledger", "fail", behind_ref_advice(b)) for b in verified.behind_ref)
         torn = [f.feed for f in report.feeds if f.torn]
         if report.ok:
             detail = f"{counted(report.event_count, 'event')} in {counted(len(report.feeds), 'feed')}, every chain verified"

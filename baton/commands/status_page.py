@@ -31,6 +31,7 @@ from baton.commands.edits_apart import open_edits
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.listing import list_handoffs
+from baton.commands.synced_feed import behind_ref, behind_ref_advice, synced_heads
 from baton.commands.writer_claim import takes_new_writer
 from baton.domain import lineage
 from baton.domain.authorship import author_label, wrote
@@ -40,9 +41,10 @@ from baton.domain.handoff import stored_handoff
 from baton.domain.quality import score_quality
 from baton.domain.redaction import RedactionPolicy, redact_text
 from baton.domain.short_ids import short_id
+from baton.domain.tracked_files import tracked_problem
 from baton.domain.visible import printable
 from baton.domain.wording import clipped
-from baton.errors import BatonError, ConfigError, HandoffInputError, InputError, NotFound, PolicyBlock
+from baton.errors import BatonError, ConfigError, HandoffInputError, InputError, NotFound, PolicyBlock, named_parameters
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections import handoffs
@@ -51,6 +53,7 @@ from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
 from baton.sync.signing import SIGNING_FORMATS, require_signatures, signers_problem, signing_setup_at
 from baton.sync.state import DEFAULT_REMOTE, diverged_line, sharing, state_problem
+from baton.sync.tracked import tracked_baton_files
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -176,6 +179,10 @@ class StatusOverview:
             lines.append(f"Shared: unknown: {p['syncStateDamaged']}")
         if p.get("syncSignersDamaged"):
             lines.append(f"Signers: unknown: {p['syncSignersDamaged']}")
+        if p.get("trackedByGit"):
+            lines.append(f"Not safe: {p['trackedByGit']['problem']}")
+        lines.extend(f"Missing: {named_parameters(b['advice'], {'restore_own_feed': '--restore-own-feed'})}"
+                     for b in p.get("behindRef") or ())
         lines.extend(p.get("forgottenByTeammates") or [])
         lines.extend(p.get("archivedByTeammates") or [])
         lines.extend(e["line"] for e in p.get("concurrentEdits") or () if isinstance(e, dict) and e.get("line"))
@@ -446,6 +453,18 @@ def _sync_members(opened: "Project") -> dict[str, Any]:
         members["syncStateDamaged"] = damaged
     if (damaged := signers_problem(opened)) is not None:  # no feed's verdict is known until the next sync
         members["syncSignersDamaged"] = damaged
+    tracked, prefix = tracked_baton_files(opened)  # committed by mistake: git replaces or deletes them
+    if tracked:
+        members["trackedByGit"] = {"files": [prefix + path for path in tracked],
+                                   "problem": tracked_problem(tracked, prefix)}
+    heads = synced_heads(opened)  # feeds git (or a person) cut or deleted that the ledger ref still holds
+    if heads:
+        local = {feed: head[0] for feed, head in opened.runner.feed_heads().items()}
+        # this clone's own feed not continuing the remote's copy is said by ``sync.diverged`` already
+        behind = [b for b in behind_ref(opened, heads, local) if not (b["own"] and (shared or {}).get("diverged"))]
+        if behind:
+            members["behindRef"] = [{"feed": b["feed"], "seq": b["seq"], "localSeq": b["local_seq"], "own": b["own"],
+                                     "advice": behind_ref_advice(b)} for b in behind]
     return members
 
 

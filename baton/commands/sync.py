@@ -42,8 +42,9 @@ from baton.domain.batons import same_owner, scope_words, select_eligible, shown_
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.lineage import brought_duplicates, duplicate_marks
+from baton.domain.tracked_files import tracked_problem
 from baton.domain.wording import counted
-from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused, named_parameters
+from baton.errors import BatonError, BatonTracked, InputError, LocalRefRefused, RemoteRefRefused, named_parameters
 from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
 from baton.process_end import DoneSoFar
@@ -52,12 +53,13 @@ from baton.projections.lineage_graph import load_merges
 from baton.sync import decide, publish, push_target, transport
 from baton.sync.ledger_ref import BadRefFeed, UnknownFormat, local_ref, read_feeds
 from baton.sync.local import ERASURE_PENDING, LocalFeeds, ReadCount, ledger_lock, unlink
-from baton.sync.project_check import check_own_ref, check_remote_project
+from baton.sync.project_check import check_local_feeds, check_own_ref, check_remote_project
 from baton.sync.refusals import RefusedFeed
 from baton.sync.signatures import FeedSignatures
 from baton.sync.signers import render_flagged
 from baton.sync.stale_locks import clean_stale_pack_locks
 from baton.sync.state import load_acked, load_state, own_entry, save_acked, save_own, save_state
+from baton.sync.tracked import tracked_baton_files
 from baton.sync.work import Round
 
 if TYPE_CHECKING:
@@ -294,8 +296,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         NoSyncRemote (exit 4): no git repository, or no such remote (and `remote` is no path or URL).
         GitUnsupported (exit 4): this repository, or a path remote, stores SHA-256 objects: nothing written.
         InputError (exit 2): ``remote`` is this clone's own repository (``push_target``).
-        RemoteOtherProject (exit 4): the remote's ledger is another project's, or a path remote is another
-            project's working clone, or this clone's own ref holds another project's feeds: nothing imported or pushed.
+        RemoteOtherProject, FeedOtherProject, BatonTracked (exit 4): another project's ledger (the remote's, a working
+            clone's, this clone's ref's, a feed copied here), or ``.baton/`` tracked by git: nothing imported or pushed.
         RemoteWorkingClone (exit 4): the path remote pushed to is a working clone holding a Baton project.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
@@ -304,11 +306,11 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     """
     ref = _checked_arguments(remote, ref, accept_project)
     project.require_writable("sync", "imports and records events")
+    _check_untracked(project)  # git replacing the ledger under a sync: refused before anything is read
     finished = forget.finish_interrupted(project)  # a forget interrupted before its rewrite: never published
     held_before = {(d.handoff, d.forgotten) for d in forgotten_derived.held_copies(project.runner)}
     seen = {feed: cursor.head.hlc for feed, cursor in project.runner.cursors().items()}  # as the index read them
-    repo = transport.open_repo(project)
-    erased = _Erased()
+    repo, erased = transport.open_repo(project), _Erased()
     try:
         _check_local_ref(repo, ref.encode())  # before the remote is asked anything; again under the lock
         url, pushurl = transport.remote_url(repo, remote), transport.push_url(repo, remote)
@@ -505,8 +507,11 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         files = LocalFeeds(project, ReadCount()).names()
         # held: the feeds this clone's files hold, not those its ref only carries (a plain `git fetch`
         # of a teammate's ref puts feeds there that this clone never imported nor checked)
+        # a feed of another project copied into .baton/ledger/ by hand: never published
+        accepted = check_local_feeds(project.paths.ledger_dir, files, {*base_feeds, *remote_feeds}, project.writer,
+                                     project.config.project_id, accept_project, ref.decode())
         check_remote_project(repo, remote_feeds, files, project.config.project_id, accept_project, url,
-                             ref.decode(), count)
+                             ref.decode(), count, accepted_locally=accepted)
         # this clone's own ref holding another project's feeds: never published
         check_own_ref(repo, base_feeds, files, project.config.project_id, accept_project, ref.decode(), count)
         work = Round.start(project, repo, count, base_feeds, remote_feeds, load_state(project, ref.decode()),
@@ -567,6 +572,23 @@ def _pushing(imported: dict[str, int], remote: str) -> str:
             "clone's ledger), " if events else "")
     return (f"{done}during the push to {remote}: it may have been pushed (the remote can take a push before it "
             "answers); run `baton sync` again: it finds out, and publishes what the remote lacks")
+
+
+def _check_untracked(project: "Project") -> None:
+    """Refuse to sync while git tracks files under ``.baton/`` that its ``.gitignore`` keeps out
+    (``baton.sync.tracked``): a teammate's checkout may have replaced this clone's feeds and
+    writer id already, and a sync would import onto, and publish, what git put there.
+
+    Raises:
+        BatonTracked (exit 4): naming the files and the fix; nothing fetched, imported or pushed.
+    """
+    paths, prefix = tracked_baton_files(project)
+    if paths:
+        raise BatonTracked(f"{tracked_problem(paths, prefix)}. Nothing was fetched, imported or pushed: a "
+                           "checkout or pull may have replaced this clone's feeds or writer id already, and a sync "
+                           "would publish what git put there. Once they are untracked, run `baton verify`, "
+                           "then `baton sync`",
+                           details={"tracked": [prefix + path for path in paths]})
 
 
 def _check_local_ref(repo, ref: bytes) -> None:

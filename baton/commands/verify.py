@@ -12,11 +12,12 @@ from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
 from baton.commands.leftovers import leftover_temporaries
 from baton.commands.repair_plan import caught_up_by_sync, gaps_filled, landed, plan_lines, repair_plans
-from baton.commands.synced_feed import synced_seq
+from baton.commands.synced_feed import behind_ref, behind_ref_advice, synced_heads, synced_seq
 from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
+from baton.domain.feed_projects import foreign_feeds, local_feed_problem, unshared_feeds
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, named_parameters
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
 from baton.ledger.erase import recorded_forgets
@@ -76,6 +77,12 @@ class VerifyResult:
     ``handoff.forgotten`` not in this clone's feed): that clone's to finish, by its next sync."""
     own: str | None = None
     """This clone's writer: the plan names its own feed as its own."""
+    other_project: dict[str, list[str]] = attrs.field(factory=dict)
+    """Feeds of another project that no sync shared (``baton.domain.feed_projects``: copied into
+    ``.baton/ledger/`` by hand), each with the project ids it names: failures, never published."""
+    behind_ref: list[dict[str, Any]] = attrs.field(factory=list)
+    """Feeds this clone's ledger ref (what the last sync saw) holds beyond the file, or whose file
+    is gone (deleted or replaced by git, a person): ``{"feed", "seq", "local_seq", "own"}``; failures."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -112,19 +119,31 @@ class VerifyResult:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.report.ok and not self.unsigned and not self.project_mismatch else 3
+        return 0 if (self.report.ok and not self.unsigned and not self.project_mismatch and not self.other_project
+                     and not self.behind_ref) else 3
 
     def to_json(self) -> dict:
         return {**self.report.to_json(), "claim_conflicts": list(self.claim_conflicts),
                 "signers": [s.to_json() for s in self.signers], "require_signatures": self.require_signatures,
                 "project": {"config_id": self.project_id,
                             "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
-                            "problem": self.project_problem()},
+                            "problem": self.project_problem(),
+                            "other_project_feeds": [{"feed": feed, "project_ids": ids,
+                                                     "file": f".baton/ledger/{feed}.jsonl"}
+                                                    for feed, ids in self.other_project.items()],
+                            "other_project_problem": self.other_project_problem()},
+                "behind_ref": [{**b, "advice": behind_ref_advice(b)} for b in self.behind_ref],
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
                 "synced_beyond": self.synced_beyond, "repair": [plan.to_json() for plan in self.repair],
                 "leftovers": self.leftovers, "signers_damaged": self.signers_damaged, "stray_files": list(self.stray),
                 "stray_copies": {name: writer for name, writer in self.stray.items() if writer is not None},
                 "unfinished_forgets_of_other_clones": sorted(self.others_forgets)}
+
+    def other_project_problem(self) -> str | None:
+        """``feed_projects.local_feed_problem`` for ``other_project``; None when there is none."""
+        if not self.other_project or self.project_id is None:
+            return None
+        return local_feed_problem(self.other_project, self.project_id)
 
     def render(self) -> str:
         r = self.report
@@ -175,6 +194,10 @@ class VerifyResult:
         problem = self.project_problem()
         if problem:
             lines.append(f"FAIL project id: {problem}")
+        flags = {"restore_own_feed": "--restore-own-feed", "yes": "--yes"}  # a terminal's words for them
+        if (other := self.other_project_problem()) is not None:
+            lines.append(f"FAIL another project's feed: {named_parameters(other, flags)}")
+        lines.extend(f"FAIL {named_parameters(behind_ref_advice(b), flags)}" for b in self.behind_ref)
         verdict = "ledger verified" if self.exit_code == 0 else "ledger has problems"
         lines.append(f"{verdict}: {counted(r.event_count, 'event')} in {counted(len(r.feeds), 'feed')}")
         kinds = {p.kind for p in r.all_problems()}
@@ -238,7 +261,23 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
                         ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
                         leftovers=leftover_temporaries(opened.paths), stray=stray_files(opened.paths.ledger_dir, opened.writer),
                         signers_damaged=signers_problem(opened), others_forgets=others_forgets(opened, report),
-                        own=opened.writer)
+                        own=opened.writer, **against_ref(opened, report))
+
+
+def against_ref(project: "Project", report: VerifyReport) -> dict[str, Any]:
+    """``VerifyResult.other_project`` and ``behind_ref``: the feeds of ``report`` held against this
+    clone's ledger ref (read with dulwich only when the ref may be there: ``commands.synced_feed``)."""
+    heads = synced_heads(project)
+    local = {f.feed: f.head.seq for f in report.feeds}
+    named: dict[str, list[str]] = {}
+    for writer, _seq, project_id in report.identities:
+        if isinstance(project_id, str):
+            named.setdefault(writer, []).append(project_id)
+    unshared = set(unshared_feeds(local, heads, project.writer))
+    other = foreign_feeds({feed: ids for feed, ids in named.items() if feed in unshared},
+                          project.config.project_id) if project.config.project_id else {}
+    damaged = {p.feed for p in report.all_problems()}  # said by their problem, and a repair's plan
+    return {"other_project": other, "behind_ref": behind_ref(project, heads, local, damaged)}
 
 
 OTHERS_FORGET = ("another clone recorded this forget and was interrupted: that clone's next `baton sync` finishes "

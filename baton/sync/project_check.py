@@ -13,6 +13,10 @@ a plain ``git fetch`` of a teammate's ref puts feeds there that this clone
 never imported, and the remote is asked as on a first sync (so
 ``accept_project`` is honoured there, not refused as needless).
 
+This clone's own files are asked the same (``check_local_feeds``): a feed
+another project's clone wrote, copied into ``.baton/ledger/`` by hand, would
+else be published with this project's and imported by every teammate.
+
 This clone's own ledger ref is asked the same of the feeds it holds that
 this clone's files do not (``check_own_ref``): a push from another
 project's clone (older versions wrote a working clone's ref) would else be
@@ -22,6 +26,8 @@ Cost: a remote that holds any feed this clone holds (every sync after the
 first) is not read at all; otherwise one segment per remote feed, which an
 accepted first sync imports anyway. The own ref's check reads nothing when
 every feed on it is among this clone's files (after any sync that imported).
+The files' check reads the start of each feed neither the ref nor the remote
+holds, other than this clone's own (none, usually).
 """
 
 from __future__ import annotations
@@ -30,11 +36,14 @@ from typing import TYPE_CHECKING, Iterable
 
 import orjson
 
-from baton.errors import InputError, RemoteOtherProject
+from baton.domain.feed_projects import foreign_feeds, local_feed_problem, other_project, unshared_feeds
+from baton.errors import FeedOtherProject, InputError, RemoteOtherProject
 from baton.events.names import PROJECT, PROJECT_INITIALIZED
 from baton.sync.ledger_ref import BadRefFeed, RefFeed, feed_bytes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from dulwich.repo import Repo
 
     from baton.sync.local import ReadCount
@@ -85,7 +94,8 @@ def remote_projects(repo: "Repo", feeds: dict[str, RefFeed], wanted: set[str],
 
 
 def check_remote_project(repo: "Repo", remote_feeds: dict[str, RefFeed], held: Iterable[str], project_id: str,
-                         accept: str | None, url: str, ref: str, count: "ReadCount | None" = None) -> None:
+                         accept: str | None, url: str, ref: str, count: "ReadCount | None" = None,
+                         accepted_locally: bool = False) -> None:
     """Refuse a remote whose ledger is another project's (nothing imported, nothing pushed).
 
     ``held``: the feeds this clone's files hold: a remote holding one of them shares this
@@ -94,10 +104,11 @@ def check_remote_project(repo: "Repo", remote_feeds: dict[str, RefFeed], held: I
     Raises:
         RemoteOtherProject (exit 4): the remote's feeds name projects, none of them this one.
         InputError (exit 2): ``accept`` was given but the remote needs none (empty, sharing a feed
-            with this clone, or naming this project): a mistyped id is never taken silently.
+            with this clone, or naming this project): a mistyped id is never taken silently. Not
+            when ``accepted_locally``: it let a feed of this clone's files through (``check_local_feeds``).
     """
     if not remote_feeds or not set(remote_feeds).isdisjoint(held):
-        if accept is not None:
+        if accept is not None and not accepted_locally:
             _accept_not_needed(accept, url, "is empty" if not remote_feeds
                                else "already shares a feed with this clone (this project's ledger)")
         return
@@ -105,7 +116,7 @@ def check_remote_project(repo: "Repo", remote_feeds: dict[str, RefFeed], held: I
     found_ours, named = remote_projects(repo, remote_feeds, wanted, count)
     ids = sorted({i for found in named.values() for i in found})
     if found_ours or not ids:
-        if accept is not None and (project_id in ids or not ids):
+        if accept is not None and not accepted_locally and (project_id in ids or not ids):
             _accept_not_needed(accept, url, "names this project" if ids else "names no project")
         return
     shown = ", ".join(repr(i) for i in ids)
@@ -141,7 +152,7 @@ def check_own_ref(repo: "Repo", ref_feeds: dict[str, RefFeed], files: Iterable[s
             continue
         _, named = remote_projects(repo, {name: feed}, wanted, count)
         ids = named.get(name, [])
-        if ids and wanted.isdisjoint(ids):
+        if other_project(ids, project_id, accept):
             foreign[name] = ids
     if not foreign:
         return
@@ -154,3 +165,48 @@ def check_own_ref(repo: "Repo", ref_feeds: dict[str, RefFeed], files: Iterable[s
         f"sync builds it again from this clone's feeds and the remote's",
         details={"ref": ref, "project_id": project_id, "remote_project_ids": ids, "feeds": foreign,
                  "own_ref": True})
+
+
+LOCAL_HEAD = 65536
+"""How much of a local feed is read for the ``project.initialized`` ``baton init`` writes first."""
+
+
+def local_projects(ledger_dir: "Path", feeds: Iterable[str]) -> dict[str, list[str]]:
+    """Feed → the project ids the first lines of its file in ``ledger_dir`` record (``initialised_as``;
+    feeds naming none, or that cannot be read, left out: verify names an unreadable feed)."""
+    out: dict[str, list[str]] = {}
+    for name in feeds:
+        try:
+            with open(ledger_dir / f"{name}.jsonl", "rb") as f:
+                head = f.read(LOCAL_HEAD)
+        except OSError:
+            continue
+        ids = initialised_as(head[:head.rfind(b"\n") + 1])
+        if ids:
+            out[name] = ids
+    return out
+
+
+def check_local_feeds(ledger_dir: "Path", files: Iterable[str], shared: Iterable[str], own: str | None,
+                      project_id: str, accept: str | None, ref: str) -> bool:
+    """Refuse to publish a feed of this clone's files that neither the ref nor the remote holds
+    (``unshared_feeds``) and that was initialised as another project only (nothing imported or
+    pushed). True when ``accept`` let such a feed through (so it was needed).
+
+    Raises:
+        FeedOtherProject (exit 4): naming the feeds, their projects, and the way out.
+    """
+    named = local_projects(ledger_dir, unshared_feeds(files, shared, own))
+    if accept is not None and foreign_feeds(named, project_id) and not foreign_feeds(named, project_id, accept):
+        return True
+    foreign = foreign_feeds(named, project_id, accept)
+    if not foreign:
+        return False
+    raise FeedOtherProject(local_feed_problem(foreign, project_id) + " Nothing was imported or pushed. If that "
+                           f"feed is this project's (a clone that ran `baton init` apart: docs/sync.md), sync once "
+                           f"given `accept_project` {sorted({i for ids in foreign.values() for i in ids})[0]!r} to "
+                           "publish it for good",
+                           details={"ref": ref, "project_id": project_id, "feeds": foreign,
+                                    "files": [f".baton/ledger/{feed}.jsonl" for feed in foreign],
+                                    "remote_project_ids": sorted({i for ids in foreign.values() for i in ids}),
+                                    "local": True})

@@ -77,6 +77,27 @@ def synced_copy(project: "Project", feed: str, unless_held: bool = False) -> byt
         repo.close()
 
 
+def synced_heads(project: "Project") -> dict[str, int]:
+    """Feed → the seq of its last event on this clone's ledger ref, for every sound feed the ref
+    holds (empty: no git repository, no ref, or a ref that cannot be read). Reads trees, never blobs."""
+    where = locate(project.root)
+    if where is None:
+        return {}
+    try:
+        repo = Repo(str(where.common_dir))
+    except (NotGitRepository, OSError, ValueError):
+        return {}
+    try:
+        refs: dict[Any, bytes] = dict(repo.refs.as_dict())
+        sha = refs.get(DEFAULT_REF.encode())
+        feeds = read_feeds(repo, sha) if sha is not None else {}
+    except (BadRefFeed, KeyError, OSError, ValueError, AssertionError):
+        return {}
+    finally:
+        repo.close()
+    return {name: feed.head.seq for name, feed in feeds.items() if feed.problem is None and feed.head is not None}
+
+
 def _holds(path: Path, head: FeedHead) -> bool:
     """The file at ``path`` has the line ``head`` stopped after (``LocalFeeds.holds``)."""
     try:
