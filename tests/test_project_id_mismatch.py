@@ -23,7 +23,8 @@ def _set_config_id(project_dir, value: str) -> None:
 def test_verify_passes_when_the_config_and_the_ledger_name_the_same_project(project_dir, capsys):
     _init(capsys, project_dir)
     out = run_json(capsys, project_dir, "verify")
-    assert out["project"] == {"config_id": "proj-a", "ledger_ids": ["proj-a"], "problem": None}
+    assert out["project"] == {"config_id": "proj-a", "ledger_ids": ["proj-a"], "problem": None,
+                              "other_project_feeds": [], "other_project_problem": None}
 
 
 def test_verify_fails_when_the_config_names_another_project_than_the_ledger(project_dir, capsys):
