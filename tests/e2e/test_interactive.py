@@ -787,12 +787,12 @@ def logged_baton(folder: Path, project: Path) -> tuple[Path, Path]:
     return script, log
 
 
-def test_one_exit_from_gemini_cli_runs_session_end_three_times_and_only_the_first_writes_to_the_ledger(
+def test_one_exit_from_gemini_cli_may_run_session_end_more_than_once_and_only_the_first_writes_to_the_ledger(
         tmp_path, google, trap):
-    """Gemini CLI 0.61.0 runs ``SessionEnd`` three times, one after another, on one exit (Ctrl-D twice;
-    harness28). The first records the end and leaves the baton; the two repeats find the session ended
-    and append nothing (the ledger's lines the same before and after each), so the ledger shows one end
-    and one baton."""
+    """Gemini CLI 0.61.0 runs ``SessionEnd`` more than once, one after another, on one exit (Ctrl-D
+    twice): three times in harness28's runs, twice in one of CI's. The first records the end and leaves
+    the baton; each repeat finds the session ended and appends nothing (the ledger's lines the same
+    before and after it), so the ledger shows one end and one baton."""
     gemini = gemini_ready(tmp_path, google, trap, tmp_path / "home")
     command, log = logged_baton(tmp_path, gemini.project)
     rewired = run_baton(gemini.project, gemini.env, "install-hooks", "--harness", "gemini-cli", "--events", "all",
@@ -802,10 +802,10 @@ def test_one_exit_from_gemini_cli_runs_session_end_three_times_and_only_the_firs
     terminal = gemini_session(gemini, "Wrap up the greeting work for the next session.", "Handed off.")
 
     ends = [line.split()[-2:] for line in log.read_text().splitlines() if line.startswith("hook gemini-cli SessionEnd")]
-    assert len(ends) == 3, log.read_text()
+    assert ends, log.read_text()
     (first_before, first_after), *repeats = [(int(before), int(after)) for before, after in ends]
     assert first_after > first_before
-    assert repeats == [(first_after, first_after)] * 2
+    assert repeats == [(first_after, first_after)] * len(repeats)
     (sid,) = sessions_of(gemini.project, gemini.env, "session.begun")
     assert sessions_of(gemini.project, gemini.env, "session.ended") == [sid]
     (created,) = events(gemini.project, gemini.env, "baton.created")
